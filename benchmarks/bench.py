@@ -1,0 +1,132 @@
+"""`nox -s bench`: medians over several runs, printed as a table (no timed tests anywhere else).
+
+Measures: verify time per book, build time split into site and each PDF, the pipeline's own work against
+mkdocs' and WeasyPrint's, peak memory of a build (in a child process), and engine throughput under random
+(and every other exported) play policy, per option set the engine exports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rulepress.book import book_ids
+from rulepress.build import Timings, build
+from rulepress.impact import summarise
+from rulepress.project import default_root
+from rulepress.replay import replay
+from rulepress.simulate import play, random_policy
+from rulepress.verify import load_checked_book, verify
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def bench_verify(root: Path, runs: int) -> None:
+    print("\n## Verify (examples replayed, no diagrams)")
+    totals = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        verify(root, draw=False)
+        totals.append(time.perf_counter() - start)
+    print(f"all books, load + verify: median {median(totals) * 1000:.0f} ms over {runs} runs")
+    for book_id in book_ids(root):
+        check = load_checked_book(root, book_id)
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            for example in check.examples:
+                replay(example, check.book, check.engine, draw=False)
+            times.append(time.perf_counter() - start)
+        print(f"{book_id}: {len(check.examples)} examples replayed in median {median(times) * 1000:.1f} ms")
+
+
+def bench_build(root: Path, runs: int) -> None:
+    print("\n## Build (site and each PDF), medians")
+    samples: list[Timings] = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as folder:
+            timings = Timings()
+            build(root, site_dir=Path(folder) / "site", timings=timings)
+            samples.append(timings)
+    print(f"gate (load, verify with diagrams, question impact): {median([t.verify for t in samples]):.2f} s")
+    print(f"site (mkdocs-material): {median([t.site for t in samples]):.2f} s")
+    for name in samples[0].pdf:
+        print(f"pdf {name}: {median([t.pdf[name] for t in samples]):.2f} s, {samples[0].pages[name]} pages")
+    own = [t.verify + t.own for t in samples]
+    tools = [t.tools for t in samples]
+    ratios = [o / t for o, t in zip(own, tools, strict=True)]
+    print(f"pipeline's own work {median(own):.2f} s vs mkdocs + WeasyPrint {median(tools):.2f} s: "
+          f"own/tools = {median(ratios):.1%} (goal <= 15%)")
+
+
+def bench_memory(root: Path) -> None:
+    print("\n## Peak memory of a build (child process)")
+    with tempfile.TemporaryDirectory() as folder:
+        code = ("import sys; from pathlib import Path; from rulepress.build import build; "
+                f"build(Path({str(root)!r}), site_dir=Path({folder!r}) / 'site')")
+        subprocess.run([sys.executable, "-c", code], check=True)
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"peak RSS {peak_kib / 1024:.0f} MiB (goal < 300 MiB)")
+
+
+def bench_engines(root: Path, games: int, runs: int) -> None:
+    print("\n## Engines under play (games/s, µs per action: median over runs)")
+    for book_id in book_ids(root):
+        check = load_checked_book(root, book_id)
+        engine = check.engine
+        configs: dict[str, dict[str, Any]] = getattr(engine, "BENCH_CONFIGS", None) or {"default": {}}
+        policies = {"random": random_policy, **getattr(engine, "POLICIES", {})}
+        players = check.book.data["players"]
+        counts = list(range(int(players["min"]), int(players["max"]) + 1)) if isinstance(players, dict) else [1]
+        for config_name, options in configs.items():
+            game = engine.make_game(check.book.components, options)
+            for policy_name, policy in policies.items():
+                per_action, per_game, rows = [], [], []
+                for run in range(runs):
+                    actions = 0
+                    start = time.perf_counter()
+                    for seed in range(games):
+                        count = counts[seed % len(counts)]
+                        result = play(game, [f"P{i + 1}" for i in range(count)], run * games + seed, policy)
+                        actions += result.actions
+                        if run == 0:
+                            rows.append(game.metrics(result.state))
+                    elapsed = time.perf_counter() - start
+                    per_action.append(elapsed / max(actions, 1) * 1e6)
+                    per_game.append(games / elapsed)
+                summary = summarise(rows)
+                print(f"{book_id} [{config_name}, {policy_name}]: {median(per_game):.0f} games/s, "
+                      f"{median(per_action):.1f} µs/action; {json.dumps(summary, ensure_ascii=False)}")
+        extra = getattr(engine, "bench_extra", None)
+        if extra is not None:
+            for line in extra(check.book.components):
+                print(f"{book_id}: {line}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--skip-build", action="store_true")
+    args = parser.parse_args()
+    root = default_root()
+    print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
+    bench_verify(root, args.runs)
+    bench_engines(root, args.games, args.runs)
+    if not args.skip_build:
+        bench_build(root, max(3, args.runs // 2))
+        bench_memory(root)
+
+
+if __name__ == "__main__":
+    main()

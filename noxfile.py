@@ -1,0 +1,60 @@
+"""Tasks: `nox -s build` (verify, then site and PDFs), `nox -s tests`, `nox -s bench`, `nox -s lint`."""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import shutil
+
+import nox
+
+nox.options.sessions = ["build"]
+nox.options.reuse_existing_virtualenvs = True
+nox.options.default_venv_backend = "venv"
+
+# WeasyPrint draws text with Pango and subsets fonts with HarfBuzz: the system libraries the project needs.
+SYSTEM_PACKAGES = [
+    "libpango-1.0-0", "libpangoft2-1.0-0", "libharfbuzz0b", "libharfbuzz-subset0", "libfontconfig1",
+]
+LIBRARIES = ["pango-1.0", "pangoft2-1.0", "harfbuzz-subset", "fontconfig"]
+
+
+def system_packages(session: nox.Session) -> None:
+    if all(ctypes.util.find_library(name) for name in LIBRARIES):
+        return
+    if not shutil.which("apt-get"):
+        session.error(f"WeasyPrint needs Pango; install {' '.join(SYSTEM_PACKAGES)} with your package manager")
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    session.run(*sudo, "apt-get", "update", "-qq", external=True)
+    session.run(*sudo, "apt-get", "install", "-y", "-qq", *SYSTEM_PACKAGES, external=True)
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Verify every book, then build site/ and every PDF (published atomically)."""
+    system_packages(session)
+    session.install("-e", ".")
+    session.run("rulepress", "build", *session.posargs)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Example replays, engine properties, loaders, the build gate and the PDFs."""
+    system_packages(session)
+    session.install("-e", ".[test]")
+    session.run("ruff", "check", "rulepress", "engine", "tests", "noxfile.py", "benchmarks")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Medians over several runs: verify, build (site and each PDF), engine throughput, memory."""
+    system_packages(session)
+    session.install("-e", ".")
+    session.run("python", "benchmarks/bench.py", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    session.install("ruff==0.17.5")
+    session.run("ruff", "check", ".")

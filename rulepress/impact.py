@@ -1,0 +1,171 @@
+"""What each designer question puts at stake: examples replayed and games simulated under every answer."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from .book import Question
+from .project import load_engine
+from .replay import replay
+from .simulate import play, random_policy
+from .verify import BookCheck
+
+REPORTS = Path("reports") / "impact"
+
+
+def engine_fingerprint(root: Path, package: str) -> str:
+    digest = hashlib.sha256()
+    for path in sorted((root / "engine" / package).rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def alternatives(question: Question) -> list[str]:
+    return [answer for answer in question.answers if answer != question.assumed]
+
+
+def example_changes(check: BookCheck, question: Question, answer: str) -> list[dict[str, str]]:
+    """Examples whose replay differs when the engine takes ``answer`` instead of the assumed one."""
+    assert question.option is not None
+    baseline = {r.example.id: r for r in check.results}
+    changed = []
+    for example in check.examples:
+        if question.option in example.options:
+            continue  # the example pins this answer on purpose
+        before = baseline.get(example.id)
+        after = replay(example, check.book, check.engine, draw=False,
+                       options={question.option: question.option_value(answer)})
+        if after.status != "passed":
+            how = "an action becomes illegal" if "illegal move" in after.message else "another outcome"
+            detail = after.message.split(": ", 1)[-1].split(" [illustrates")[0]
+            changed.append({"id": example.id, "how": how, "detail": detail})
+        elif before is not None and before.ok and after.result != before.result:
+            changed.append({"id": example.id, "how": "another outcome",
+                            "detail": f"result {before.result} becomes {after.result}"})
+    return changed
+
+
+def _player_counts(check: BookCheck) -> list[int]:
+    players = check.book.data["players"]
+    if isinstance(players, dict):
+        return list(range(int(players["min"]), int(players["max"]) + 1))
+    return [int(players)]
+
+
+def _simulate_chunk(root: str, package: str, components: dict[str, Any], options: dict[str, Any],
+                    seeds: list[int], counts: list[int]) -> list[dict[str, Any]]:
+    engine = load_engine(package, Path(root))
+    game = engine.make_game(components, options)
+    rows = []
+    for seed in seeds:
+        players = [f"P{i + 1}" for i in range(counts[seed % len(counts)])]
+        run = play(game, players, seed, random_policy)
+        metrics = dict(game.metrics(run.state))
+        metrics["actions"] = run.actions
+        metrics["finished"] = run.terminal
+        rows.append(metrics)
+    return rows
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Means for numbers, shares for words: what a designer compares between answers."""
+    summary: dict[str, Any] = {}
+    keys = sorted({k for row in rows for k in row})
+    for key in keys:
+        values = [row[key] for row in rows if key in row]
+        if all(isinstance(v, bool) for v in values):
+            summary[f"{key} %"] = round(100 * sum(values) / len(values), 1)
+        elif all(isinstance(v, int | float) for v in values):
+            summary[f"{key} mean"] = round(statistics.fmean(values), 2)
+        else:
+            for word, count in Counter(map(str, values)).most_common():
+                summary[f"{key}={word} %"] = round(100 * count / len(values), 1)
+    return summary
+
+
+def simulate(root: Path, check: BookCheck, options: dict[str, Any], games: int, jobs: int,
+             progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    counts = _player_counts(check)
+    seeds = list(range(games))
+    chunks = [seeds[i::max(1, jobs)] for i in range(max(1, jobs))]
+    rows: list[dict[str, Any]] = []
+    args = (str(root), check.book.engine_package, check.book.components, options)
+    if jobs <= 1:
+        for chunk in chunks:
+            rows += _simulate_chunk(*args, chunk, counts)
+            if progress:
+                progress(len(chunk))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(_simulate_chunk, *args, chunk, counts) for chunk in chunks if chunk]
+            for future in futures:
+                part = future.result()
+                rows += part
+                if progress:
+                    progress(len(part))
+    return summarise(rows)
+
+
+def question_impact(root: Path, check: BookCheck, question: Question, games: int, jobs: int,
+                    progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    assert question.option is not None
+    report: dict[str, Any] = {"question": question.id, "option": question.option, "games": games,
+                              "assumed": question.assumed, "alternatives": []}
+    if games:
+        report["baseline"] = simulate(root, check, {question.option: question.option_value(question.assumed)},
+                                      games, jobs, progress)
+    for answer in alternatives(question):
+        entry: dict[str, Any] = {"answer": answer, "value": question.option_value(answer),
+                                 "examples_changed": example_changes(check, question, answer)}
+        if games:
+            entry["metrics"] = simulate(root, check, {question.option: question.option_value(answer)}, games,
+                                        jobs, progress)
+        report["alternatives"].append(entry)
+    return report
+
+
+def report_path(root: Path, book_id: str) -> Path:
+    return root / REPORTS / f"{book_id}.json"
+
+
+def save(root: Path, check: BookCheck, impacts: dict[str, Any]) -> Path:
+    path = report_path(root, check.book.id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package),
+               "questions": impacts}
+    path.write_text(json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    return path
+
+
+def saved_impacts(root: Path, check: BookCheck) -> dict[str, Any]:
+    """Fresh example impact for every question with an option, plus saved simulations still current."""
+    path = report_path(root, check.book.id)
+    saved: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            payload = json.loads(path.read_text())
+        except (OSError, ValueError):
+            payload = {}
+        if payload.get("engine") == engine_fingerprint(root, check.book.engine_package):
+            saved = payload.get("questions", {})
+    impacts = {}
+    for question in check.book.questions:
+        if question.option is None or question.status == "dropped":
+            continue
+        old = saved.get(question.id, {})
+        old_alternatives = {a["answer"]: a for a in old.get("alternatives", [])}
+        entry = {"question": question.id, "games": old.get("games", 0), "baseline": old.get("baseline", {}),
+                 "alternatives": []}
+        for answer in alternatives(question):
+            entry["alternatives"].append({
+                "answer": answer, "examples_changed": example_changes(check, question, answer),
+                "metrics": old_alternatives.get(answer, {}).get("metrics", {})})
+        impacts[question.id] = entry
+    return impacts

@@ -1,0 +1,173 @@
+"""The one protocol every game engine speaks.
+
+The example runner, the diagrams, the build and the simulations know a game only through
+:class:`Game`.  An engine package ``engine/<name>/`` exposes, in its ``__init__``:
+
+* ``BOOK_ID``: the book it implements (``"lantern-moths"``);
+* ``OPTIONS``: a tuple of :class:`OptionSpec`, one per designer question the engine had to decide;
+* ``make_game(components, options=None) -> Game``: a game built from the book's component data
+  (``rules_src/<book>/components.yaml``), so the numbers printed in the rules and the engine's
+  pieces come from one place.
+
+Games and states are kept apart (as in OpenSpiel): a ``Game`` holds the fixed rules, components and
+options; a state is a plain mutable object that ``apply`` changes in place.  Rule IDs are always
+written as string literals in engine code so that traceability can find them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+class RuleViolation(Exception):
+    """An action that the rules forbid, naming the rule that forbids it."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.message} (rule {self.rule})"
+
+
+class DescriptionError(Exception):
+    """A described state, action or option the engine cannot understand.
+
+    ``path`` locates the problem inside the example's YAML (``"start.state.garden.b2"``) so the
+    loader can turn it into a file and line.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something the rules made happen.  ``rule`` is the rule ID that made it happen."""
+
+    kind: str
+    rule: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "rule": self.rule, **dict(self.data)}
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """An engine option that answers one designer question.
+
+    ``default`` is the rewrite's assumption; ``choices`` are every answer the engine implements.
+    """
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...]
+    question: str
+    rules: tuple[str, ...]
+    help: str
+
+
+@runtime_checkable
+class Game(Protocol):
+    """What the pipeline needs from a game.  ``State`` and ``Action`` are engine-defined."""
+
+    book_id: str
+    options: Mapping[str, Any]
+
+    def new_state(self, players: Sequence[str], seed: int) -> Any:
+        """A full setup for these players, shuffled from ``seed``."""
+
+    def state_from_description(self, description: Mapping[str, Any], players: Sequence[str],
+                               seed: int) -> Any:
+        """An arbitrary state described in an example's ``start.state`` (raises DescriptionError)."""
+
+    def legal_actions(self, state: Any) -> Sequence[Any]:
+        """Every action the rules allow now, in a stable order (empty when the game is over)."""
+
+    def parse_action(self, state: Any, step: Mapping[str, Any]) -> Any:
+        """The action an example step names (``{player: Ann, do: light, tile: b2}``)."""
+
+    def format_action(self, state: Any, action: Any) -> str:
+        """The action in a few words, for transcripts and error messages."""
+
+    def apply(self, state: Any, action: Any) -> list[Event]:
+        """Apply ``action`` in place and return what happened.
+
+        Raises :class:`RuleViolation` (leaving ``state`` untouched) when the rules forbid it.
+        """
+
+    def force_chance(self, state: Any, outcomes: Sequence[Any]) -> None:
+        """Fix the next chance outcomes (cards, fireflies, dice faces) an example needs exact."""
+
+    def clone(self, state: Any) -> Any:
+        """An independent copy of ``state`` (chance source included)."""
+
+    def is_terminal(self, state: Any) -> bool: ...
+
+    def snapshot(self, state: Any) -> dict[str, Any]:
+        """The state as plain data (str, int, bool, list, dict) for checkpoints and prose."""
+
+    def result(self, state: Any) -> dict[str, Any]:
+        """The outcome as plain data (scores and winners, or won/lost and why)."""
+
+    def metrics(self, state: Any) -> dict[str, float | int | str | bool]:
+        """Flat measurements of a finished game for simulations (rounds, scores, end reason...)."""
+
+    def render_svg(self, state: Any, caption: str | None = None) -> str:
+        """A self-contained SVG diagram of the state (no external fonts or images)."""
+
+
+class Chance:
+    """A seeded random source whose next outcomes an example may fix.
+
+    Engines draw every random outcome through ``draw_from`` (a chosen member of a population),
+    ``randint`` or ``shuffle``; a forced outcome is used first and must be possible.
+    """
+
+    __slots__ = ("rng", "forced")
+
+    def __init__(self, seed: int | None, forced: Iterable[Any] = ()) -> None:
+        self.rng = random.Random(seed)
+        self.forced: deque[Any] = deque(forced)
+
+    def force(self, outcomes: Iterable[Any]) -> None:
+        self.forced.extend(outcomes)
+
+    def draw_from(self, population: Sequence[Any], what: str = "outcome") -> Any:
+        """Pick one member of ``population``; a forced value must be a member."""
+        if self.forced:
+            value = self.forced.popleft()
+            if value not in population:
+                raise DescriptionError("chance", f"forced {what} {value!r} is not possible here "
+                                                 f"(possible: {sorted(set(map(str, population)))})")
+            return value
+        return population[self.rng.randrange(len(population))]
+
+    def randint(self, low: int, high: int, what: str = "roll") -> int:
+        if self.forced:
+            value = self.forced.popleft()
+            if not isinstance(value, int) or not low <= value <= high:
+                raise DescriptionError("chance", f"forced {what} {value!r} is not in {low}..{high}")
+            return value
+        return self.rng.randint(low, high)
+
+    def shuffle(self, items: list[Any]) -> None:
+        self.rng.shuffle(items)
+
+    def clone(self) -> Chance:
+        twin = Chance.__new__(Chance)
+        twin.rng = random.Random()
+        twin.rng.setstate(self.rng.getstate())
+        twin.forced = deque(self.forced)
+        return twin

@@ -1,0 +1,97 @@
+"""``rulepress questions [BOOK] [--impact]``: designer questions, open ones first, and what they put at stake."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .book import book_ids
+from .errors import SourceError
+from .verify import BookCheck, load_checked_book
+
+ORDER = {"open": 0, "answered": 1, "dropped": 2}
+
+
+def _checks(root: Path, book: str | None) -> list[BookCheck]:
+    ids = book_ids(root)
+    if book and book not in ids:
+        raise SourceError("rules_src", None, f"no book '{book}' (books: {', '.join(ids)})")
+    return [load_checked_book(root, b) for b in ([book] if book else ids)]
+
+
+def run_questions(root: Path, args: argparse.Namespace) -> int:
+    from .replay import replay
+
+    checks = _checks(root, args.book)
+    for check in checks:
+        check.results = [replay(e, check.book, check.engine, draw=False) for e in check.examples]
+    if not args.impact:
+        return _list(checks, args.json)
+    return _impact(root, checks, args)
+
+
+def _list(checks: list[BookCheck], as_json: bool) -> int:
+    for check in checks:
+        questions = sorted(check.book.questions, key=lambda q: (ORDER[q.status], q.id))
+        if as_json:
+            for q in questions:
+                print(json.dumps({"book": check.book.id, "id": q.id, "status": q.status, "question": q.question,
+                                  "rules": q.rules, "answers": q.answers, "assumed": q.assumed,
+                                  "option": q.option, "source": q.source}, ensure_ascii=False))
+            continue
+        print(f"== {check.book.title} ({check.book.id}): "
+              f"{sum(q.status == 'open' for q in questions)} open of {len(questions)}")
+        for q in questions:
+            option = f" [option {q.option}]" if q.option else ""
+            print(f"  {q.status:8} {q.id}: {q.question}")
+            print(f"           rules {', '.join(q.rules)}; assumed '{q.assumed}'{option}")
+    return 0
+
+
+def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .impact import alternatives, question_impact, save
+
+    jobs = args.jobs or os.cpu_count() or 1
+    for check in checks:
+        questions = [q for q in check.book.questions if q.option and q.status == "open"]
+        total = sum(args.games * (1 + len(alternatives(q))) for q in questions)
+        impacts: dict[str, Any] = {}
+        with tqdm(total=total, desc=f"{check.book.id}: simulating", unit="game", disable=args.json,
+                  leave=False) as bar:
+            for question in questions:
+                impacts[question.id] = question_impact(root, check, question, args.games, jobs, bar.update)
+        path = save(root, check, impacts)
+        if args.json:
+            print(json.dumps({"book": check.book.id, "questions": impacts}, ensure_ascii=False))
+            continue
+        print(f"== {check.book.title}: impact of {len(questions)} open questions "
+              f"({args.games} random games per answer; saved to {path.relative_to(root)})")
+        for qid, impact in impacts.items():
+            print(f"  {qid} (assumed '{impact['assumed']}', option {impact['option']})")
+            baseline = impact.get("baseline", {})
+            for alt in impact["alternatives"]:
+                changed = alt["examples_changed"]
+                print(f"    answer '{alt['answer']}': " + (
+                    "no example changes" if not changed else f"{len(changed)} example(s) change"))
+                for change in changed:
+                    print(f"      - {change['id']}: {change['how']}: {change['detail']}")
+                moved = _moved(baseline, alt.get("metrics", {}))
+                for line in moved:
+                    print(f"      ~ {line}")
+    return 0
+
+
+def _moved(baseline: dict[str, Any], metrics: dict[str, Any]) -> list[str]:
+    """Metrics that move by more than 5% (relative) or 2 percentage points."""
+    lines = []
+    for key in sorted(set(baseline) | set(metrics)):
+        before, after = baseline.get(key, 0.0), metrics.get(key, 0.0)
+        threshold = 2.0 if key.endswith("%") else max(abs(before) * 0.05, 0.05)
+        if abs(after - before) > threshold:
+            lines.append(f"{key}: {before} -> {after}")
+    return lines or ["simulated play: nothing moves measurably"]

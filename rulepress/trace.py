@@ -1,0 +1,97 @@
+"""Traceability: each rule's engine code, its examples, and whether replay exercised it."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from ast import literal_eval
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import relative
+
+if TYPE_CHECKING:
+    from .verify import BookCheck
+
+
+@dataclass
+class RuleTrace:
+    id: str
+    number: str
+    title: str
+    engine: list[str] = field(default_factory=list)  # "engine/x/y.py:12"
+    prose_only: str | None = None
+    examples: list[str] = field(default_factory=list)  # examples that say they illustrate it
+    exercised_by: list[str] = field(default_factory=list)  # examples whose replay touched it
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "number": self.number, "title": self.title, "engine": self.engine,
+                "prose_only": self.prose_only, "examples": self.examples, "exercised_by": self.exercised_by,
+                "exercised": bool(self.exercised_by)}
+
+
+@dataclass
+class Trace:
+    rules: dict[str, RuleTrace]
+    problems: list[str]
+
+    def unexercised(self) -> list[RuleTrace]:
+        return [r for r in self.rules.values() if not r.exercised_by and r.prose_only is None]
+
+
+def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, list[str]]:
+    """Every string literal in the engine's Python that looks like one of the book's rule IDs."""
+    pattern = re.compile(rf"^{re.escape(prefix)}(\.[a-z0-9-]+)+$")
+    found: dict[str, list[str]] = {}
+    for path in sorted(folder.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type != tokenize.STRING:
+                continue
+            try:
+                value = literal_eval(token.string)
+            except (ValueError, SyntaxError):
+                continue
+            if isinstance(value, str) and pattern.match(value):
+                found.setdefault(value, []).append(f"{relative(path, root)}:{token.start[0]}")
+    return found
+
+
+def build_trace(check: BookCheck, root: Path) -> Trace:
+    book = check.book
+    literals = engine_rule_literals(root / "engine" / book.engine_package, book.prefix, root)
+    rules = {rid: RuleTrace(rid, r.number, r.title) for rid, r in book.rules.items()}
+    problems = []
+    questions = {q.id for q in book.questions}  # OptionSpecs name their question, which is not a rule
+    for rule_id, places in literals.items():
+        if rule_id in questions:
+            continue
+        if rule_id in rules:
+            rules[rule_id].engine = places
+        else:
+            problems.append(f"{places[0]}: engine code names unknown rule ID '{rule_id}' (book {book.id})")
+    for rule_id, reason in book.prose_only.items():
+        rules[rule_id].prose_only = reason
+    for example in check.examples:
+        for rule_id in example.rules:
+            rules[rule_id].examples.append(example.id)
+    for result in check.results:
+        for rule_id in result.exercised:
+            if rule_id in rules:
+                rules[rule_id].exercised_by.append(result.example.id)
+    for rule_id, rule in book.rules.items():
+        if _enforced(rule_id, rules, book.rules) or rules[rule_id].prose_only is not None:
+            continue
+        problems.append(f"{rule.file}:{rule.line}: rule {rule.number} ({rule_id}) is enforced by no engine code "
+                        f"and not listed in {book.path('prose_only.yaml')} with a reason")
+    return Trace(rules, problems)
+
+
+def _enforced(rule_id: str, traces: dict[str, RuleTrace], rules: dict[str, Any]) -> bool:
+    """A rule is enforced when engine code names it; a heading over rules, when any rule under it is."""
+    if traces[rule_id].engine:
+        return True
+    return any(_enforced(child, traces, rules) or traces[child].prose_only is not None
+               for child in rules[rule_id].children)
