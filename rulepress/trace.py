@@ -81,6 +81,11 @@ def build_trace(check: BookCheck, root: Path) -> Trace:
         for rule_id in result.exercised:
             if rule_id in rules:
                 rules[rule_id].exercised_by.append(result.example.id)
+    # A heading over rules is exercised through the rules under it (deepest first, so chapters see sections).
+    for rule_id in sorted(book.rules, key=lambda r: -book.rules[r].level):
+        if not rules[rule_id].exercised_by:
+            below = [e for child in book.rules[rule_id].children for e in rules[child].exercised_by]
+            rules[rule_id].exercised_by = list(dict.fromkeys(below))
     for rule_id, rule in book.rules.items():
         if _enforced(rule_id, rules, book.rules) or rules[rule_id].prose_only is not None:
             continue

@@ -1,0 +1,99 @@
+"""The command line on the small fixture project: verify --json, questions, rules, diff."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rulepress.cli import main
+from rulepress.diff import word_diff
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_verify_json_records(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "--root", str(mini), "verify", "--json")
+    assert code == 0
+    [record] = [json.loads(line) for line in out.splitlines()]
+    assert record == {"id": "mini-last-stone", "book": "mini", "rules": ["mini.play.take", "mini.play.win"],
+                      "status": "passed", "message": "", "source": "authored"}
+
+
+def test_verify_json_reports_failure(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = mini / "examples/mini/mini-last-stone.yaml"
+    path.write_text(path.read_text().replace("winner: Ben}", "winner: Ann}"))
+    code, out = run(capsys, "--root", str(mini), "verify", "--json")
+    record = json.loads(out)
+    assert code == 1 and record["status"] == "failed"
+    assert "winner expected 'Ann', got 'Ben'" in record["message"]
+
+
+def test_questions_lists_open_first(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "--root", str(mini), "questions")
+    assert code == 0 and "1 open of 1" in out and "mini.q1" in out
+
+
+def test_question_impact_names_changed_example(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "--root", str(mini), "questions", "--impact", "--games", "20", "--jobs", "2")
+    assert code == 0
+    assert "answer 'lose': 1 example(s) change" in out
+    assert "mini-last-stone: another outcome" in out
+    assert "first_player_won %" in out  # the simulations moved a measurable
+    saved = json.loads((mini / "reports/impact/mini.json").read_text())
+    assert saved["questions"]["mini.q1"]["alternatives"][0]["answer"] == "lose"
+
+
+def test_rules_json_has_engine_examples_and_coverage(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "--root", str(mini), "rules", "--json")
+    rules = {r["id"]: r for r in map(json.loads, out.splitlines())}
+    assert code == 0 and set(rules) == {"mini.play", "mini.play.take", "mini.play.win"}
+    assert rules["mini.play.take"]["engine"] and rules["mini.play.take"]["exercised"]
+    assert rules["mini.play.win"]["examples"] == ["mini-last-stone"]
+    assert rules["mini.play"]["exercised"] is True  # through the rules under it
+
+
+def test_word_diff() -> None:
+    assert word_diff("take 1 to 3 stones", "take 1 to 4 stones") == "take 1 to [-3-] {+4+} stones"
+
+
+def test_diff_between_revisions(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(mini), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one", "--allow-empty")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v1")
+    chapter = mini / "rules_src/mini/chapters/play.md"
+    chapter.write_text(chapter.read_text().replace("Whoever takes the last stone wins",
+                                                   "The player who takes the final stone wins"))
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "v2")
+    code, out = run(capsys, "--root", str(mini), "diff", "mini", "HEAD~1", "HEAD")
+    assert code == 0
+    assert "reworded   1.2      mini.play.win" in out
+    assert "[-Whoever-] {+The player who+} takes the [-last-] {+final+} stone" in out
+
+
+def test_unlogged_rule_change_warns_and_strict_fails(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(mini), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                       capture_output=True)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "v1")
+    git("tag", "mini/v1")
+    chapter = mini / "rules_src/mini/chapters/play.md"
+    chapter.write_text(chapter.read_text().replace("take 1 to", "take one to"))
+    assert main(["--root", str(mini), "build", "--strict"]) == 1
+    assert "mini.play.take" in capsys.readouterr().err
+    changelog = mini / "rules_src/mini/changelog.yaml"
+    changelog.write_text(changelog.read_text() + "- edition: v2\n  entries:\n    - title: Plainer numbers\n"
+                         "      rules: [mini.play.take]\n      why: Words read better than digits here.\n")
+    assert main(["--root", str(mini), "build", "--strict"]) == 0
