@@ -55,7 +55,7 @@ def _linker(check: BookCheck, diagrams: Path) -> render.Linker:
         rule=lambda rule_id: f"#{rule_id}",
         example=lambda example_id: f"#{example_id}",
         diagram=lambda example_id, cp: (diagrams / render.diagram_name(example_id, cp)).as_uri(),
-        glossary=lambda: "#glossary",
+        glossary=lambda: "",
     )
 
 
@@ -85,7 +85,7 @@ def print_html(job: PrintInput) -> str:
                              undefined=jinja2.StrictUndefined)
     return env.get_template("print.html").render(
         book=book, facts=render.book_facts(book), chapters=chapters, toc=toc, examples=examples,
-        glossary=[{"term": t.term, "definition": t.definition, "rule": t.rule,
+        glossary=[{"term": t.term, "slug": render.term_slug(t.term), "definition": t.definition, "rule": t.rule,
                    "number": book.rules[t.rule].number} for t in book.glossary],
         designer=designer, width=width, height=height, fonts=FONTS.as_uri(),
         edition_label="Designer edition" if job.designer else "")

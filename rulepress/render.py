@@ -41,12 +41,41 @@ def resolve_refs(text: str, book: Book, link: Linker) -> str:
     return CROSS_REF.sub(one, text)
 
 
+def term_slug(term: str) -> str:
+    return "term-" + re.sub(r"[^a-z0-9]+", "-", term.lower()).strip("-")
+
+
+# Text that must not gain links: existing links, code, HTML tags, headings and table rows.
+_PROTECTED = re.compile(r"(\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?|`[^`]*`|<[^>]+>|^#.*$|^\|.*$)", re.MULTILINE)
+
+
+def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> str:
+    """Link the first use of each glossary term in ``text`` to its glossary entry."""
+    names = sorted(((name, term.term) for term in book.glossary for name in [term.term, *term.aliases]
+                    if term.rule != skip), key=lambda pair: -len(pair[0]))
+    if not names:
+        return text
+    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n, _ in names) + r")\b", re.IGNORECASE)
+    canonical = {n.lower(): t for n, t in names}
+    done: set[str] = set()
+
+    def one(match: re.Match[str]) -> str:
+        term = canonical[match.group(1).lower()]
+        if term in done:
+            return match.group(0)
+        done.add(term)
+        return f"[{match.group(1)}]({link.glossary()}#{term_slug(term)}){{.term}}"
+
+    pieces = _PROTECTED.split(text)
+    return "".join(piece if index % 2 else pattern.sub(one, piece) for index, piece in enumerate(pieces))
+
+
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
                      examples_by_rule: dict[str, list[ExampleResult]] | None = None) -> str:
     parts = []
     for rule in chapter.rules:
         parts.append(rule_heading(rule))
-        parts.append(resolve_refs(rule.body, book, link).strip("\n"))
+        parts.append(link_terms(resolve_refs(rule.body, book, link), book, link, skip=rule.id).strip("\n"))
         shown = (examples_by_rule or {}).get(rule.id, [])
         if shown:
             refs = ", ".join(f"[{r.example.title}]({link.example(r.example.id)})" for r in shown)
@@ -102,7 +131,7 @@ def glossary_markdown(book: Book, link: Linker, page_refs: bool = False) -> str:
     lines = ["<dl class=\"glossary\">"]
     for term in book.glossary:
         rule = book.rules[term.rule]
-        slug = "term-" + re.sub(r"[^a-z0-9]+", "-", term.term.lower()).strip("-")
+        slug = term_slug(term.term)
         ref = f'<a class="term-rule" href="{link.rule(rule.id)}">rule {rule.number}</a>'
         lines.append(f'<dt id="{slug}">{html.escape(term.term)}</dt>')
         lines.append(f"<dd>{html.escape(term.definition)} ({ref})</dd>")

@@ -1,0 +1,60 @@
+"""The bundled books, built for real once: the site pages and the print-ready PDFs of every book."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from rulepress.book import book_ids
+from rulepress.build import build
+
+from .conftest import ROOT
+from .test_build import assert_fonts_embedded_and_shipped
+
+BOOKS = book_ids(ROOT)
+MM = 72 / 25.4
+TRIMS = {"A4": (210, 297), "A5": (148, 210), "A6": (105, 148)}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("real") / "site"
+    build(ROOT, site_dir=target)
+    return target
+
+
+@pytest.mark.parametrize("book", BOOKS)
+def test_site_pages(site: Path, book: str) -> None:
+    assert (site / "index.html").is_file()
+    assert book in (site / "index.html").read_text()
+    for page in ("index.html", "glossary.html", "examples/index.html", "designer/questions.html",
+                 "designer/changelog.html", "designer/coverage.html"):
+        assert (site / book / page).is_file(), page
+    assert list((site / book / "diagrams").glob("*.svg")), "no diagrams"
+    search = (site / "search" / "search_index.js").read_text()
+    assert book in search
+
+
+@pytest.mark.parametrize("book", BOOKS)
+@pytest.mark.parametrize("edition", ["", "-designer"])
+def test_pdf_print_ready(site: Path, book: str, edition: str) -> None:
+    import yaml
+
+    data = yaml.safe_load((ROOT / "rules_src" / book / "book.yaml").read_text())
+    trim = data.get("trim", "A5")
+    width, height = TRIMS[trim] if isinstance(trim, str) else (float(str(trim["width"]).rstrip("m")),
+                                                              float(str(trim["height"]).rstrip("m")))
+    reader = PdfReader(site / "pdf" / f"{book}{edition}.pdf")
+    assert len(reader.pages) % 4 == 0
+    for page in reader.pages:
+        assert float(page.trimbox.width) == pytest.approx(width * MM, abs=0.1)
+        assert float(page.trimbox.height) == pytest.approx(height * MM, abs=0.1)
+        assert float(page.bleedbox.width) == pytest.approx((width + 6) * MM, abs=0.1)
+        assert float(page.bleedbox.height) == pytest.approx((height + 6) * MM, abs=0.1)
+    assert_fonts_embedded_and_shipped(reader)
+    contents = reader.pages[1].extract_text()
+    assert "Contents" in contents and any(ch.isdigit() for ch in contents)
+    text = "".join(p.extract_text() for p in reader.pages)
+    assert ("Designer questions" in text) == (edition == "-designer")
