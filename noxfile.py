@@ -19,14 +19,19 @@ SYSTEM_PACKAGES = [
 LIBRARIES = ["pango-1.0", "pangoft2-1.0", "harfbuzz-subset", "fontconfig"]
 
 
-def system_packages(session: nox.Session) -> None:
-    if all(ctypes.util.find_library(name) for name in LIBRARIES):
+def system_packages(session: nox.Session, browser: bool = False) -> None:
+    """Install what pip cannot: Pango for WeasyPrint and, for the site tests, Debian's Chromium."""
+    missing = [] if all(ctypes.util.find_library(name) for name in LIBRARIES) else list(SYSTEM_PACKAGES)
+    if browser and not shutil.which("chromium"):
+        missing.append("chromium")
+    if not missing:
         return
     if not shutil.which("apt-get"):
-        session.error(f"WeasyPrint needs Pango; install {' '.join(SYSTEM_PACKAGES)} with your package manager")
+        session.error(f"install {' '.join(missing)} with your package manager")
     sudo = [] if os.geteuid() == 0 else ["sudo"]
-    session.run(*sudo, "apt-get", "update", "-qq", external=True)
-    session.run(*sudo, "apt-get", "install", "-y", "-qq", *SYSTEM_PACKAGES, external=True)
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    session.run(*sudo, "apt-get", "update", "-qq", external=True, env=env)
+    session.run(*sudo, "apt-get", "install", "-y", "-qq", *missing, external=True, env=env)
 
 
 @nox.session
@@ -39,8 +44,8 @@ def build(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Example replays, engine properties, loaders, the build gate and the PDFs."""
-    system_packages(session)
+    """Example replays, engine properties, loaders, the build gate, the PDFs and the site in a browser."""
+    system_packages(session, browser=True)
     session.install("-e", ".[test]")
     session.run("ruff", "check", "rulepress", "engine", "tests", "noxfile.py", "benchmarks")
     session.run("pytest", *session.posargs)
