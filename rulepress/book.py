@@ -8,7 +8,7 @@ from typing import Any
 
 from . import checks
 from .errors import SourceError, relative
-from .rules import Chapter, Rule, find_cross_refs, load_chapter
+from .rules import Chapter, Rule, find_cross_refs, load_chapter, render_template
 from .yamlsrc import line_of, load_yaml, plain
 
 TRIM_SIZES = {"A4": ("210mm", "297mm"), "A5": ("148mm", "210mm"), "A6": ("105mm", "148mm")}
@@ -147,7 +147,7 @@ def load_book(root: Path, book_id: str) -> Book:
         for ref, line in find_cross_refs(rule):
             if ref not in book.rules:
                 raise SourceError(rule.file, line, f"cross-reference to unknown rule ID '{ref}'", rule=rule.id)
-    book.glossary = _load_glossary(book)
+    book.glossary = _load_glossary(book, context)
     book.questions = _load_questions(book)
     book.changelog = _load_changelog(book)
     book.prose_only = _load_prose_only(book)
@@ -197,7 +197,7 @@ def _entries(book: Book, name: str) -> tuple[str, list[Any]]:
     return shown, raw
 
 
-def _load_glossary(book: Book) -> list[GlossaryTerm]:
+def _load_glossary(book: Book, context: dict[str, Any]) -> list[GlossaryTerm]:
     shown, raw = _entries(book, "glossary.yaml")
     terms = []
     for index, item in enumerate(raw):
@@ -205,7 +205,8 @@ def _load_glossary(book: Book) -> list[GlossaryTerm]:
         if not isinstance(item, dict) or not {"term", "definition", "rule"} <= item.keys():
             raise SourceError(shown, line, "a glossary entry needs 'term', 'definition' and 'rule'")
         _require_rules(book, shown, line, [item["rule"]], f"glossary term '{item['term']}'")
-        terms.append(GlossaryTerm(str(item["term"]), str(item["definition"]), str(item["rule"]),
+        definition = render_template(str(item["definition"]), context, shown, line_of(item, "definition"))
+        terms.append(GlossaryTerm(str(item["term"]), definition, str(item["rule"]),
                                   [str(a) for a in item.get("aliases", []) or []], line))
     return sorted(terms, key=lambda t: t.term.lower())
 

@@ -64,7 +64,12 @@ def load_examples(book: Book) -> list[Example]:
             raise SourceError(example.file, example.line("id"),
                               f"example ID '{example.id}' is also used by {seen[example.id]}")
         seen[example.id] = example.file
-    return examples
+    # Print order follows the rules: by the number of the first rule each example illustrates.
+    return sorted(examples, key=lambda e: (_number_key(book.rules[e.rules[0]].number), e.title))
+
+
+def _number_key(number: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in number.split("."))
 
 
 def load_example(path: Path, book: Book) -> Example:

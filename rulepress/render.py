@@ -107,7 +107,7 @@ def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: s
         if checkpoint.svg is None:
             continue
         caption = html.escape(checkpoint.caption or name)
-        lines += [f'<figure class="diagram" markdown="span">',
+        lines += ['<figure class="diagram" markdown="span">',
                   f"![{caption}]({link.diagram(example.id, name)})",
                   f"<figcaption>{caption}</figcaption>", "</figure>", ""]
     if result.transcript:
@@ -116,7 +116,7 @@ def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: s
             if entry.rejected_by:
                 rule = book.rules.get(entry.rejected_by)
                 why = f"[rule {rule.number}]({link.rule(rule.id)})" if rule else entry.rejected_by
-                lines.append(f"{entry.step}. ~~{_md(entry.text)}~~ — not allowed ({why})")
+                lines.append(f"{entry.step}. <del>{_md(entry.text)}</del> — not allowed ({why})")
             else:
                 lines.append(f"{entry.step}. {_md(entry.text)}")
         lines += ["", "</div>", ""]

@@ -12,6 +12,7 @@ import jinja2
 from .book import Book
 from .examples import Example, Step
 from .protocol import DescriptionError, Event, Game, RuleViolation
+from .rules import DataEnvironment
 
 _MISSING = object()
 
@@ -241,11 +242,10 @@ def _match_events(where: str, wanted: list[Any], actual: list[dict[str, Any]]) -
 def _prose(example: Example, outcome: ExampleResult) -> str:
     if not example.text:
         return ""
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+    env = DataEnvironment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
     context = {"cp": {k: v.snapshot for k, v in outcome.checkpoints.items()}, "final": outcome.final,
                "result": outcome.result, "events": {k: v.events for k, v in outcome.checkpoints.items()}}
     try:
         return env.from_string(example.text).render(**context)
-    except jinja2.TemplateError as exc:
-        raise_line = example.text_line
-        raise _Broken(f"text (line {raise_line}): {exc}") from exc
+    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
+        raise _Broken(f"text (line {example.text_line}): {exc}") from exc

@@ -47,9 +47,18 @@ class Chapter:
     rules: list[Rule]
 
 
+class DataEnvironment(jinja2.Environment):
+    """Looks keys up before attributes: in component data ``colours.values`` is a key, not dict.values."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if isinstance(obj, dict) and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
 def template_environment() -> jinja2.Environment:
     # Jinja comments move to {## ##} so that "{#rule.id}" heading attributes stay plain text.
-    return jinja2.Environment(
+    return DataEnvironment(
         undefined=jinja2.StrictUndefined,
         comment_start_string="{##",
         comment_end_string="##}",
@@ -58,22 +67,27 @@ def template_environment() -> jinja2.Environment:
     )
 
 
-def render_template(text: str, context: dict[str, Any], file: str) -> str:
+def render_template(text: str, context: dict[str, Any], file: str, first_line: int | None = 1) -> str:
+    """Render ``text`` (which starts at ``first_line`` of ``file``); errors name the file's own line."""
     env = template_environment()
+
+    def at(line: int | None) -> int | None:
+        return None if line is None or first_line is None else first_line + line - 1
+
     try:
         return env.from_string(text).render(**context)
     except jinja2.TemplateSyntaxError as exc:
         unclosed = _unclosed_tag(text, exc.lineno)
         if unclosed:
-            raise SourceError(file, unclosed, "template error: a '{{' is never closed with '}}'") from exc
-        raise SourceError(file, exc.lineno, f"template error: {exc.message}") from exc
+            raise SourceError(file, at(unclosed), "template error: a '{{' is never closed with '}}'") from exc
+        raise SourceError(file, at(exc.lineno), f"template error: {exc.message}") from exc
     except jinja2.UndefinedError as exc:
         line = _template_line(exc)
         used = re.findall(r"\{\{.*?\}\}", text.splitlines()[line - 1]) if line else []
         where = f" in {', '.join(used)}" if used else ""
-        raise SourceError(file, line, f"unknown template variable{where}: {exc.message}") from exc
-    except jinja2.TemplateError as exc:
-        raise SourceError(file, _template_line(exc), f"template error: {exc}") from exc
+        raise SourceError(file, at(line), f"unknown template variable{where}: {exc.message}") from exc
+    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
+        raise SourceError(file, at(_template_line(exc)), f"template error: {exc}") from exc
 
 
 def _unclosed_tag(text: str, upto: int) -> int | None:

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from rulepress.book import book_ids
+from rulepress.errors import SourceError
 from rulepress.project import default_root
+from rulepress.verify import BookCheck, load_checked_book
 
 ROOT = default_root()
 MINI = Path(__file__).parent / "fixtures" / "mini"
@@ -31,3 +34,14 @@ def mini(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+def load_books() -> tuple[dict[str, BookCheck], dict[str, str]]:
+    """Every bundled book with its engine and examples, and the load error of any that fails."""
+    checks, errors = {}, {}
+    for book in book_ids(ROOT):
+        try:
+            checks[book] = load_checked_book(ROOT, book)
+        except SourceError as error:
+            errors[book] = str(error)
+    return checks, errors

@@ -10,13 +10,11 @@ from typing import Any
 
 import pytest
 
-from rulepress.book import book_ids
 from rulepress.replay import replay
-from rulepress.verify import load_checked_book
 
-from .conftest import ROOT
+from .conftest import load_books
 
-_CHECKS = {b: load_checked_book(ROOT, b) for b in book_ids(ROOT)}
+_CHECKS, _ = load_books()  # a book that fails to load fails in test_examples
 _CASES = [(book, example) for book, check in _CHECKS.items() for example in check.examples]
 
 

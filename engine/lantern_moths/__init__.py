@@ -1,0 +1,38 @@
+"""Lantern Moths (v4): the executable rules of rules_src/lantern-moths/."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .game import BOOK_ID, LanternMothsGame
+from .options import OPTIONS
+from .policies import greedy
+
+
+def make_game(components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> LanternMothsGame:
+    """A game built from the book's component data; unknown options or values raise DescriptionError."""
+    return LanternMothsGame(components, options)
+
+
+# Option sets worth benchmarking and simulating: the text's assumptions, and every alternative at once.
+BENCH_CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "alternatives": {
+        "flip_adjacency": "diagonal",
+        "dusk_in_refill": False,
+        "refill_night_end": "next_round",
+        "ghost_on_full_tile": True,
+        "ghost_in_sets": True,
+        "fourth_dusk_replacement": False,
+        "discard_source": "hand_limit",
+        "ghost_block": "while_on_tile",
+        "refill_order": "card_by_card",
+        "deck_out": "failed_draw",
+        "grey_tile": "middle",
+    },
+}
+
+POLICIES: dict[str, Callable[[Any, Any, Any], Any]] = {"greedy": greedy}
+
+__all__ = ["BOOK_ID", "BENCH_CONFIGS", "OPTIONS", "POLICIES", "LanternMothsGame", "make_game"]

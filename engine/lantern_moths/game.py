@@ -1,0 +1,111 @@
+"""The Lantern Moths game: fixed pieces and options, speaking the rulepress engine protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rulepress.protocol import DescriptionError, Event
+
+from . import actions, render, snapshot, turn
+from .describe import describe_state
+from .options import resolve_options
+from .pieces import build_pieces
+from .setup import new_state
+from .state import Action, State
+
+BOOK_ID = "lantern-moths"
+
+
+class LanternMothsGame:
+    book_id = BOOK_ID
+
+    def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
+        if not isinstance(components, Mapping):
+            raise DescriptionError("components", "the component data must be a mapping")
+        self.opts = resolve_options(options)
+        self.options: Mapping[str, Any] = self.opts.as_dict()
+        self.pieces = build_pieces(components)
+        pieces = self.pieces
+        cells = range(len(pieces.cell_names))
+        self.cells = tuple(cells)
+        self.adjacency = pieces.surrounding if self.opts.flip_adjacency == "diagonal" else pieces.orthogonal
+        # Every possible action exists once, so legal_actions only picks tuples and never builds them.
+        seats = range(pieces.max_players)
+        kinds = range(len(pieces.kind_names))
+        self.draw_table = tuple((Action(actions.DRAW, s, actions.FROM_DECK, -1),
+                                 Action(actions.DRAW, s, actions.FROM_DISCARD, -1)) for s in seats)
+        self.plant_table = tuple(tuple(tuple(Action(actions.PLANT, s, k, c) for c in cells) for k in kinds)
+                                 for s in seats)
+        self.light_table = tuple(tuple(Action(actions.LIGHT, s, -1, c) for c in cells) for s in seats)
+        self.flip_table = tuple(tuple(Action(actions.FLIP, s, -1, c) for c in cells) for s in seats)
+        self.pass_table = tuple(Action(actions.PASS, s, -1, -1) for s in seats)
+        self.discard_table = tuple(tuple(Action(actions.DISCARD, s, k, -1) for k in kinds) for s in seats)
+
+    # --- building states -------------------------------------------------------------------------
+
+    def new_state(self, players: Sequence[str], seed: int) -> State:
+        return new_state(self, players, seed)
+
+    def state_from_description(self, description: Mapping[str, Any], players: Sequence[str],
+                               seed: int) -> State:
+        return describe_state(self, description, players, seed)
+
+    def clone(self, state: State) -> State:
+        return state.clone()
+
+    def force_chance(self, state: State, outcomes: Sequence[Any]) -> None:
+        """Outcomes are card kinds (the top cards after the next shuffle, in order) or tile names
+        (what the next flips of undecided face-down places reveal)."""
+        if isinstance(outcomes, str) or not isinstance(outcomes, Sequence):
+            raise DescriptionError("chance", "chance outcomes must be a list")
+        known = set(self.pieces.kind_names) | set(self.pieces.tile_names)
+        for outcome in outcomes:
+            if not isinstance(outcome, str) or outcome not in known:
+                raise DescriptionError("chance", f"unknown outcome {outcome!r}: name a card "
+                                                 f"({', '.join(self.pieces.kind_names)}) or a tile "
+                                                 f"({', '.join(self.pieces.tile_names)})")
+        state.chance.force(outcomes)
+
+    # --- playing -----------------------------------------------------------------------------------
+
+    def legal_actions(self, state: State) -> list[Action]:
+        return turn.legal_actions(self, state)
+
+    def apply(self, state: State, action: Action) -> list[Event]:
+        events = turn.apply_action(self, state, action)
+        if state.log:
+            # A new game's setup events are reported with its first action.
+            events[:0] = state.log
+            state.log = []
+        return events
+
+    def parse_action(self, state: State, step: Mapping[str, Any]) -> Action:
+        return actions.parse_action(self, state, step)
+
+    def format_action(self, state: State, action: Action) -> str:
+        return actions.format_action(self, state, action)
+
+    def action_step(self, state: State, action: Action) -> dict[str, Any]:
+        return actions.action_step(self, state, action)
+
+    def setup_events(self, state: State) -> list[Event]:
+        """What setup did, for a state no action has been applied to yet."""
+        return list(state.log)
+
+    # --- looking ---------------------------------------------------------------------------------
+
+    def is_terminal(self, state: State) -> bool:
+        return turn.OVER == state.phase
+
+    def snapshot(self, state: State) -> dict[str, Any]:
+        return snapshot.snapshot(self, state)
+
+    def result(self, state: State) -> dict[str, Any]:
+        return snapshot.result(self, state)
+
+    def metrics(self, state: State) -> dict[str, float | int | str | bool]:
+        return snapshot.metrics(self, state)
+
+    def render_svg(self, state: State, caption: str | None = None) -> str:
+        return render.render_svg(self, state, caption)

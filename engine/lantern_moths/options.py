@@ -1,0 +1,101 @@
+"""Engine options: one per designer question the engine had to answer (rules_src/.../questions.yaml).
+
+Each default is the answer the v4 text (or, where the text is silent, this book) assumes; every other
+choice implements another answer so that the question's impact can be replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rulepress.protocol import DescriptionError, OptionSpec
+
+
+def _question(number: int) -> str:
+    # Built rather than written out: traceability reads every "lm.<word>" literal as a rule ID.
+    return "lm" + f".q{number}"
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("flip_adjacency", "orthogonal", ("orthogonal", "diagonal"), _question(1),
+               ("lm.turn.flip",),
+               "Which face-down tiles may be flipped: those sharing a side with a face-up tile, or also "
+               "those touching one at a corner."),
+    OptionSpec("dusk_in_refill", True, (True, False), _question(2), ("lm.night.dusk", "lm.round.refill"),
+               "A Dusk card met in the end-of-round draw is laid and replaced (True) or shuffled back into "
+               "the deck and replaced, so that only the Draw action lays Dusk cards (False)."),
+    OptionSpec("refill_night_end", "this_round", ("this_round", "next_round"), _question(3),
+               ("lm.night.fourth", "lm.night.deck-out", "lm.round.refill"),
+               "When the night's end begins during the end-of-round draw, the game ends with this round "
+               "or after one more round."),
+    OptionSpec("ghost_on_full_tile", False, (False, True), _question(4),
+               ("lm.edge.ghost-limit", "lm.turn.plant.full"),
+               "Whether a Ghost Moth may be planted on a full tile."),
+    OptionSpec("ghost_in_sets", False, (False, True), _question(5), ("lm.scoring.sets",),
+               "Whether a Ghost Moth may stand in for any colour when counting sets."),
+    OptionSpec("fourth_dusk_replacement", True, (True, False), _question(6), ("lm.night.fourth",),
+               "Whether the player who lays the fourth Dusk card still draws a card in its place."),
+    OptionSpec("discard_source", "none", ("none", "hand_limit"), _question(11),
+               ("lm.turn.draw.discard",),
+               "Where the discard pile's cards come from: nowhere in v4 (none), or from a hand limit: a "
+               "player ending their turn with more cards than the hand size discards down to it."),
+    OptionSpec("pass_rule", "when_stuck", ("when_stuck", "always"), _question(12), ("lm.turn.stuck",),
+               "A player may pass only when no action is possible, or at any time."),
+    OptionSpec("ghost_block", "planted_round", ("planted_round", "while_on_tile"), _question(13),
+               ("lm.turn.plant.ghost", "lm.round.keep"),
+               "A Ghost Moth blocks the wicks on its tile in the round it was planted only, or in every "
+               "round it stays on the tile."),
+    OptionSpec("refill_order", "player_by_player", ("player_by_player", "card_by_card"), _question(14),
+               ("lm.round.refill",),
+               "The end-of-round draw: each player in turn draws all their cards, or the players take one "
+               "card each in turn until all hold enough."),
+    OptionSpec("deck_out", "last_card", ("last_card", "failed_draw"), _question(15),
+               ("lm.night.deck-out",),
+               "The deck has run out when its last card is drawn, or only when someone must draw from it "
+               "and cannot."),
+    OptionSpec("grey_tile", "shuffled", ("shuffled", "middle"), _question(16), ("lm.setup.garden",),
+               "The grey tile is shuffled with the others at setup, or always placed face up in the middle."),
+)
+
+SPECS: dict[str, OptionSpec] = {spec.name: spec for spec in OPTIONS}
+
+
+@dataclass(frozen=True)
+class Options:
+    flip_adjacency: str = "orthogonal"
+    dusk_in_refill: bool = True
+    refill_night_end: str = "this_round"
+    ghost_on_full_tile: bool = False
+    ghost_in_sets: bool = False
+    fourth_dusk_replacement: bool = True
+    discard_source: str = "none"
+    pass_rule: str = "when_stuck"
+    ghost_block: str = "planted_round"
+    refill_order: str = "player_by_player"
+    deck_out: str = "last_card"
+    grey_tile: str = "shuffled"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {spec.name: getattr(self, spec.name) for spec in OPTIONS}
+
+
+def resolve_options(given: Mapping[str, Any] | None) -> Options:
+    """The options with defaults filled in; unknown names or values raise DescriptionError."""
+    values: dict[str, Any] = {spec.name: spec.default for spec in OPTIONS}
+    if given is None:
+        return Options(**values)
+    if not isinstance(given, Mapping):
+        raise DescriptionError("options", "options must be a mapping of option names to values")
+    for name, value in given.items():
+        spec = SPECS.get(name) if isinstance(name, str) else None
+        if spec is None:
+            raise DescriptionError(f"options.{name}", f"unknown option '{name}' "
+                                                      f"(options: {', '.join(SPECS)})")
+        # `True in (1, ...)` holds in Python; compare types too so 1 is not taken for True.
+        if not any(value == choice and type(value) is type(choice) for choice in spec.choices):
+            raise DescriptionError(f"options.{name}", f"option '{name}' cannot be {value!r} "
+                                                      f"(choices: {', '.join(map(repr, spec.choices))})")
+        values[name] = value
+    return Options(**values)
