@@ -1,0 +1,41 @@
+"""Lantern: a solo roll-and-write dice game over 8 zones (book ``lantern``).
+
+``make_game(components, options)`` builds the rules from ``rules_src/lantern/components.yaml``;
+``solve`` is the combination solver the engine uses for the loss rule and the site for its verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .actions import Action
+from .combination import Combination, parse
+from .game import BOOK_ID, LanternGame
+from .options import OPTIONS, resolve
+from .policies import POLICIES
+from .sheet import build_sheet
+from .solver import Budget, Move, Plan, Report, Reroll, Solver, solve
+
+BENCH_CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "loss-certain": {"loss_rule": "certain"},
+    "loss-exhausted": {"loss_rule": "exhausted"},
+    "six-wild-distinct": {"six_wild_distinct": True},
+    "campfire-bonus": {"campfire_row_bonus": True},
+}
+
+
+def make_game(components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> LanternGame:
+    """The game for this component data and these option overrides (unknown ones raise DescriptionError)."""
+    chosen = resolve(options)
+    sheet = build_sheet(components, six_wild_distinct=chosen["six_wild_distinct"])
+    if not options or "score_overlap" not in options:
+        chosen["score_overlap"] = sheet.score.resolution  # the data's recorded answer
+    return LanternGame(sheet, chosen)
+
+
+from .benchmark import bench_extra  # noqa: E402  (needs make_game above)
+
+__all__ = ["BOOK_ID", "BENCH_CONFIGS", "bench_extra", "OPTIONS", "POLICIES", "Action", "Budget", "Combination",
+           "LanternGame", "Move", "Plan", "Report", "Reroll", "Solver", "make_game", "parse", "solve"]

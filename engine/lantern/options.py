@@ -1,0 +1,54 @@
+"""Engine options: one per designer question whose answer changes what the engine does."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rulepress.protocol import DescriptionError, OptionSpec
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("score_overlap", "better", ("better", "worse"), "ln.q4", ("ln.end.titles",),
+               "A score of 5 lies in two bands: 'better' gives Heroic Daredevil, 'worse' Master of Arms."),
+    OptionSpec("loss_rule", "possible", ("possible", "certain", "exhausted"), "ln.q5",
+               ("ln.end.loss",),
+               "When a fight is lost: 'possible' when not even lucky re-rolls could reach the combination; "
+               "'certain' as soon as Critical Strike and Counterattack cannot reach it for sure; "
+               "'exhausted' only when no Ability or Constitution circle is left."),
+    OptionSpec("may_concede", False, (False, True), "ln.q6", ("ln.fight.use", "ln.end.loss"),
+               "Whether the adventurer may give up a fight (and the game) while circles remain."),
+    OptionSpec("setup_ones_cross", False, (False, True), "ln.q7", ("ln.play.experience", "ln.setup.roll"),
+               "Whether 1s in the setup roll cross experience circles too."),
+    OptionSpec("setup_rerolls", "once", ("once", "repeat"), "ln.q8", ("ln.setup.reroll",),
+               "Whether a weak setup roll may be re-rolled once, or again as long as it stays below the limit."),
+    OptionSpec("campfire_row_bonus", False, (False, True), "ln.q10", ("ln.play.campfire", "ln.play.row-bonus"),
+               "Whether a row filled by the Campfire's experience earns an Ability circle in its step 3."),
+    OptionSpec("six_wild_distinct", False, (False, True), "ln.q11", ("ln.fight.six-wild",),
+               "Whether the two triples of the six-wild combination must show different faces."),
+    OptionSpec("score_on_loss", False, (False, True), "ln.q12", ("ln.end.score",),
+               "Whether a lost adventure is scored (and titled) like a won one."),
+    OptionSpec("turned_ones_cross", False, (False, True), "ln.q13", ("ln.play.experience",),
+               "Whether a 1 made by Critical Strike or Counterattack (not rolled) crosses an experience circle."),
+    OptionSpec("cap_counts", "drawn", ("drawn", "left"), "ln.q14", ("ln.sheet.cap", "ln.play.row-bonus"),
+               "Whether the 7-circle cap counts every circle drawn next to an Ability or only those not crossed."),
+    OptionSpec("row_bonus", "per_row", ("per_row", "per_zone"), "ln.q15", ("ln.play.row-bonus",),
+               "Whether filling two rows in one zone earns two Ability circles or one."),
+)
+
+_BY_NAME = {spec.name: spec for spec in OPTIONS}
+
+
+def resolve(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Every option's value: the defaults overridden by ``options`` (unknown names or values raise)."""
+    chosen = {spec.name: spec.default for spec in OPTIONS}
+    for name, value in (options or {}).items():
+        spec = _BY_NAME.get(name)
+        if spec is None:
+            raise DescriptionError(f"options.{name}", f"unknown option {name!r} "
+                                                      f"(known: {', '.join(sorted(_BY_NAME))})")
+        # bool is an int subclass: compare type as well so that 1 is not taken for True.
+        if not any(value == choice and type(value) is type(choice) for choice in spec.choices):
+            raise DescriptionError(f"options.{name}", f"option {name} cannot be {value!r} "
+                                                      f"(choices: {', '.join(map(repr, spec.choices))})")
+        chosen[name] = value
+    return chosen
