@@ -23,6 +23,7 @@ class GlossaryTerm:
     rule: str
     aliases: list[str]
     line: int | None
+    autolink: list[str] = field(default_factory=list)  # the phrases in rule text that link to this entry
 
 
 @dataclass
@@ -206,8 +207,11 @@ def _load_glossary(book: Book, context: dict[str, Any]) -> list[GlossaryTerm]:
             raise SourceError(shown, line, "a glossary entry needs 'term', 'definition' and 'rule'")
         _require_rules(book, shown, line, [item["rule"]], f"glossary term '{item['term']}'")
         definition = render_template(str(item["definition"]), context, shown, line_of(item, "definition"))
-        terms.append(GlossaryTerm(str(item["term"]), definition, str(item["rule"]),
-                                  [str(a) for a in item.get("aliases", []) or []], line))
+        aliases = [str(a) for a in item.get("aliases", []) or []]
+        # A term that is also a common word ("set up") can name the phrases to link, or opt out (false).
+        autolink = item.get("autolink", True)
+        phrases = [str(item["term"]), *aliases] if autolink is True else [str(p) for p in (autolink or [])]
+        terms.append(GlossaryTerm(str(item["term"]), definition, str(item["rule"]), aliases, line, phrases))
     return sorted(terms, key=lambda t: t.term.lower())
 
 

@@ -51,7 +51,7 @@ _PROTECTED = re.compile(r"(\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?|`[^`]*`|<[^>]+>|^#.
 
 def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> str:
     """Link the first use of each glossary term in ``text`` to its glossary entry."""
-    names = sorted(((name, term.term) for term in book.glossary for name in [term.term, *term.aliases]
+    names = sorted(((name, term.term) for term in book.glossary for name in term.autolink
                     if term.rule != skip), key=lambda pair: -len(pair[0]))
     if not names:
         return text
