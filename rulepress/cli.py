@@ -91,7 +91,7 @@ def parser() -> argparse.ArgumentParser:
     questions = sub.add_parser("questions", help="designer questions, open ones first")
     questions.add_argument("book", nargs="?")
     questions.add_argument("--impact", action="store_true", help="replay and simulate under each answer")
-    questions.add_argument("--games", type=int, default=200, help="random games per alternative (--impact)")
+    questions.add_argument("--games", type=int, default=400, help="random games per alternative (--impact)")
     questions.add_argument("--jobs", type=int, default=0, help="processes (default: one per core)")
     questions.add_argument("--json", action="store_true")
     questions.set_defaults(run=cmd_questions)

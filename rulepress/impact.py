@@ -75,8 +75,12 @@ def _simulate_chunk(root: str, package: str, components: dict[str, Any], options
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Means for numbers, shares for words: what a designer compares between answers."""
-    summary: dict[str, Any] = {}
+    """Means for numbers, shares for words: what a designer compares between answers.
+
+    Each mean ``"x mean"`` comes with its standard error ``"x mean ±"`` so that a change can be told
+    from noise; shares carry the number of games in ``"games"``.
+    """
+    summary: dict[str, Any] = {"games": len(rows)}
     keys = sorted({k for row in rows for k in row})
     for key in keys:
         values = [row[key] for row in rows if key in row]
@@ -84,10 +88,30 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             summary[f"{key} %"] = round(100 * sum(values) / len(values), 1)
         elif all(isinstance(v, int | float) for v in values):
             summary[f"{key} mean"] = round(statistics.fmean(values), 2)
+            spread = statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
+            summary[f"{key} mean ±"] = round(spread, 3)
         else:
             for word, count in Counter(map(str, values)).most_common():
                 summary[f"{key}={word} %"] = round(100 * count / len(values), 1)
     return summary
+
+
+def measurable_moves(baseline: dict[str, Any], other: dict[str, Any]) -> list[str]:
+    """Metrics that differ by more than twice their combined standard error (about 95% confidence)."""
+    lines = []
+    for key in sorted(set(baseline) | set(other)):
+        if key == "games" or key.endswith("±"):
+            continue
+        before, after = baseline.get(key, 0.0), other.get(key, 0.0)
+        if key.endswith("%"):
+            n1, n2 = max(baseline.get("games", 1), 1), max(other.get("games", 1), 1)
+            p1, p2 = before / 100, after / 100
+            error = 100 * ((p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2) ** 0.5)
+        else:
+            error = (baseline.get(f"{key} ±", 0.0) ** 2 + other.get(f"{key} ±", 0.0) ** 2) ** 0.5
+        if abs(after - before) > 2 * error and after != before:
+            lines.append(f"{key}: {before} -> {after}")
+    return lines
 
 
 def simulate(root: Path, check: BookCheck, options: dict[str, Any], games: int, jobs: int,

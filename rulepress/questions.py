@@ -87,11 +87,6 @@ def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> in
 
 
 def _moved(baseline: dict[str, Any], metrics: dict[str, Any]) -> list[str]:
-    """Metrics that move by more than 5% (relative) or 2 percentage points."""
-    lines = []
-    for key in sorted(set(baseline) | set(metrics)):
-        before, after = baseline.get(key, 0.0), metrics.get(key, 0.0)
-        threshold = 2.0 if key.endswith("%") else max(abs(before) * 0.05, 0.05)
-        if abs(after - before) > threshold:
-            lines.append(f"{key}: {before} -> {after}")
-    return lines or ["simulated play: nothing moves measurably"]
+    from .impact import measurable_moves
+
+    return measurable_moves(baseline, metrics) or ["simulated play: nothing moves beyond noise"]

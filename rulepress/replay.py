@@ -182,7 +182,7 @@ def _checkpoint(example: Example, step: Step, game: Game, state: Any, pending: l
         if actual is _MISSING:
             raise _Broken(f"{where}: the snapshot has no '{path}' (it has: {', '.join(sorted(snapshot))})")
         problem = compare(wanted, actual)
-        if problem:
+        if problem is not None:
             raise _Mismatch(f"{where}: {path} expected {wanted!r}, got {actual!r}{problem}")
     events = [e.as_dict() for e in pending]
     outcome.exercised.update(e.rule for e in pending)
@@ -208,19 +208,18 @@ def lookup(data: Any, path: str) -> Any:
     return node
 
 
-def compare(wanted: Any, actual: Any) -> str:
-    """'' when ``actual`` meets ``wanted``; otherwise a short hint (mappings compare named keys only)."""
+def compare(wanted: Any, actual: Any) -> str | None:
+    """None when ``actual`` meets ``wanted``; otherwise a hint, maybe empty (mappings compare named keys only)."""
     if isinstance(wanted, Mapping) and isinstance(actual, Mapping):
         for key, value in wanted.items():
             if key not in actual:
                 return f" (no key '{key}')"
-            inner = compare(value, actual[key])
-            if inner:
+            if compare(value, actual[key]) is not None:
                 return f" (at '{key}': expected {value!r}, got {actual[key]!r})"
-        return ""
+        return None
     if isinstance(wanted, bool) != isinstance(actual, bool):
         return " (a yes/no against a number)"
-    return "" if wanted == actual else " "
+    return None if wanted == actual else ""
 
 
 def _match_events(where: str, wanted: list[Any], actual: list[dict[str, Any]]) -> None:
@@ -228,7 +227,7 @@ def _match_events(where: str, wanted: list[Any], actual: list[dict[str, Any]]) -
     for expected in wanted:
         if not isinstance(expected, Mapping) or "kind" not in expected:
             raise _Broken(f"{where}: each expected event needs a 'kind'")
-        while position < len(actual) and compare(expected, actual[position]):
+        while position < len(actual) and compare(expected, actual[position]) is not None:
             position += 1
         if position == len(actual):
             kinds = ", ".join(f"{e['kind']}" for e in actual) or "none"

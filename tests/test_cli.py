@@ -44,7 +44,7 @@ def test_question_impact_names_changed_example(mini: Path, capsys: pytest.Captur
     assert code == 0
     assert "answer 'lose': 1 example(s) change" in out
     assert "mini-last-stone: another outcome" in out
-    assert "first_player_won %" in out  # the simulations moved a measurable
+    assert "last_taker_won %: 100.0 -> 0.0" in out  # the simulations measured the change
     saved = json.loads((mini / "reports/impact/mini.json").read_text())
     assert saved["questions"]["mini.q1"]["alternatives"][0]["answer"] == "lose"
 
