@@ -179,16 +179,20 @@ def _question_block(question: Question, book: Book, link: Linker, impact: dict[s
 
 
 def impact_markdown(impact: dict[str, Any]) -> list[str]:
-    lines = [f"**Impact** (examples replayed under each answer; {impact.get('games', 0)} random games each):", ""]
+    from .impact import measurable_moves
+
+    games = impact.get("games", 0)
+    simulated = (f"{games} random games per answer, from the last `rulepress questions --impact` run"
+                 if games else "no current simulation: run `rulepress questions --impact`")
+    lines = [f"**Impact** (examples replayed under each answer on this build; {simulated}):", ""]
     for answer in impact.get("alternatives", []):
         changed = answer["examples_changed"]
         lines.append(f"- `{answer['answer']}`: " + (
             "no example changes" if not changed else
             "examples that change: " + "; ".join(f"{c['id']} ({c['how']})" for c in changed)))
-        metrics = answer.get("metrics", {})
-        if metrics:
-            shown = ", ".join(f"{k} {v}" for k, v in list(metrics.items())[:8])
-            lines.append(f"    - simulated: {shown}")
+        if games:
+            moves = measurable_moves(impact.get("baseline", {}), answer.get("metrics", {}))
+            lines.append("    - simulated play: " + ("; ".join(moves) if moves else "nothing moves beyond noise"))
     lines.append("")
     return lines
 
