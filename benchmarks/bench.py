@@ -8,7 +8,6 @@ mkdocs' and WeasyPrint's, peak memory of a build (in a child process), and engin
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import statistics
 import subprocess
@@ -91,6 +90,8 @@ def bench_engines(root: Path, games: int, runs: int) -> None:
         for config_name, options in configs.items():
             game = engine.make_game(check.book.components, options)
             for policy_name, policy in policies.items():
+                for seed in range(min(games, 50)):  # warm-up: imports, caches (the Lantern solver's), allocator
+                    play(game, [f"P{i + 1}" for i in range(counts[seed % len(counts)])], 10**6 + seed, policy)
                 per_action, per_game, rows = [], [], []
                 for run in range(runs):
                     actions = 0
@@ -104,9 +105,10 @@ def bench_engines(root: Path, games: int, runs: int) -> None:
                     elapsed = time.perf_counter() - start
                     per_action.append(elapsed / max(actions, 1) * 1e6)
                     per_game.append(games / elapsed)
-                summary = summarise(rows)
+                summary = {k: v for k, v in summarise(rows).items() if not k.endswith("±") and k != "games"}
                 print(f"{book_id} [{config_name}, {policy_name}]: {median(per_game):.0f} games/s, "
-                      f"{median(per_action):.1f} µs/action; {json.dumps(summary, ensure_ascii=False)}")
+                      f"{median(per_action):.1f} µs/action")
+                print("    " + ", ".join(f"{k} {v}" for k, v in summary.items()))
         extra = getattr(engine, "bench_extra", None)
         if extra is not None:
             for line in extra(check.book.components):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .actions import DRAW, LIGHT, PLANT
+from .actions import DRAW, FLIP, LIGHT, PASS, PLANT
 from .state import Action
 
 
 def greedy(game: Any, state: Any, rng: random.Random) -> Action:
     """A keeper with a plan: light the richest tile nobody else lights, plant beside their own lone
-    wick, otherwise draw; ties and everything else are broken at random."""
+    wick, open the garden while less than half of it is face up, otherwise draw; ties and everything
+    else are broken at random."""
     found = game.legal_actions(state)
     seat = state.current
     pieces = game.pieces
@@ -33,7 +34,13 @@ def greedy(game: Any, state: Any, rng: random.Random) -> Action:
              and state.wicks[a.cell] and seat not in state.wicks[a.cell]]
     if spoil:
         return rng.choice(spoil)
+    flips = [a for a in found if a.kind == FLIP]
+    if flips and sum(state.face_up) * 2 < len(state.face_up):
+        return rng.choice(flips)  # a garden of one or two tiles is easily blocked: open it up first
     draws = [a for a in found if a.kind == DRAW]
-    if draws and len(state.hands[seat]) < pieces.hand_size + 2:
+    if draws and len(state.hands[seat]) < pieces.hand_size:  # a hand limit may apply (q11)
         return rng.choice(draws)
-    return found[rng.randrange(len(found))]
+    # A keeper with a plan does not give actions away: pass only when nothing else is possible
+    # (which matters when the pass_rule option allows passing at any time).
+    playing = [a for a in found if a.kind != PASS] or found
+    return playing[rng.randrange(len(playing))]
