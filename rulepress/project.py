@@ -7,6 +7,7 @@ finds ``docs/``), never installed.  Engines are imported under the private packa
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -30,31 +31,42 @@ def find_root(start: Path | None = None) -> Path:
     raise FileNotFoundError(f"no rulepress project (a folder with rules_src/ and engine/) at or above {here}")
 
 
-def _engine_namespace(root: Path) -> ModuleType:
-    existing = sys.modules.get(ENGINE_NAMESPACE)
-    wanted = str((root / "engine").resolve())
-    if existing is not None and list(getattr(existing, "__path__", [])) == [wanted]:
-        return existing
-    # A different root (tests build throwaway projects): forget engines imported from the old one.
-    for name in [n for n in sys.modules if n == ENGINE_NAMESPACE or n.startswith(ENGINE_NAMESPACE + ".")]:
-        del sys.modules[name]
-    spec = importlib.util.spec_from_loader(ENGINE_NAMESPACE, loader=None, is_package=True)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    module.__path__ = [wanted]
-    sys.modules[ENGINE_NAMESPACE] = module
-    return module
+def namespace_for(root: Path) -> str:
+    """The package name engines of ``root`` are imported under.
+
+    The project this checkout is gets ``rulepress_engines``; any other project (a test's throwaway copy,
+    an old revision) gets its own name, so engines of several roots can live in one process.
+    """
+    root = root.resolve()
+    if root == _default_root():
+        return ENGINE_NAMESPACE
+    return f"{ENGINE_NAMESPACE}_{hashlib.sha1(str(root).encode()).hexdigest()[:10]}"
+
+
+def _engine_namespace(root: Path) -> str:
+    name = namespace_for(root)
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_loader(name, loader=None, is_package=True)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        module.__path__ = [str((root / "engine").resolve())]
+        sys.modules[name] = module
+    return name
 
 
 def load_engine(package: str, root: Path | None = None) -> ModuleType:
     """Import ``engine/<package>/`` of the project at ``root``."""
-    _engine_namespace(root or find_root())
-    return importlib.import_module(f"{ENGINE_NAMESPACE}.{package}")
+    name = _engine_namespace(root or find_root())
+    return importlib.import_module(f"{name}.{package}")
 
 
 @cache
 def _default_root() -> Path:
-    return find_root(Path(__file__).resolve().parent.parent)
+    here = Path(__file__).resolve().parent.parent
+    try:
+        return find_root(here)
+    except FileNotFoundError:
+        return here
 
 
 def default_root() -> Path:
