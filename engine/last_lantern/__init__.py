@@ -1,0 +1,27 @@
+"""Last Lantern: a cooperative polyomino tile-laying game for 2-4 players (engine for rulepress)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .game import BOOK_ID, LastLanternGame
+from .options import OPTIONS
+from .policies import POLICIES
+
+__all__ = ["BOOK_ID", "OPTIONS", "BENCH_CONFIGS", "POLICIES", "make_game"]
+
+BENCH_CONFIGS: dict[str, dict[str, Any]] = {
+    "base": {},
+    "glow-shrooms": {"glow": True},
+    "blossoms": {"blossoms": True},
+    "eerie-lights": {"eerie": True},
+    "moving-branches": {"branches": True},
+    "frozen-lake": {"lake": True},
+    "basilisk": {"basilisk": True},
+}
+
+
+def make_game(components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> LastLanternGame:
+    """A game of Last Lantern built from the book's component data."""
+    return LastLanternGame(components, options)

@@ -1,0 +1,215 @@
+"""The Game object: fixed rules and components, and the protocol methods over a State."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rulepress.protocol import DescriptionError, Event, RuleViolation
+
+from . import abilities, astray, fog, journey, legal, render, snapshot, steps
+from .actions import Action
+from .describe import describe_state
+from .fireflies import return_familiar
+from .flow import advance, choose_crossing
+from .geometry import Canopy, Lake
+from .options import resolve
+from .pieces import Pieces, read_tiles
+from .setup import setup
+from .state import LOCATIONS, State
+
+BOOK_ID = "last-lantern"
+
+
+class LastLantern:
+    """The rules for one player count: board, pieces, options and the numbers of the components."""
+
+    def __init__(self, components: Mapping[str, Any], opt: Mapping[str, Any], n: int) -> None:
+        self.opt = dict(opt)
+        self.n = n
+        self.components = components
+        key = f"p{n}"
+        canopy_data = components["canopy"]
+        layout = canopy_data["layouts"][key]
+        basilisk = components["challenges"]["basilisk"]["layouts"][key] if opt["basilisk"] else None
+        beyond = int(basilisk["depth"]) if basilisk else int(canopy_data["overhang"])
+        self.canopy = Canopy(
+            layout, int(canopy_data["lanes_per_path"]), beyond, basilisk["icons"] if basilisk else None
+        )
+        self.lake = Lake(components["challenges"]["frozen_lake"]["rows"]) if opt["lake"] else None
+        self.tiles = read_tiles(components, bool(opt["glow"]))
+        self.pieces = Pieces(components, self.tiles, self.canopy, self.lake, bool(opt["flip"]))
+        self.locations = LOCATIONS if n == 4 else LOCATIONS[:3]
+        self.n_lanterns = len(self.canopy.lantern_rows)
+        loss = components["loss"]
+        self.black_loss = int(loss["black"])
+        self.black_hard = int(loss["black_hard"])
+        self.glow_black = int(components["challenges"]["glow_black"])
+        self.lighting = int(components["abilities"]["lighting"])
+        self.track_icons = tuple(int(i) for i in components["track"]["icons"])
+        serpents = components["challenges"]["serpent_tiles"]["list"]
+        self.serpent_reward = {e["id"]: int(e["reward"]) for e in serpents}
+        self.blossoms_needed = int(components["challenges"]["blossoms_needed"])
+        self.flower_types = tuple(components["tree_tiles"]["flower_types"])
+        self.opt_first_tile_own = opt["first_tile"] == "own"
+        self.opt_reach_through = opt["ability_reach"] == "through"
+        self.opt_first_phase = opt["first_abandoned"] == "phase"
+        self.tree_ids = [t.id for t in self.tiles.values() if t.kind in ("tree", "mushroom")]
+        self.ability_ids = [t.id for t in self.tiles.values() if t.kind == "ability"]
+
+    def setup(self, players: Sequence[str], seed: int) -> State:
+        return setup(self, players, seed)
+
+
+Handler = tuple[
+    Callable[[LastLantern, State, Action], None], Callable[[LastLantern, State, Action, list[Event]], None]
+]
+
+
+def _check_lantern(g: LastLantern, s: State, a: Action) -> None:
+    if s.phase != "lantern-order":
+        raise RuleViolation("ll.lantern.order", "Nobody is waiting to resolve a lantern crossing")
+    if a.player not in s.lantern_queue:
+        raise RuleViolation("ll.lantern.order", f"{s.players[a.player]} has no lantern crossing to resolve")
+
+
+def _do_lantern(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
+    events.append(Event("lantern-order", "ll.lantern.order", {"player": s.players[a.player]}))
+    choose_crossing(g, s, a.player, events)
+
+
+def _check_return(g: LastLantern, s: State, a: Action) -> None:
+    if s.phase != "orange" or a.player not in s.orange_pending:
+        raise RuleViolation(
+            "ll.challenge.eerie.orange", f"{s.players[a.player]} has no Familiar to return now"
+        )
+    if a.where not in ("rabbit", "snail", "owl") or not s.familiars[a.player][a.where]:
+        raise RuleViolation(
+            "ll.challenge.eerie.orange",
+            f"{s.players[a.player]} has no {a.where} to return (a Rabbit, Snail or Owl)",
+        )
+
+
+def _do_return(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
+    s.orange_pending.remove(a.player)
+    return_familiar(s, a.player, a.where, events)
+
+
+HANDLERS: dict[str, Handler] = {
+    "draw": (fog.check_draw, fog.do_draw),
+    "choose": (fog.check_choose, fog.do_choose),
+    "resolve": (fog.check_resolve, fog.do_resolve),
+    "take-from": (fog.check_take_from, fog.do_take_from),
+    "go-without": (fog.check_go_without, fog.do_go_without),
+    "give": (fog.check_give, fog.do_give),
+    "place": (journey.check_place, journey.do_place),
+    "cannot-place": (journey.check_cannot_place, journey.do_cannot_place),
+    "done": (journey.check_done, journey.do_done),
+    "back-on-track": (abilities.check_back_on_track, abilities.do_back_on_track),
+    "lighting-the-way": (abilities.check_lighting, abilities.do_lighting),
+    "through-the-fog": (abilities.check_through_the_fog, abilities.do_through_the_fog),
+    "guiding-hand": (abilities.check_guiding_hand, abilities.do_guiding_hand),
+    "lantern": (_check_lantern, _do_lantern),
+    "return": (_check_return, _do_return),
+    "astray": (astray.check_astray, astray.do_astray),
+}
+
+
+class LastLanternGame:
+    """The protocol object: one per option set; the rules for each player count are built on demand."""
+
+    book_id = BOOK_ID
+
+    def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
+        self.options = resolve(options)
+        self.components = components
+        self._rules: dict[int, LastLantern] = {}
+
+    def rules(self, n: int) -> LastLantern:
+        if n not in self._rules:
+            lo, hi = int(self.components["players"]["min"]), int(self.components["players"]["max"])
+            if not lo <= n <= hi:
+                raise DescriptionError("players", f"Last Lantern is played by {lo} to {hi} players, not {n}")
+            self._rules[n] = LastLantern(self.components, self.options, n)
+        return self._rules[n]
+
+    def new_state(self, players: Sequence[str], seed: int) -> State:
+        _check_names(players)
+        return self.rules(len(players)).setup(players, seed)
+
+    def state_from_description(
+        self, description: Mapping[str, Any], players: Sequence[str], seed: int
+    ) -> State:
+        _check_names(players)
+        g = self.rules(len(players))
+        return describe_state(g, g.setup(players, seed), description)
+
+    def legal_actions(self, state: State) -> list[Action]:
+        if state.over:
+            return []
+        return legal.actions(self.rules(state.n), state)
+
+    def parse_action(self, state: State, step: Mapping[str, Any]) -> Action:
+        return steps.parse(self.rules(state.n), state, step)
+
+    def format_action(self, state: State, action: Action) -> str:
+        return steps.describe(self.rules(state.n), state, action)
+
+    def apply(self, state: State, action: Action) -> list[Event]:
+        if state.over:
+            raise RuleViolation("ll.overview.goal", "The game is over")
+        g = self.rules(state.n)
+        handler = HANDLERS.get(action.do)
+        if handler is None:
+            raise DescriptionError("do", f"unknown action {action.do!r}")
+        check, perform = handler
+        check(g, state, action)
+        events: list[Event] = state.pending_events
+        state.pending_events = []
+        perform(g, state, action, events)
+        advance(g, state, events)
+        state.actions += 1
+        return events
+
+    def force_chance(self, state: State, outcomes: Sequence[Any]) -> None:
+        state.chance.force(outcomes)
+
+    def clone(self, state: State) -> State:
+        return state.clone()
+
+    def is_terminal(self, state: State) -> bool:
+        return state.over
+
+    def snapshot(self, state: State) -> dict[str, Any]:
+        g = self.rules(state.n)
+        snap = snapshot.snapshot(g, state)
+        snap["legal_actions"] = len(self.legal_actions(state))
+        return snap
+
+    def result(self, state: State) -> dict[str, Any]:
+        if state.result is None:
+            return {"over": False, "round": state.round}
+        return {"over": True, **state.result}
+
+    def metrics(self, state: State) -> dict[str, float | int | str | bool]:
+        res = state.result or {}
+        return {
+            "rounds": state.round,
+            "won": bool(res.get("won", False)),
+            "over": state.over,
+            "reason": str(res.get("reason", "unfinished")),
+            "black": state.board_black,
+            "actions": state.actions,
+            "track": len(state.track),
+            "tiles_on_paths": sum(1 for pl in state.placed.values() if not pl.abandoned),
+            "draws": state.draws_made,
+            "players": state.n,
+        }
+
+    def render_svg(self, state: State, caption: str | None = None) -> str:
+        return render.render(self.rules(state.n), state, caption)
+
+
+def _check_names(players: Sequence[str]) -> None:
+    if len(set(players)) != len(players):
+        raise DescriptionError("players", "player names must differ")

@@ -1,0 +1,100 @@
+"""Play policies besides uniform random.
+
+``cooperative`` plays like a careful table: players spread their choices over the locations, lay
+tiles from the back of their path forward leaving as few holes as possible, cover black Fireflies,
+cross the goal line only when the final draw is small, and spend Familiars on Back on Track when the
+track fills up and on Lighting the Way when the bag turns dark.  It is what the book's game-length
+figures are measured with (random play mostly loses in the first rounds).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from .actions import Action
+from .fireflies import empty_spaces
+
+Policy = Callable[[Any, Any, random.Random], Any]
+
+
+def _placement_score(g: Any, s: Any, a: Action) -> float:
+    c = g.canopy
+    p = a.player
+    mask = a.mask
+    occ = s.occ | mask
+    path = c.path_mask[p]
+    empty = path & ~occ
+    # a lone empty space boxed in by tiles will draw a Firefly at the end: avoid making them
+    boxed = empty & ~c.dilate(empty, path) & c.dilate(occ & path, path)
+    steps = 0
+    cells = mask
+    while cells:
+        low = cells & -cells
+        steps += (low.bit_length() - 1) // c.stride
+        cells ^= low
+    covered_black = sum(1 for cell, colour in s.fireflies.items() if mask >> cell & 1 and colour == "black")
+    score = steps / max(1, mask.bit_count()) * 4 + boxed.bit_count() * 6 - covered_black * 5
+    for k, row in enumerate(c.lantern_rows):
+        if k not in s.crossed[p] and mask & c.yellow[k] & path:
+            # crossing a lantern draws onto every empty space behind it: fill them first
+            behind = path & ~occ & sum(c.row_mask[1:row])
+            score += 5 * empty_spaces(s, behind).bit_count()
+    if mask & c.beyond_mask:
+        left = empty_spaces(s, c.spaces & ~mask).bit_count()
+        score += -1000 if left <= 2 else 60 + left * 4
+    return score
+
+
+def cooperative(game: Any, state: Any, rng: random.Random) -> Any:
+    actions = game.legal_actions(state)
+    if len(actions) == 1:
+        return actions[0]
+    g = game.rules(state.n)
+    phase = state.phase
+    if phase == "choose":
+        taken = {c for c in state.choices if c is not None}
+        free = [a for a in actions if a.where not in taken]
+        pool = free or actions
+        return pool[rng.randrange(len(pool))] if state.n == 2 else pool[0]
+    if phase == "journey":
+        places = [a for a in actions if a.do == "place"]
+        if places:
+            return min(places, key=lambda a: (_placement_score(g, state, a), a.mask))
+        stuck = [a for a in actions if a.do == "cannot-place"]
+        if stuck:
+            return stuck[0]
+        back = [a for a in actions if a.do == "back-on-track"]
+        if back and len(state.track) >= 5:
+            return back[0]
+        light = [a for a in actions if a.do == "lighting-the-way"]
+        total = sum(state.bag.values())
+        if light and total and state.bag.get("black", 0) / total > 0.55:
+            return light[0]
+        fog = [a for a in actions if a.do == "through-the-fog"]
+        if fog and (len(state.track) < 4 or not back):
+            holes = empty_spaces(state, g.canopy.spaces).bit_count()
+            if holes and state.end_triggered:
+                return fog[0]
+        done = [a for a in actions if a.do == "done"]
+        return done[0] if done else actions[0]
+    if phase in ("astray", "purple") and actions[0].mask:
+        return min(actions, key=lambda a: (_board_score(g, a), a.mask))
+    return actions[0]
+
+
+def _board_score(g: Any, a: Action) -> float:
+    """An abandoned tile on the Frozen Lake or Basilisk board: stay off the paths, off the icons, compact."""
+    if g.lake is not None:
+        icons = sum(n for cell, n in g.lake.icons.items() if a.mask >> cell & 1)
+        return icons * 3 - (a.mask & g.lake.dilate(a.mask, g.lake.spaces)).bit_count()
+    c = g.canopy
+    icons = sum(n for cell, n in c.basilisk_icons.items() if a.mask >> cell & 1)
+    onto_paths = (a.mask & c.spaces).bit_count()
+    # deep rows first, so the spaces next to the goal line stay open for the players' last tiles
+    depth = sum(-(cell // c.stride) for cell in range(a.mask.bit_length()) if a.mask >> cell & 1)
+    return onto_paths * 100 + icons * 3 + depth * 0.1
+
+
+POLICIES: dict[str, Policy] = {"cooperative": cooperative}
