@@ -66,6 +66,7 @@ class Book:
     changelog: list[ChangeEntry]
     prose_only: dict[str, str]
     rules: dict[str, Rule] = field(default_factory=dict)
+    games: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)  # engine games by options
 
     @property
     def title(self) -> str:

@@ -40,7 +40,7 @@ def example_changes(check: BookCheck, question: Question, answer: str) -> list[d
         if question.option in example.options:
             continue  # the example pins this answer on purpose
         before = baseline.get(example.id)
-        after = replay(example, check.book, check.engine, draw=False,
+        after = replay(example, check.book, check.engine, draw=False, prose=False,
                        options={question.option: question.option_value(answer)})
         if after.status != "passed":
             how = "an action becomes illegal" if "illegal move" in after.message else "another outcome"

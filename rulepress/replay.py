@@ -66,15 +66,24 @@ class _Broken(Exception):
 
 
 def make_game(engine: ModuleType, book: Book, options: Mapping[str, Any]) -> Game:
-    return engine.make_game(book.components, dict(options))
+    """The game for these options, built once: a Game holds only fixed rules (states are kept apart),
+    and building one can be costly (Last Lantern precomputes every placement)."""
+    key = (engine.__name__, repr(sorted(options.items())))
+    game = book.games.get(key)
+    if game is None:
+        game = book.games[key] = engine.make_game(book.components, dict(options))
+    return game
 
 
-def replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = True,
+def replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = True, prose: bool = True,
            options: Mapping[str, Any] | None = None) -> ExampleResult:
-    """Run ``example``; ``options`` overrides the example's own (designer-question impact)."""
+    """Run ``example``; ``options`` overrides the example's own (designer-question impact).
+
+    ``draw`` renders the diagrams and ``prose`` the printed text; impact replays need neither.
+    """
     outcome = ExampleResult(example, "passed")
     try:
-        _run(example, book, engine, outcome, draw, {**example.options, **(options or {})})
+        _run(example, book, engine, outcome, draw, {**example.options, **(options or {})}, prose)
     except _Mismatch as exc:
         outcome.status, outcome.message = "failed", _frame(example, book, str(exc))
     except _Broken as exc:
@@ -92,7 +101,7 @@ def _where(example: Example, step: Step) -> str:
 
 
 def _run(example: Example, book: Book, engine: ModuleType, outcome: ExampleResult, draw: bool,
-         options: Mapping[str, Any]) -> None:
+         options: Mapping[str, Any], prose: bool) -> None:
     try:
         game = make_game(engine, book, options)
     except DescriptionError as exc:
@@ -121,7 +130,7 @@ def _run(example: Example, book: Book, engine: ModuleType, outcome: ExampleResul
     outcome.exercised.update(e.rule for e in pending)
     outcome.final = game.snapshot(state)
     outcome.result = game.result(state)
-    outcome.text = _prose(example, outcome)
+    outcome.text = _prose(example, outcome) if prose else ""
 
 
 def _act(example: Example, step: Step, game: Game, state: Any, outcome: ExampleResult,

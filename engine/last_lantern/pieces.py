@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, NamedTuple
 
 from .geometry import Canopy, Grid, Lake
@@ -57,6 +58,17 @@ def read_tiles(components: Mapping[str, Any], glow: bool) -> dict[str, TileSpec]
         for entry in components["challenges"]["mushroom_tiles"]["list"]:
             add(entry, "mushroom")
     return out
+
+
+@cache
+def _lanes_ok(columns: int, rows: int, span: int) -> int:
+    """Anchor cells from which a tile ``span`` lanes wide stays on a grid (the same for every tile)."""
+    grid = Grid(columns, rows)
+    mask = 0
+    for row in range(rows):
+        for column in range(columns - span):
+            mask |= 1 << grid.index(column, row)
+    return mask
 
 
 class Pieces:
@@ -123,11 +135,7 @@ class Pieces:
 
     @staticmethod
     def _anchors(grid: Grid, lay: Lay, area: int) -> int:
-        lanes_ok = 0
-        for row in range(grid.rows):
-            for column in range(grid.columns - lay.span):
-                lanes_ok |= 1 << grid.index(column, row)
-        out = lanes_ok
+        out = _lanes_ok(grid.columns, grid.rows, lay.span)
         for off in lay.offsets:
             out &= area >> off
         return out
