@@ -59,14 +59,26 @@ def _player_counts(check: BookCheck) -> list[int]:
     return [int(players)]
 
 
+def impact_policy(engine: Any) -> tuple[str, Any]:
+    """The engine's ``IMPACT_POLICY`` (a name in its ``POLICIES``), else random play.
+
+    Random play says little about a game where it always loses at once (Last Lantern, Lantern), so an
+    engine names the policy whose games a designer would recognise."""
+    name = getattr(engine, "IMPACT_POLICY", None)
+    if name is None:
+        return "random", random_policy
+    return name, engine.POLICIES[name]
+
+
 def _simulate_chunk(root: str, package: str, components: dict[str, Any], options: dict[str, Any],
                     seeds: list[int], counts: list[int]) -> list[dict[str, Any]]:
     engine = load_engine(package, Path(root))
     game = engine.make_game(components, options)
+    _, policy = impact_policy(engine)
     rows = []
     for seed in seeds:
         players = [f"P{i + 1}" for i in range(counts[seed % len(counts)])]
-        run = play(game, players, seed, random_policy)
+        run = play(game, players, seed, policy)
         metrics = dict(game.metrics(run.state))
         metrics["actions"] = run.actions
         metrics["finished"] = run.terminal
@@ -141,7 +153,8 @@ def question_impact(root: Path, check: BookCheck, question: Question, games: int
                     progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     assert question.option is not None
     report: dict[str, Any] = {"question": question.id, "option": question.option, "games": games,
-                              "assumed": question.assumed, "alternatives": []}
+                              "policy": impact_policy(check.engine)[0], "assumed": question.assumed,
+                              "alternatives": []}
     if games:
         report["baseline"] = simulate(root, check, {question.option: question.option_value(question.assumed)},
                                       games, jobs, progress)
@@ -186,7 +199,7 @@ def saved_impacts(root: Path, check: BookCheck) -> dict[str, Any]:
         old = saved.get(question.id, {})
         old_alternatives = {a["answer"]: a for a in old.get("alternatives", [])}
         entry = {"question": question.id, "games": old.get("games", 0), "baseline": old.get("baseline", {}),
-                 "alternatives": []}
+                 "policy": old.get("policy", "random"), "alternatives": []}
         for answer in alternatives(question):
             entry["alternatives"].append({
                 "answer": answer, "examples_changed": example_changes(check, question, answer),

@@ -54,7 +54,7 @@ def _list(checks: list[BookCheck], as_json: bool) -> int:
 def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from .impact import alternatives, question_impact, save
+    from .impact import alternatives, impact_policy, question_impact, save
 
     jobs = args.jobs or os.cpu_count() or 1
     for check in checks:
@@ -69,8 +69,9 @@ def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> in
         if args.json:
             print(json.dumps({"book": check.book.id, "questions": impacts}, ensure_ascii=False))
             continue
+        policy = impact_policy(check.engine)[0]
         print(f"== {check.book.title}: impact of {len(questions)} open questions "
-              f"({args.games} random games per answer; saved to {path.relative_to(root)})")
+              f"({args.games} games per answer, {policy} play; saved to {path.relative_to(root)})")
         for qid, impact in impacts.items():
             print(f"  {qid} (assumed '{impact['assumed']}', option {impact['option']})")
             baseline = impact.get("baseline", {})

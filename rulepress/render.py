@@ -182,7 +182,8 @@ def impact_markdown(impact: dict[str, Any]) -> list[str]:
     from .impact import measurable_moves
 
     games = impact.get("games", 0)
-    simulated = (f"{games} random games per answer, from the last `rulepress questions --impact` run"
+    simulated = (f"{games} games per answer ({impact.get('policy', 'random')} play), from the last "
+                 "`rulepress questions --impact` run"
                  if games else "no current simulation: run `rulepress questions --impact`")
     lines = [f"**Impact** (examples replayed under each answer on this build; {simulated}):", ""]
     for answer in impact.get("alternatives", []):

@@ -39,3 +39,6 @@ from .benchmark import bench_extra  # noqa: E402  (needs make_game above)
 
 __all__ = ["BOOK_ID", "BENCH_CONFIGS", "bench_extra", "OPTIONS", "POLICIES", "Action", "Budget", "Combination",
            "LanternGame", "Move", "Plan", "Report", "Reroll", "Solver", "make_game", "parse", "solve"]
+
+# The play whose games a designer would recognise, for `rulepress questions --impact`.
+IMPACT_POLICY = "solver"

@@ -36,3 +36,6 @@ BENCH_CONFIGS: dict[str, dict[str, Any]] = {
 POLICIES: dict[str, Callable[[Any, Any, Any], Any]] = {"greedy": greedy}
 
 __all__ = ["BOOK_ID", "BENCH_CONFIGS", "OPTIONS", "POLICIES", "LanternMothsGame", "make_game"]
+
+# The play whose games a designer would recognise, for `rulepress questions --impact`.
+IMPACT_POLICY = "greedy"

@@ -25,3 +25,6 @@ BENCH_CONFIGS: dict[str, dict[str, Any]] = {
 def make_game(components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> LastLanternGame:
     """A game of Last Lantern built from the book's component data."""
     return LastLanternGame(components, options)
+
+# The play whose games a designer would recognise, for `rulepress questions --impact`.
+IMPACT_POLICY = "cooperative"
