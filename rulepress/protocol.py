@@ -78,6 +78,27 @@ class OptionSpec:
     help: str
 
 
+def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Every option's value: the defaults, overridden by ``given``; unknown names or values raise."""
+    chosen = {spec.name: spec.default for spec in specs}
+    if given is None:
+        return chosen
+    if not isinstance(given, Mapping):
+        raise DescriptionError("options", "options must be a mapping of option names to values")
+    by_name = {spec.name: spec for spec in specs}
+    for name, value in given.items():
+        spec = by_name.get(name) if isinstance(name, str) else None
+        if spec is None:
+            raise DescriptionError(f"options.{name}", f"unknown option {name!r} "
+                                                      f"(known: {', '.join(sorted(by_name))})")
+        # bool is an int subclass (True == 1): compare types too, so that 1 is not taken for True.
+        if not any(value == choice and type(value) is type(choice) for choice in spec.choices):
+            raise DescriptionError(f"options.{name}", f"option {name} cannot be {value!r} "
+                                                      f"(choices: {', '.join(map(repr, spec.choices))})")
+        chosen[name] = value
+    return chosen
+
+
 @runtime_checkable
 class Game(Protocol):
     """What the pipeline needs from a game.  ``State`` and ``Action`` are engine-defined."""

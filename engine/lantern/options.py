@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rulepress.protocol import DescriptionError, OptionSpec
+from rulepress.protocol import OptionSpec, resolve_options
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("score_overlap", "better", ("better", "worse"), "ln.q4", ("ln.end.titles",),
@@ -35,20 +35,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "Whether filling two rows in one zone earns two Ability circles or one."),
 )
 
-_BY_NAME = {spec.name: spec for spec in OPTIONS}
 
 
 def resolve(options: Mapping[str, Any] | None) -> dict[str, Any]:
     """Every option's value: the defaults overridden by ``options`` (unknown names or values raise)."""
-    chosen = {spec.name: spec.default for spec in OPTIONS}
-    for name, value in (options or {}).items():
-        spec = _BY_NAME.get(name)
-        if spec is None:
-            raise DescriptionError(f"options.{name}", f"unknown option {name!r} "
-                                                      f"(known: {', '.join(sorted(_BY_NAME))})")
-        # bool is an int subclass: compare type as well so that 1 is not taken for True.
-        if not any(value == choice and type(value) is type(choice) for choice in spec.choices):
-            raise DescriptionError(f"options.{name}", f"option {name} cannot be {value!r} "
-                                                      f"(choices: {', '.join(map(repr, spec.choices))})")
-        chosen[name] = value
-    return chosen
+    return resolve_options(OPTIONS, options)

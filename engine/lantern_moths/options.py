@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rulepress.protocol import DescriptionError, OptionSpec
+from rulepress import protocol
+from rulepress.protocol import OptionSpec
 
 
 def _question(number: int) -> str:
@@ -83,19 +84,4 @@ class Options:
 
 def resolve_options(given: Mapping[str, Any] | None) -> Options:
     """The options with defaults filled in; unknown names or values raise DescriptionError."""
-    values: dict[str, Any] = {spec.name: spec.default for spec in OPTIONS}
-    if given is None:
-        return Options(**values)
-    if not isinstance(given, Mapping):
-        raise DescriptionError("options", "options must be a mapping of option names to values")
-    for name, value in given.items():
-        spec = SPECS.get(name) if isinstance(name, str) else None
-        if spec is None:
-            raise DescriptionError(f"options.{name}", f"unknown option '{name}' "
-                                                      f"(options: {', '.join(SPECS)})")
-        # `True in (1, ...)` holds in Python; compare types too so 1 is not taken for True.
-        if not any(value == choice and type(value) is type(choice) for choice in spec.choices):
-            raise DescriptionError(f"options.{name}", f"option '{name}' cannot be {value!r} "
-                                                      f"(choices: {', '.join(map(repr, spec.choices))})")
-        values[name] = value
-    return Options(**values)
+    return Options(**protocol.resolve_options(OPTIONS, given))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rulepress.protocol import DescriptionError, OptionSpec
+from rulepress.protocol import DescriptionError, OptionSpec, resolve_options
 
 CHALLENGES = ("glow", "blossoms", "eerie", "branches", "lake", "basilisk")
 
@@ -195,24 +195,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
 )
 
-_BY_NAME = {spec.name: spec for spec in OPTIONS}
 MIX_RULE = "ll.challenge.mix"
 
 
 def resolve(options: Mapping[str, Any] | None) -> dict[str, Any]:
     """Defaults overridden by ``options``; unknown names, values or mixes raise DescriptionError."""
-    chosen = {spec.name: spec.default for spec in OPTIONS}
-    for name, value in (options or {}).items():
-        spec = _BY_NAME.get(name)
-        if spec is None:
-            raise DescriptionError(
-                f"options.{name}", f"unknown option {name!r} (known: {', '.join(sorted(_BY_NAME))})"
-            )
-        if value not in spec.choices or type(value) is not type(spec.default):
-            raise DescriptionError(
-                f"options.{name}", f"option {name} takes one of {list(spec.choices)}, not {value!r}"
-            )
-        chosen[name] = value
+    chosen = resolve_options(OPTIONS, options)
     if chosen["lake"] and chosen["basilisk"]:
         raise DescriptionError(
             "options", f"Frozen Lake and Basilisk cannot be played together (rule {MIX_RULE})"
