@@ -65,13 +65,19 @@ class _Broken(Exception):
     """The example cannot be run at all (status 'error')."""
 
 
+GAMES_KEPT = 4
+
+
 def make_game(engine: ModuleType, book: Book, options: Mapping[str, Any]) -> Game:
     """The game for these options, built once: a Game holds only fixed rules (states are kept apart),
     and building one can be costly (Last Lantern precomputes every placement)."""
     key = (engine.__name__, repr(sorted(options.items())))
-    game = book.games.get(key)
+    game = book.games.pop(key, None)
     if game is None:
-        game = book.games[key] = engine.make_game(book.components, dict(options))
+        game = engine.make_game(book.components, dict(options))
+    book.games[key] = game  # most recently used last
+    while len(book.games) > GAMES_KEPT:  # a game can be large; replays come grouped by options
+        del book.games[next(iter(book.games))]
     return game
 
 
