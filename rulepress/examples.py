@@ -81,7 +81,8 @@ def load_example(path: Path, book: Book) -> Example:
     if unknown:
         raise SourceError(shown, line_of(raw, unknown[0]), f"unknown key '{unknown[0]}' in an example "
                                                            f"(known: {', '.join(sorted(KNOWN_KEYS))})")
-    for key in ("id", "title", "rules", "start", "steps"):
+    refused = raw.get("start", {}).get("refused") if isinstance(raw.get("start"), dict) else None
+    for key in ("id", "title", "rules", "start") + (() if refused else ("steps",)):
         if key not in raw:
             raise SourceError(shown, 1, f"an example needs '{key}'")
     example_id = str(raw["id"])
@@ -100,6 +101,11 @@ def load_example(path: Path, book: Book) -> Example:
     if not isinstance(start, dict) or len({"setup", "state"} & start.keys()) != 1:
         raise SourceError(shown, line_of(raw, "start"), "'start' needs exactly one of 'setup: true' or "
                                                         "'state: {...}'")
+    if refused is not None and refused not in book.rules:
+        raise SourceError(shown, line_of(start, "refused"), f"'refused' names unknown rule ID '{refused}'",
+                          rule=str(refused))
+    if refused is not None and raw.get("steps"):
+        raise SourceError(shown, line_of(raw, "steps"), "an example whose start is refused has no steps")
     players = raw.get("players", [])
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise SourceError(shown, line_of(raw, "players"), "'players' must be a list of names")
@@ -109,7 +115,7 @@ def load_example(path: Path, book: Book) -> Example:
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
         raise SourceError(shown, line_of(raw, "seed"), "'seed' must be a whole number")
-    steps = _steps(raw["steps"], shown, book, line_of(raw, "steps"))
+    steps = [] if refused else _steps(raw["steps"], shown, book, line_of(raw, "steps"))
     text = raw.get("text", "")
     return Example(example_id, book.id, shown, str(raw["title"]), [str(r) for r in rules], source, source_ref,
                    list(players), plain(options), seed, plain(start), steps, str(text or ""),

@@ -39,13 +39,15 @@ class DescriptionError(Exception):
     """A described state, action or option the engine cannot understand.
 
     ``path`` locates the problem inside the example's YAML (``"start.state.garden.b2"``) so the
-    loader can turn it into a file and line.
+    loader can turn it into a file and line.  ``rule`` names the rule that refuses the setup, where one
+    does (five players in a game for two to four; two challenges that cannot be mixed).
     """
 
-    def __init__(self, path: str, message: str) -> None:
+    def __init__(self, path: str, message: str, rule: str | None = None) -> None:
         super().__init__(message)
         self.path = path
         self.message = message
+        self.rule = rule
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message

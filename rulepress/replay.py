@@ -106,19 +106,37 @@ def _where(example: Example, step: Step) -> str:
     return f"step {step.index} (line {step.line})"
 
 
-def _run(example: Example, book: Book, engine: ModuleType, outcome: ExampleResult, draw: bool,
-         options: Mapping[str, Any], prose: bool) -> None:
+def _start(example: Example, book: Book, engine: ModuleType, options: Mapping[str, Any]) -> tuple[Game, Any]:
     try:
         game = make_game(engine, book, options)
     except DescriptionError as exc:
-        raise _Broken(f"options (line {example.line('options')}): {exc}") from exc
+        exc.path = f"options (line {example.line('options')})"
+        raise
+    if "setup" in example.start:
+        return game, game.new_state(example.players, example.seed)
+    return game, game.state_from_description(example.start["state"], example.players, example.seed)
+
+
+def _run(example: Example, book: Book, engine: ModuleType, outcome: ExampleResult, draw: bool,
+         options: Mapping[str, Any], prose: bool) -> None:
+    refused = example.start.get("refused")
     try:
-        if "setup" in example.start:
-            state = game.new_state(example.players, example.seed)
-        else:
-            state = game.state_from_description(example.start["state"], example.players, example.seed)
+        game, state = _start(example, book, engine, options)
     except DescriptionError as exc:
+        if refused is not None and exc.rule == refused:
+            outcome.exercised.add(exc.rule)
+            outcome.transcript.append(TranscriptLine(0, f"set up: {exc.message}", exc.rule))
+            outcome.text = _prose(example, outcome) if prose else ""
+            return
+        if refused is not None:
+            raise _Mismatch(f"start (line {example.line('start')}): refused by {exc.rule or 'no rule'} "
+                            f"({exc.message}), expected {book.rule_label(refused)}") from exc
+        if exc.path.startswith("options"):
+            raise _Broken(str(exc)) from exc
         raise _Broken(f"start (line {example.line('start')}): {exc}") from exc
+    if refused is not None:
+        raise _Mismatch(f"start (line {example.line('start')}): the setup was accepted, expected a refusal "
+                        f"by {book.rule_label(refused)}")
 
     pending: list[Event] = []
     for step in example.steps:

@@ -81,6 +81,13 @@ def build_trace(check: BookCheck, root: Path) -> Trace:
         for rule_id in result.exercised:
             if rule_id in rules:
                 rules[rule_id].exercised_by.append(result.example.id)
+    # A heading whose rules are all prose only is prose only itself (deepest first).
+    for rule_id in sorted(book.rules, key=lambda r: -book.rules[r].level):
+        children = book.rules[rule_id].children
+        trace = rules[rule_id]
+        if children and trace.prose_only is None and not trace.engine \
+                and all(rules[c].prose_only is not None for c in children):
+            trace.prose_only = "every rule under this heading is prose only"
     # A heading over rules is exercised through the rules under it (deepest first, so chapters see sections).
     for rule_id in sorted(book.rules, key=lambda r: -book.rules[r].level):
         if not rules[rule_id].exercised_by:

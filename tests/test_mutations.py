@@ -54,6 +54,9 @@ def mutate(example: Any, rules: list[str]) -> Any:
         if step.illegal:
             step.data["illegal"] = next(r for r in rules if r != step.illegal)
             return twin
+    if "refused" in twin.start:
+        twin.start["refused"] = next(r for r in rules if r != twin.start["refused"])
+        return twin
     raise AssertionError(f"{example.id} has no expectation that could be changed")
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def _refuse(rule: str, message: str) -> None:
-    raise DescriptionError("players", f"{message} (rule {rule})")
+    raise DescriptionError("players", f"{message} (rule {rule})", rule=rule)
 
 
 def check_players(game: LanternMothsGame, players: Any) -> tuple[str, ...]:

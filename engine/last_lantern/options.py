@@ -203,6 +203,6 @@ def resolve(options: Mapping[str, Any] | None) -> dict[str, Any]:
     chosen = resolve_options(OPTIONS, options)
     if chosen["lake"] and chosen["basilisk"]:
         raise DescriptionError(
-            "options", f"Frozen Lake and Basilisk cannot be played together (rule {MIX_RULE})"
+            "options", f"Frozen Lake and Basilisk cannot be played together (rule {MIX_RULE})", rule=MIX_RULE
         )
     return chosen
