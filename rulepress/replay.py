@@ -122,6 +122,9 @@ def _run(example: Example, book: Book, engine: ModuleType, outcome: ExampleResul
     refused = example.start.get("refused")
     try:
         game, state = _start(example, book, engine, options)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, AssertionError) as exc:
+        raise _Broken(f"start (line {example.line('start')}): the engine failed: "
+                      f"{type(exc).__name__}: {exc}") from exc
     except DescriptionError as exc:
         if refused is not None and exc.rule == refused:
             outcome.exercised.add(exc.rule)
@@ -140,17 +143,22 @@ def _run(example: Example, book: Book, engine: ModuleType, outcome: ExampleResul
 
     pending: list[Event] = []
     for step in example.steps:
-        if step.kind == "chance":
-            try:
-                game.force_chance(state, step.data["chance"])
-            except DescriptionError as exc:
-                raise _Broken(f"{_where(example, step)}: {exc}") from exc
-        elif step.kind == "checkpoint":
-            outcome.checkpoints[step.data["checkpoint"]] = _checkpoint(example, step, game, state, pending,
-                                                                       outcome, draw)
-            pending = []
-        else:
-            pending.extend(_act(example, step, game, state, outcome, book))
+        try:
+            if step.kind == "chance":
+                try:
+                    game.force_chance(state, step.data["chance"])
+                except DescriptionError as exc:
+                    raise _Broken(f"{_where(example, step)}: {exc}") from exc
+            elif step.kind == "checkpoint":
+                outcome.checkpoints[step.data["checkpoint"]] = _checkpoint(example, step, game, state, pending,
+                                                                           outcome, draw)
+                pending = []
+            else:
+                pending.extend(_act(example, step, game, state, outcome, book))
+        except (_Mismatch, _Broken):
+            raise
+        except Exception as exc:  # an engine bug: report it against the step, never as a traceback
+            raise _Broken(f"{_where(example, step)}: the engine failed: {type(exc).__name__}: {exc}") from exc
     outcome.exercised.update(e.rule for e in pending)
     outcome.final = game.snapshot(state)
     outcome.result = game.result(state)

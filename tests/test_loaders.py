@@ -136,3 +136,10 @@ def test_chapter_parser_never_crashes(lines: list[str]) -> None:
         assert error.file == "c.md"
     else:
         assert chapter.rules[0].level == 1
+
+
+def test_engine_bug_is_reported_against_the_step(mini: Path) -> None:
+    _edit(mini / "engine/mini/__init__.py", "        state.pile -= stones\n", "        raise KeyError('boom')\n")
+    [result] = verify(mini).results
+    assert result.status == "error"
+    assert "step 2 (line 9): the engine failed: KeyError: 'boom'" in result.message
