@@ -46,9 +46,12 @@ def load_checked_book(root: Path, book_id: str) -> BookCheck:
     book = load_book(root, book_id)
     try:
         engine = load_engine(book.engine_package, root)
-    except ImportError as exc:
+    except SyntaxError as exc:
+        raise SourceError(exc.filename or f"engine/{book.engine_package}", exc.lineno,
+                          f"engine '{book.engine_package}' does not parse: {exc.msg}") from exc
+    except Exception as exc:  # any failure while importing an engine is the engine's, named as such
         raise SourceError(book.path("book.yaml"), None, f"engine '{book.engine_package}' cannot be "
-                                                        f"imported: {exc}") from exc
+                                                        f"imported: {type(exc).__name__}: {exc}") from exc
     if getattr(engine, "BOOK_ID", None) != book.id:
         raise SourceError(book.path("book.yaml"), None, f"engine '{book.engine_package}' says it implements "
                                                         f"'{getattr(engine, 'BOOK_ID', None)}', not '{book.id}'")
