@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,12 @@ class Question:
 
     def option_value(self, answer: str) -> Any:
         return self.option_values.get(answer, answer)
+
+    @property
+    def order(self) -> tuple[int, tuple[Any, ...]]:
+        """Open first, then answered, then dropped; within each, ll.q2 before ll.q10."""
+        status = QUESTION_STATUSES.index(self.status)
+        return status, tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", self.id))
 
 
 @dataclass

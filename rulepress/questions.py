@@ -12,8 +12,6 @@ from .book import book_ids
 from .errors import SourceError
 from .verify import BookCheck, load_checked_book
 
-ORDER = {"open": 0, "answered": 1, "dropped": 2}
-
 
 def _checks(root: Path, book: str | None) -> list[BookCheck]:
     ids = book_ids(root)
@@ -35,7 +33,7 @@ def run_questions(root: Path, args: argparse.Namespace) -> int:
 
 def _list(checks: list[BookCheck], as_json: bool) -> int:
     for check in checks:
-        questions = sorted(check.book.questions, key=lambda q: (ORDER[q.status], q.id))
+        questions = sorted(check.book.questions, key=lambda q: q.order)
         if as_json:
             for q in questions:
                 print(json.dumps({"book": check.book.id, "id": q.id, "status": q.status, "question": q.question,

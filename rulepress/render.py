@@ -152,9 +152,8 @@ def book_facts(book: Book) -> list[tuple[str, str]]:
 
 
 def questions_markdown(book: Book, link: Linker, impact: dict[str, Any] | None) -> str:
-    order = {"open": 0, "answered": 1, "dropped": 2}
     lines = []
-    for question in sorted(book.questions, key=lambda q: (order[q.status], q.id)):
+    for question in sorted(book.questions, key=lambda q: q.order):
         lines += _question_block(question, book, link, (impact or {}).get(question.id))
     return "\n".join(lines) + "\n"
 
