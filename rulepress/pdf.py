@@ -6,9 +6,7 @@ loads, so nothing the system happens to have can slip into a book.
 
 from __future__ import annotations
 
-import html
 import os
-import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -119,7 +117,3 @@ def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = N
         timing["own"] = timing.get("own", 0.0) + middle - start
         timing["tool"] = timing.get("tool", 0.0) + time.perf_counter() - middle
     return len(pages)
-
-
-def plain_text(value: str) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", "", value))
