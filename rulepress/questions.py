@@ -52,7 +52,7 @@ def _list(checks: list[BookCheck], as_json: bool) -> int:
 def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from .impact import alternatives, impact_policy, question_impact, save
+    from .impact import alternatives, impact_policy, measurable_moves, question_impact, save
 
     jobs = args.jobs or os.cpu_count() or 1
     for check in checks:
@@ -79,13 +79,7 @@ def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> in
                     "no example changes" if not changed else f"{len(changed)} example(s) change"))
                 for change in changed:
                     print(f"      - {change['id']}: {change['how']}: {change['detail']}")
-                moved = _moved(baseline, alt.get("metrics", {}))
-                for line in moved:
+                moved = measurable_moves(baseline, alt.get("metrics", {}))
+                for line in moved or ["simulated play: nothing moves beyond noise"]:
                     print(f"      ~ {line}")
     return 0
-
-
-def _moved(baseline: dict[str, Any], metrics: dict[str, Any]) -> list[str]:
-    from .impact import measurable_moves
-
-    return measurable_moves(baseline, metrics) or ["simulated play: nothing moves beyond noise"]

@@ -127,7 +127,7 @@ def _md(text: str) -> str:
     return re.sub(r"([*_`\[\]<>])", r"\\\1", text)
 
 
-def glossary_markdown(book: Book, link: Linker, page_refs: bool = False) -> str:
+def glossary_markdown(book: Book, link: Linker) -> str:
     lines = ["<dl class=\"glossary\">"]
     for term in book.glossary:
         rule = book.rules[term.rule]

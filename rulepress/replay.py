@@ -106,37 +106,30 @@ def _where(example: Example, step: Step) -> str:
     return f"step {step.index} (line {step.line})"
 
 
-def _start(example: Example, book: Book, engine: ModuleType, options: Mapping[str, Any]) -> tuple[Game, Any]:
-    try:
-        game = make_game(engine, book, options)
-    except DescriptionError as exc:
-        exc.path = f"options (line {example.line('options')})"
-        raise
-    if "setup" in example.start:
-        return game, game.new_state(example.players, example.seed)
-    return game, game.state_from_description(example.start["state"], example.players, example.seed)
-
-
 def _run(example: Example, book: Book, engine: ModuleType, outcome: ExampleResult, draw: bool,
          options: Mapping[str, Any], prose: bool) -> None:
     refused = example.start.get("refused")
+    game = None
     try:
-        game, state = _start(example, book, engine, options)
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, AssertionError) as exc:
-        raise _Broken(f"start (line {example.line('start')}): the engine failed: "
-                      f"{type(exc).__name__}: {exc}") from exc
+        game = make_game(engine, book, options)
+        if "setup" in example.start:
+            state = game.new_state(example.players, example.seed)
+        else:
+            state = game.state_from_description(example.start["state"], example.players, example.seed)
     except DescriptionError as exc:
+        where = f"{'start' if game else 'options'} (line {example.line('start' if game else 'options')})"
         if refused is not None and exc.rule == refused:
             outcome.exercised.add(exc.rule)
             outcome.transcript.append(TranscriptLine(0, f"set up: {exc.message}", exc.rule))
             outcome.text = _prose(example, outcome) if prose else ""
             return
         if refused is not None:
-            raise _Mismatch(f"start (line {example.line('start')}): refused by {exc.rule or 'no rule'} "
-                            f"({exc.message}), expected {book.rule_label(refused)}") from exc
-        if exc.path.startswith("options"):
-            raise _Broken(str(exc)) from exc
-        raise _Broken(f"start (line {example.line('start')}): {exc}") from exc
+            raise _Mismatch(f"{where}: refused by {exc.rule or 'no rule'} ({exc.message}), "
+                            f"expected {book.rule_label(refused)}") from exc
+        raise _Broken(f"{where}: {exc}") from exc
+    except Exception as exc:  # an engine bug: report it against the example, never as a traceback
+        raise _Broken(f"start (line {example.line('start')}): the engine failed: "
+                      f"{type(exc).__name__}: {exc}") from exc
     if refused is not None:
         raise _Mismatch(f"start (line {example.line('start')}): the setup was accepted, expected a refusal "
                         f"by {book.rule_label(refused)}")

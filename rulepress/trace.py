@@ -81,18 +81,17 @@ def build_trace(check: BookCheck, root: Path) -> Trace:
         for rule_id in result.exercised:
             if rule_id in rules:
                 rules[rule_id].exercised_by.append(result.example.id)
-    # A heading whose rules are all prose only is prose only itself (deepest first).
+    # A heading over rules takes after the rules under it (deepest first, so chapters see sections):
+    # it is exercised through them, and prose only when all of them are.
     for rule_id in sorted(book.rules, key=lambda r: -book.rules[r].level):
         children = book.rules[rule_id].children
         trace = rules[rule_id]
-        if children and trace.prose_only is None and not trace.engine \
-                and all(rules[c].prose_only is not None for c in children):
+        if not children:
+            continue
+        if trace.prose_only is None and not trace.engine and all(rules[c].prose_only is not None for c in children):
             trace.prose_only = "every rule under this heading is prose only"
-    # A heading over rules is exercised through the rules under it (deepest first, so chapters see sections).
-    for rule_id in sorted(book.rules, key=lambda r: -book.rules[r].level):
-        if not rules[rule_id].exercised_by:
-            below = [e for child in book.rules[rule_id].children for e in rules[child].exercised_by]
-            rules[rule_id].exercised_by = list(dict.fromkeys(below))
+        if not trace.exercised_by:
+            trace.exercised_by = list(dict.fromkeys(e for child in children for e in rules[child].exercised_by))
     for rule_id, rule in book.rules.items():
         if _enforced(rule_id, rules, book.rules) or rules[rule_id].prose_only is not None:
             continue

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from rulepress.project import default_root, load_engine
 from rulepress.protocol import DescriptionError, RuleViolation
-from rulepress.simulate import play
+from rulepress.simulate import play, random_policy
 
 ENGINE = load_engine("lantern_moths")
 COMPONENTS: dict[str, Any] = yaml.safe_load(
@@ -42,6 +42,15 @@ def random_game(game: Any, names: list[str], seed: int, check: Any = None, limit
         if check:
             check(game, state)
     raise AssertionError(f"no end after {limit} actions (seed {seed})")
+
+
+def random_steps(game: Any, state: Any, rng: random.Random, steps: int | None = None) -> Any:
+    """Apply up to ``steps`` random legal actions (all the way to the end when None)."""
+    count = 0
+    while not game.is_terminal(state) and (steps is None or count < steps):
+        game.apply(state, random_policy(game, state, rng))
+        count += 1
+    return state
 
 
 def card_places(game: Any, state: Any) -> None:
@@ -115,23 +124,12 @@ def test_replay_from_a_seed_is_deterministic(names: list[str], seed: int, option
 @FAST
 @given(names=players, seed=seeds, steps=st.integers(min_value=0, max_value=60))
 def test_clone_is_independent_and_plays_on_identically(names: list[str], seed: int, steps: int) -> None:
-    state = GAME.new_state(names, seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if GAME.is_terminal(state):
-            break
-        actions = GAME.legal_actions(state)
-        GAME.apply(state, actions[rng.randrange(len(actions))])
+    state = random_steps(GAME, GAME.new_state(names, seed), random.Random(seed), steps)
     twin = GAME.clone(state)
     before = GAME.snapshot(state)
-    rng_a, rng_b = random.Random(1), random.Random(1)
-    while not GAME.is_terminal(twin):
-        actions = GAME.legal_actions(twin)
-        GAME.apply(twin, actions[rng_a.randrange(len(actions))])
+    random_steps(GAME, twin, random.Random(1))
     assert GAME.snapshot(state) == before
-    while not GAME.is_terminal(state):
-        actions = GAME.legal_actions(state)
-        GAME.apply(state, actions[rng_b.randrange(len(actions))])
+    random_steps(GAME, state, random.Random(1))
     assert GAME.snapshot(state) == GAME.snapshot(twin)
 
 
@@ -157,13 +155,7 @@ def every_action(game: Any, state: Any) -> list[Any]:
 def test_legal_actions_apply_and_every_other_action_is_refused_unchanged(
         names: list[str], seed: int, steps: int, options: dict[str, Any]) -> None:
     game = ENGINE.make_game(COMPONENTS, options)
-    state = game.new_state(names, seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if game.is_terminal(state):
-            break
-        actions = game.legal_actions(state)
-        game.apply(state, actions[rng.randrange(len(actions))])
+    state = random_steps(game, game.new_state(names, seed), random.Random(seed), steps)
     legal = set(game.legal_actions(state))
     before = game.snapshot(state)
     for action in every_action(game, state):
