@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rulepress.book import book_ids
-from rulepress.build import Timings, build
-from rulepress.impact import summarise
+from rulepress.analyze.impact import summarise
+from rulepress.analyze.simulate import play, random_policy
+from rulepress.load.book import book_ids
 from rulepress.project import default_root
-from rulepress.replay import replay
-from rulepress.simulate import play, random_policy
-from rulepress.verify import load_checked_book, verify
+from rulepress.publish.build import Timings, build
+from rulepress.verify.gate import load_checked_book, verify
+from rulepress.verify.replay import replay
 
 
 def median(values: list[float]) -> float:
@@ -71,7 +71,7 @@ def bench_build(root: Path, runs: int) -> None:
 def bench_memory(root: Path) -> None:
     print("\n## Peak memory of a build (child process)")
     with tempfile.TemporaryDirectory() as folder:
-        code = ("import sys; from pathlib import Path; from rulepress.build import build; "
+        code = ("import sys; from pathlib import Path; from rulepress.publish.build import build; "
                 f"build(Path({str(root)!r}), site_dir=Path({folder!r}) / 'site')")
         subprocess.run([sys.executable, "-c", code], check=True)
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

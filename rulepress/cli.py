@@ -8,8 +8,8 @@ import signal
 import sys
 from pathlib import Path
 
-from .errors import BuildRefused, SourceError
-from .project import find_root
+from rulepress.errors import BuildRefused, SourceError
+from rulepress.project import find_root
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -17,7 +17,7 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .verify import verify
+    from rulepress.verify.gate import verify
 
     report = verify(_root(args), args.book or None, draw=False)
     if args.json:
@@ -40,7 +40,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .build import build
+    from rulepress.publish.build import build
 
     try:
         summary = build(_root(args), strict=args.strict, site_dir=Path(args.site_dir) if args.site_dir else None)
@@ -56,19 +56,19 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_questions(args: argparse.Namespace) -> int:
-    from .questions import run_questions
+    from rulepress.analyze.questions import run_questions
 
     return run_questions(_root(args), args)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from .rules_report import run_rules
+    from rulepress.analyze.rules_report import run_rules
 
     return run_rules(_root(args), args)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .diff import run_diff
+    from rulepress.analyze.diff import run_diff
 
     return run_diff(_root(args), args)
 

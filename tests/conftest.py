@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from rulepress.book import book_ids
 from rulepress.errors import SourceError
+from rulepress.load.book import book_ids
 from rulepress.project import default_root
-from rulepress.verify import BookCheck, load_checked_book
+from rulepress.verify.gate import BookCheck, load_checked_book
 
 ROOT = default_root()
 MINI = Path(__file__).parent / "fixtures" / "mini"
@@ -21,8 +21,8 @@ def make_project(target: Path, source: Path = MINI) -> Path:
     shutil.copytree(source, target, dirs_exist_ok=True)
     shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
     shutil.copytree(ROOT / "site_src", target / "site_src", dirs_exist_ok=True)
-    (target / "rulepress").mkdir(exist_ok=True)
-    shutil.copy(ROOT / "rulepress" / "mkdocs_hooks.py", target / "rulepress" / "mkdocs_hooks.py")
+    (target / "rulepress" / "render").mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "rulepress" / "render" / "mkdocs_hooks.py", target / "rulepress" / "render" / "mkdocs_hooks.py")
     return target
 
 

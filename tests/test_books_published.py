@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from rulepress.book import book_ids
-from rulepress.build import build
+from rulepress.load.book import book_ids
+from rulepress.publish.build import build
 
 from .conftest import ROOT
 from .test_build import assert_fonts_embedded_and_shipped

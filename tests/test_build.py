@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from rulepress import pdf
-from rulepress.build import build
 from rulepress.cli import main
 from rulepress.errors import BuildRefused
+from rulepress.publish.build import build
+from rulepress.render import pdf
 
 
 def tree_digest(folder: Path) -> dict[str, str]:

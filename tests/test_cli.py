@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rulepress.analyze.diff import word_diff
 from rulepress.cli import main
-from rulepress.diff import word_diff
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:

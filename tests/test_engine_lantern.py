@@ -15,11 +15,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rulepress.analyze.simulate import play, random_policy
 from rulepress.project import default_root, load_engine
 from rulepress.protocol import DescriptionError, RuleViolation
-from rulepress.replay import replay
-from rulepress.simulate import play, random_policy
-from rulepress.verify import load_checked_book
+from rulepress.verify.gate import load_checked_book
+from rulepress.verify.replay import replay
 
 ENGINE = load_engine("lantern")
 COMPONENTS: dict[str, Any] = yaml.safe_load((default_root() / "rules_src/lantern/components.yaml").read_text())

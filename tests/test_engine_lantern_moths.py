@@ -12,9 +12,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rulepress.analyze.simulate import play, random_policy
 from rulepress.project import default_root, load_engine
 from rulepress.protocol import DescriptionError, RuleViolation
-from rulepress.simulate import play, random_policy
 
 ENGINE = load_engine("lantern_moths")
 COMPONENTS: dict[str, Any] = yaml.safe_load(

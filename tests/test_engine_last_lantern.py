@@ -12,9 +12,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rulepress.analyze.simulate import play
 from rulepress.project import default_root, load_engine
 from rulepress.protocol import DescriptionError, RuleViolation
-from rulepress.simulate import play
 
 ROOT = default_root()
 ENGINE = load_engine("last_lantern")
@@ -33,8 +33,8 @@ def game(**options: Any) -> Any:
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_replays(path: Path) -> None:
-    from rulepress.replay import replay
-    from rulepress.verify import load_checked_book
+    from rulepress.verify.gate import load_checked_book
+    from rulepress.verify.replay import replay
 
     check = _book()
     example = next(e for e in check.examples if e.file.endswith(path.name))
@@ -51,7 +51,7 @@ _CHECK: list[Any] = []
 
 
 def _book() -> Any:
-    from rulepress.verify import load_checked_book
+    from rulepress.verify.gate import load_checked_book
 
     if not _CHECK:
         _CHECK.append(load_checked_book(ROOT, "last-lantern"))

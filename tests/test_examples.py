@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rulepress.replay import replay
+from rulepress.verify.replay import replay
 
 from .conftest import load_books
 

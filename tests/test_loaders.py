@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulepress.book import load_book
 from rulepress.errors import SourceError
-from rulepress.examples import load_example
-from rulepress.rules import parse_chapter
-from rulepress.verify import verify
+from rulepress.load.book import load_book
+from rulepress.load.examples import load_example
+from rulepress.load.rules import parse_chapter
+from rulepress.verify.gate import verify
 
 
 def _edit(path: Path, old: str, new: str) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rulepress.replay import replay
+from rulepress.verify.replay import replay
 
 from .conftest import load_books
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rulepress.publish import publish
+from rulepress.publish.swap import publish
 
 
 def test_publish_replaces_existing(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rulepress.build import build
+from rulepress.publish.build import build
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

@@ -10,10 +10,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .book import Book, load_book
-from .errors import SourceError
-from .gitrev import RevisionError, export_book
-from .yamlsrc import load_yaml, plain
+from rulepress.analyze.gitrev import RevisionError, export_book
+from rulepress.errors import SourceError
+from rulepress.load.book import Book, load_book
+from rulepress.load.yamlsrc import load_yaml, plain
 
 
 @dataclass

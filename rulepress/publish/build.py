@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import site as site_pages
-from .errors import BuildRefused
-from .impact import saved_impacts
-from .publish import publish
-from .verify import Report, verify
+from rulepress.analyze.impact import saved_impacts
+from rulepress.errors import BuildRefused
+from rulepress.publish.swap import publish
+from rulepress.render import site as site_pages
+from rulepress.verify.gate import Report, verify
 
 
 @dataclass
@@ -51,7 +51,7 @@ def _mkdocs_warnings() -> Iterator[_Collect]:
 
 def gate(root: Path, strict: bool) -> Report:
     """Everything that must hold before anything is rendered."""
-    from .changes import unlogged_changes
+    from rulepress.analyze.changes import unlogged_changes
 
     report = verify(root, draw=True)
     for check in report.books:
@@ -78,7 +78,7 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
 
 
 def render_pdfs(report: Report, impacts: dict[str, Any], staging: Path, timings: Timings) -> None:
-    from . import pdf
+    from rulepress.render import pdf
 
     for check in report.books:
         book_id = check.book.id

@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from .errors import SourceError
+from rulepress.errors import SourceError
 
 RULE_ID = re.compile(r"^[a-z]+(\.[a-z0-9-]+)+$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([^}\s]+)\})?\s*$")

@@ -1,4 +1,4 @@
-"""The website's pages, generated through mkdocs' own event hooks (see rulepress/mkdocs_hooks.py).
+"""The website's pages, generated through mkdocs' own event hooks (see rulepress/render/mkdocs_hooks.py).
 
 ``pages()`` returns every generated file (Markdown pages and SVG diagrams) for a verified report;
 the hooks hand them to mkdocs-material, which does all the rendering, theming and search.
@@ -10,8 +10,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import render
-from .verify import BookCheck, Report
+from rulepress.render import markdown as render
+from rulepress.verify.gate import BookCheck, Report
 
 PREPARED: SiteInput | None = None  # set by `rulepress build` before it runs mkdocs
 TIMING: dict[str, float] = {}  # seconds the hooks spent generating pages (our work inside mkdocs' run)

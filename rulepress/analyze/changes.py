@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .book import Book, load_book
-from .errors import SourceError
-from .gitrev import RevisionError, export_book, latest_edition_tag
+from rulepress.analyze.gitrev import RevisionError, export_book, latest_edition_tag
+from rulepress.errors import SourceError
+from rulepress.load.book import Book, load_book
 
 
 def changed_rules(old: Book, new: Book) -> list[str]:

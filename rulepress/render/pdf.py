@@ -16,10 +16,10 @@ from typing import Any
 import jinja2
 import markdown
 
-from . import render
-from .verify import BookCheck
+from rulepress.render import markdown as render
+from rulepress.verify.gate import BookCheck
 
-FONTS = Path(__file__).parent / "fonts"
+FONTS = Path(__file__).parent.parent / "fonts"
 TEMPLATES = Path(__file__).parent / "templates"
 MARKDOWN_EXTENSIONS = ["attr_list", "md_in_html", "tables", "def_list"]
 

@@ -13,8 +13,8 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-from rulepress import site
-from rulepress.verify import verify
+from rulepress.render import site
+from rulepress.verify.gate import verify
 
 _prepared: site.SiteInput | None = None
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .protocol import Game
+from rulepress.protocol import Game
 
 Policy = Callable[[Game, Any, random.Random], Any]
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import checks
-from .errors import SourceError, relative
-from .rules import Chapter, Rule, find_cross_refs, load_chapter, render_template
-from .yamlsrc import line_of, load_yaml, plain
+from rulepress.errors import SourceError, relative
+from rulepress.load import checks
+from rulepress.load.rules import Chapter, Rule, find_cross_refs, load_chapter, render_template
+from rulepress.load.yamlsrc import line_of, load_yaml, plain
 
 TRIM_SIZES = {"A4": ("210mm", "297mm"), "A5": ("148mm", "210mm"), "A6": ("105mm", "148mm")}
 QUESTION_STATUSES = ("open", "answered", "dropped")

@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .book import book_ids
-from .errors import SourceError
-from .verify import BookCheck, load_checked_book
+from rulepress.errors import SourceError
+from rulepress.load.book import book_ids
+from rulepress.verify.gate import BookCheck, load_checked_book
 
 
 def _checks(root: Path, book: str | None) -> list[BookCheck]:
@@ -21,7 +21,7 @@ def _checks(root: Path, book: str | None) -> list[BookCheck]:
 
 
 def run_questions(root: Path, args: argparse.Namespace) -> int:
-    from .replay import replay
+    from rulepress.verify.replay import replay
 
     checks = _checks(root, args.book)
     for check in checks:
@@ -52,7 +52,7 @@ def _list(checks: list[BookCheck], as_json: bool) -> int:
 def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from .impact import alternatives, impact_policy, measurable_moves, question_impact, save
+    from rulepress.analyze.impact import alternatives, impact_policy, measurable_moves, question_impact, save
 
     jobs = args.jobs or os.cpu_count() or 1
     for check in checks:

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from .errors import SourceError
+from rulepress.errors import SourceError
 
 
 class LineDict(dict):

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .book import Book
-from .errors import SourceError, relative
-from .yamlsrc import line_of, load_yaml, plain
+from rulepress.errors import SourceError, relative
+from rulepress.load.book import Book
+from rulepress.load.yamlsrc import line_of, load_yaml, plain
 
 EXAMPLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 KNOWN_KEYS = {"id", "title", "rules", "source", "players", "options", "seed", "start", "steps", "text",

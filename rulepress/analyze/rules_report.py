@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from .verify import verify
+from rulepress.verify.gate import verify
 
 
 def run_rules(root: Path, args: argparse.Namespace) -> int:

@@ -11,11 +11,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .book import Question
-from .project import load_engine
-from .replay import replay
-from .simulate import play, random_policy
-from .verify import BookCheck
+from rulepress.analyze.simulate import play, random_policy
+from rulepress.load.book import Question
+from rulepress.project import load_engine
+from rulepress.verify.gate import BookCheck
+from rulepress.verify.replay import replay
 
 REPORTS = Path("reports") / "impact"
 

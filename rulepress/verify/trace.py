@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import relative
+from rulepress.errors import relative
 
 if TYPE_CHECKING:
-    from .verify import BookCheck
+    from rulepress.verify.gate import BookCheck
 
 
 @dataclass

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .book import Book, Question
-from .replay import ExampleResult
-from .rules import CROSS_REF, Chapter, Rule
-from .trace import Trace
+from rulepress.load.book import Book, Question
+from rulepress.load.rules import CROSS_REF, Chapter, Rule
+from rulepress.verify.replay import ExampleResult
+from rulepress.verify.trace import Trace
 
 
 @dataclass
@@ -178,7 +178,7 @@ def _question_block(question: Question, book: Book, link: Linker, impact: dict[s
 
 
 def impact_markdown(impact: dict[str, Any]) -> list[str]:
-    from .impact import measurable_moves
+    from rulepress.analyze.impact import measurable_moves
 
     games = impact.get("games", 0)
     simulated = (f"{games} games per answer ({impact.get('policy', 'random')} play), from the last "

@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from . import trace
-from .book import Book, book_ids, load_book
-from .errors import SourceError
-from .examples import Example, load_examples
-from .project import load_engine
-from .replay import ExampleResult, replay
+from rulepress.errors import SourceError
+from rulepress.load.book import Book, book_ids, load_book
+from rulepress.load.examples import Example, load_examples
+from rulepress.project import load_engine
+from rulepress.verify import trace
+from rulepress.verify.replay import ExampleResult, replay
 
 
 @dataclass

@@ -9,10 +9,10 @@ from typing import Any
 
 import jinja2
 
-from .book import Book
-from .examples import Example, Step
-from .protocol import DescriptionError, Event, Game, RuleViolation
-from .rules import DataEnvironment
+from rulepress.load.book import Book
+from rulepress.load.examples import Example, Step
+from rulepress.load.rules import DataEnvironment
+from rulepress.protocol import DescriptionError, Event, Game, RuleViolation
 
 _MISSING = object()
 

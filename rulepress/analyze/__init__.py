@@ -1,0 +1,1 @@
+"""Designer tools: question impact, simulations, change logs, diffs between revisions, rule reports."""

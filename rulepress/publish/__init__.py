@@ -1,0 +1,1 @@
+"""Build: refuse on any problem, stage every output, swap it in atomically."""

@@ -1,0 +1,1 @@
+"""The gate: replay every example against its engine, trace rules to code and examples."""
