@@ -52,6 +52,19 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def killed(session: nox.Session) -> None:
+    """Kill 200 builds at random moments (SIGKILL/SIGTERM/SIGINT): site/ is always a complete good build.
+
+    ``RULEPRESS_KILL_CAMPAIGN`` sets the number of kills, ``RULEPRESS_KILL_SEED`` replays a campaign.
+    """
+    system_packages(session)
+    session.install("-e", ".[test]")
+    kills = os.environ.get("RULEPRESS_KILL_CAMPAIGN", "200")
+    session.run("pytest", "-q", "-s", "-p", "no:cacheprovider", "tests/test_killed_builds.py", *session.posargs,
+                env={"RULEPRESS_KILL_CAMPAIGN": kills})
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput, memory."""
     system_packages(session)
@@ -63,3 +76,11 @@ def bench(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     session.install("ruff==0.17.5")
     session.run("ruff", "check", ".")
+
+
+@nox.session
+def mutants(session: nox.Session) -> None:
+    """Mutation score of the engines and the gate (mutmut; docs/MUTATION.md): `nox -s mutants -- --sample 200`."""
+    system_packages(session)
+    session.install("-e", ".[test]", "mutmut==3.8.1")
+    session.run("python", "tools/mutants.py", *session.posargs)

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from author_loop import bench_author_loop, bench_tree_memory, uncached  # benchmarks/, beside this file
+
 from rulepress.analyze.impact import summarise
 from rulepress.analyze.simulate import play, random_policy
 from rulepress.load.book import book_ids
@@ -115,19 +117,70 @@ def bench_engines(root: Path, games: int, runs: int) -> None:
                 print(f"{book_id}: {line}")
 
 
+def bench_dask(root: Path, games: int) -> None:
+    """Simulation throughput on Dask (what `rulepress analyze` and `questions --impact` run on): games/s with 1
+    and 2 local workers, and with 2 workers of a separate `dask scheduler` reached over TCP on 127.0.0.1 (a
+    stand-in for a cluster).  Start-up is timed apart: it is paid once per command, not per game."""
+    import socket
+
+    from rulepress.analyze.cluster import pool
+    from rulepress.analyze.impact import impact_policy, simulate
+
+    print(f"\n## Simulations on Dask ({games} games per book, IMPACT_POLICY, text's options)")
+    checks = [load_checked_book(root, book_id) for book_id in book_ids(root)]
+
+    def measure(label: str, workers: int | None, scheduler: str | None = None) -> None:
+        start = time.perf_counter()
+        with pool(workers, scheduler) as running:
+            if running.client is not None and scheduler is not None:
+                running.client.wait_for_workers(2, timeout=120)
+            ready = time.perf_counter()
+            for check in checks:
+                begun = time.perf_counter()
+                simulate(running, root, check, {}, games)
+                elapsed = time.perf_counter() - begun
+                print(f"{label}: {check.book.id} [{impact_policy(check.engine)[0]}]: {games / elapsed:.0f} games/s")
+        print(f"{label}: start-up {ready - start:.1f} s")
+
+    measure("1 local worker", 1)
+    measure("2 local workers", 2)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(Path(sys.executable).with_name("dask"))
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                 **quiet)
+    workers = subprocess.Popen([dask, "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
+                               **quiet)
+    try:
+        time.sleep(2)  # the scheduler must listen before the client connects
+        measure(f"2 workers via scheduler {address}", None, address)
+    finally:
+        for process in (workers, scheduler):
+            process.terminate()
+            process.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
     bench_verify(root, args.runs)
     bench_engines(root, args.games, args.runs)
+    bench_dask(root, args.dask_games)
     if not args.skip_build:
-        bench_build(root, max(3, args.runs // 2))
-        bench_memory(root)
+        with uncached():  # a whole build's cost; the author's loop below measures what the cache saves
+            bench_build(root, max(3, args.runs // 2))
+            bench_memory(root)
+        bench_author_loop(root, max(1, args.runs // 2))
+        bench_tree_memory(root)
 
 
 if __name__ == "__main__":

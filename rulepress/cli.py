@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
+import tempfile
+import time
+import traceback
 from pathlib import Path
 
 from rulepress.errors import BuildRefused, SourceError
@@ -43,9 +47,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     from rulepress.publish.build import build
 
     try:
-        summary = build(_root(args), strict=args.strict, site_dir=Path(args.site_dir) if args.site_dir else None)
+        summary = build(_root(args), strict=args.strict, site_dir=Path(args.site_dir) if args.site_dir else None,
+                        books=args.book, wait=args.wait)
     except BuildRefused as refused:
-        print("rulepress build refused: nothing was published; site/ is as the last good build left it.",
+        print("rulepress build refused: nothing was published; the site is as the last good build left it.",
               file=sys.stderr)
         for problem in refused.problems:
             print(f"  - {problem}", file=sys.stderr)
@@ -86,7 +91,11 @@ def parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="verify, then build the site and every PDF (atomically)")
     build.add_argument("--strict", action="store_true", help="warnings (unlogged rule changes) fail the build")
-    build.add_argument("--site-dir", help="where to publish (default: site/)")
+    build.add_argument("--site-dir", help="where to publish (default: site/); only an empty folder or one an "
+                                          "earlier build published is ever replaced")
+    build.add_argument("--book", action="append", help="only this book (repeatable); the site holds only these")
+    build.add_argument("--wait", type=float, default=30.0, metavar="SECONDS",
+                       help="how long to wait for another build of this project to finish (default: 30)")
     build.set_defaults(run=cmd_build)
 
     questions = sub.add_parser("questions", help="designer questions, open ones first")
@@ -108,7 +117,58 @@ def parser() -> argparse.ArgumentParser:
     diff.add_argument("rev2")
     diff.add_argument("--json", action="store_true")
     diff.set_defaults(run=cmd_diff)
+
+    preflight = sub.add_parser("preflight", help="check built PDFs as a printer would (PDF/X-4, CMYK, fonts, "
+                                                 "text sizes, boxes) and the digital edition's tags")
+    preflight.add_argument("pdfs", nargs="*", metavar="PDF", help="PDF files (default: every PDF in site/pdf/)")
+    preflight.add_argument("--edition", choices=("print", "digital", "designer"),
+                           help="check as this edition (default: from the file name)")
+    preflight.set_defaults(run=cmd_preflight)
+    _add_authoring(sub)
+    _add_analysis(sub)
     return top
+
+
+def source_error(exc: SourceError) -> str:
+    """``file:line:col: message [rule X]``, leaving out what is not known."""
+    where = str(exc.file)
+    if exc.line:
+        where += f":{exc.line}"
+        column = getattr(exc, "column", None)
+        if column:
+            where += f":{column}"
+    return f"{where}: {exc.message}" + (f" [rule {exc.rule}]" if exc.rule else "")
+
+
+def crash_log(exc: BaseException, args: argparse.Namespace | None, argv: list[str] | None) -> Path:
+    """Write the traceback where the user can find it: the project's cache if there is a project, else /tmp."""
+    try:
+        folder = _root(args) / ".rulepress-cache" if args is not None else None
+    except Exception:  # no project (or a broken --root): the crash log must still be written somewhere
+        folder = None
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    text = (f"rulepress {' '.join(sys.argv[1:] if argv is None else argv)}\n"
+            f"python {sys.version.split()[0]}, pid {os.getpid()}, {stamp} UTC\n\n"
+            + "".join(traceback.format_exception(exc)))
+    for base in ([folder] if folder else []) + [Path(tempfile.gettempdir())]:
+        try:
+            base.mkdir(parents=True, exist_ok=True)
+            path = base / f"{'' if base == folder else 'rulepress-'}crash-{stamp}-{os.getpid()}.log"
+            path.write_text(text, encoding="utf-8")
+            return path
+        except OSError:
+            continue
+    raise OSError("no writable folder for the crash log")
+
+
+def internal_error(exc: BaseException, args: argparse.Namespace | None, argv: list[str] | None) -> int:
+    summary = (f"{type(exc).__name__}: {exc}".splitlines() or [type(exc).__name__])[0][:300]
+    try:
+        where = f"details in {crash_log(exc, args, argv)}"
+    except OSError as log_error:
+        where = f"no crash log could be written ({log_error})"
+    print(f"rulepress: internal error (this is a bug in rulepress): {summary}; {where}", file=sys.stderr)
+    return 70  # EX_SOFTWARE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,14 +178,141 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except SourceError as exc:
-        print(f"rulepress: {exc}", file=sys.stderr)
+        print(f"rulepress: {source_error(exc)}", file=sys.stderr)
         return 1
     except FileNotFoundError as exc:
         print(f"rulepress: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        print("rulepress: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # MemoryError and RecursionError are Exceptions too
+        return internal_error(exc, args, argv)
+    except BaseException as exc:
+        from rulepress.publish.build import Terminated
+
+        if isinstance(exc, Terminated):
+            print("rulepress: terminated", file=sys.stderr)
+            return 143
+        raise  # SystemExit and GeneratorExit are not errors
+
+
+def cmd_preflight(args: argparse.Namespace) -> int:
+    from rulepress.publish.preflight import preflight_pdf
+
+    paths = [Path(p) for p in args.pdfs] or sorted((_root(args) / "site" / "pdf").glob("*.pdf"))
+    if not paths:
+        print("rulepress: no PDF to check (build first, or name the files)", file=sys.stderr)
+        return 1
+    failed = 0
+    for path in paths:
+        findings = preflight_pdf(path, args.edition)
+        for finding in findings:
+            print(finding)
+        if findings:
+            failed += 1
+        else:
+            print(f"ok   {path}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from rulepress.scaffold import ScaffoldError, names_for, write_skeleton
+
+    try:
+        root = _root(args)
+    except FileNotFoundError:  # no project yet: the skeleton starts one here
+        root = Path(args.root) if args.root else Path.cwd()
+    try:
+        written = write_skeleton(root, names_for(args.book, args.prefix, args.title))
+    except ScaffoldError as exc:
+        print(f"rulepress new: {exc}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path.relative_to(root)}")
+    print(f"next: rulepress verify --book {args.book}; then replace the race with your game (docs/ENGINE.md)")
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from rulepress.analyze.explain import run_explain
+
+    return run_explain(_root(args), args)
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from rulepress.analyze.record import run_record
+
+    return run_record(_root(args), args)
+
+
+def _add_authoring(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``new``, ``explain`` and ``record``: the commands for writing a game (docs/ENGINE.md)."""
+    new = sub.add_parser("new", help="write a skeleton book (data, a chapter, an engine, examples) that verifies")
+    new.add_argument("book", help="the new book's ID, e.g. tic-tac-toe")
+    new.add_argument("--prefix", help="its rule prefix (default: the initials of the ID)")
+    new.add_argument("--title", help="its title (default: from the ID)")
+    new.set_defaults(run=cmd_new)
+
+    explain = sub.add_parser("explain", help="an example's position before a step: state, legal actions, verdicts")
+    explain.add_argument("book")
+    explain.add_argument("example", help="the example's ID")
+    explain.add_argument("--step", type=int, help="the step whose position to show (default: the end)")
+    explain.add_argument("--action", help="an action as a YAML step, e.g. '{player: Ann, do: mark, square: b2}': "
+                                          "allowed, or the rule that forbids it")
+    explain.set_defaults(run=cmd_explain)
+
+    record = sub.add_parser("record", help="turn a played game into an example (marked reviewed: false)")
+    record.add_argument("book")
+    record.add_argument("--policy", help="an engine policy (POLICIES) or 'random' (default: IMPACT_POLICY)")
+    record.add_argument("--seed", type=int, default=0, help="the setup's and the policy's seed (default: 0)")
+    record.add_argument("--moves", help="the moves instead, as a YAML list of example steps")
+    record.add_argument("--moves-file", help="the moves instead, from a YAML file holding such a list")
+    record.add_argument("--players", help="player names, comma separated (default: the fewest the book allows)")
+    record.add_argument("--id", help="the example's ID (default: <book>-recorded-<seed>)")
+    record.add_argument("--title", help="the example's title")
+    record.add_argument("--rules", help="rule IDs it illustrates, comma separated (default: those events named)")
+    record.add_argument("--every-round", action="store_true", help="a checkpoint at the end of each round")
+    record.add_argument("--on-event", action="append", metavar="KIND", help="a checkpoint after each event of "
+                                                                            "this kind (repeatable)")
+    record.add_argument("--at", type=int, action="append", metavar="N", help="a checkpoint after action N")
+    record.add_argument("--max-actions", type=int, default=300, help="stop recording after this many actions")
+    record.add_argument("--force", action="store_true", help="replace an existing example of that ID")
+    record.set_defaults(run=cmd_record)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from rulepress.analyze.report import run_analyze
+
+    return run_analyze(_root(args), args)
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from rulepress.analyze.lint import run_lint
+
+    return run_lint(_root(args), args)
+
+
+def _add_analysis(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``analyze`` and ``lint``: what is wrong or undetermined in a book (simulated play; text against data)."""
+    analyze = sub.add_parser("analyze", help="simulate play: dead rules, unreached endings, unused components, "
+                                             "balance, questions that do not matter")
+    analyze.add_argument("book")
+    analyze.add_argument("--games", type=int, default=1000, help="games per policy and per answer (default: 1000)")
+    analyze.add_argument("--seed", type=int, default=0, help="the run's seed: the same seed gives the same analysis")
+    analyze.add_argument("--workers", type=int, default=None, help="local Dask workers (default: one per core; "
+                                                                   "0: in this process)")
+    analyze.add_argument("--scheduler", help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    analyze.add_argument("--json", action="store_true", help="the whole analysis as one JSON document")
+    analyze.set_defaults(run=cmd_analyze)
+
+    lint = sub.add_parser("lint", help="check the text against its data: ranges, numbers, glossary, components, "
+                                       "references, provenance")
+    lint.add_argument("book", nargs="?", help="one book (default: every book)")
+    lint.add_argument("--json", action="store_true", help="one JSON record per finding")
+    lint.set_defaults(run=cmd_lint)
+    sub.choices["questions"].add_argument("--scheduler", help="run --impact on an existing Dask scheduler")

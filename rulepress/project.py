@@ -15,6 +15,12 @@ import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+from rulepress.errors import SourceError, relative
+
+if TYPE_CHECKING:
+    from rulepress.verify.limits import Place
 
 ENGINE_NAMESPACE = "rulepress_engines"
 
@@ -55,9 +61,38 @@ def _engine_namespace(root: Path) -> str:
 
 
 def load_engine(package: str, root: Path | None = None) -> ModuleType:
-    """Import ``engine/<package>/`` of the project at ``root``."""
-    name = _engine_namespace(root or find_root())
-    return importlib.import_module(f"{name}.{package}")
+    """Import ``engine/<package>/`` of the project at ``root``.
+
+    Any failure is a :class:`SourceError` against the engine's own file and line: a syntax error, an
+    exception or ``sys.exit`` while importing, or an import that takes longer than
+    :func:`~rulepress.verify.limits.import_seconds` (an endless loop at module level).
+    """
+    from rulepress.verify.limits import EngineFault, engine_guard, import_seconds  # verify imports this module
+
+    root = (root or find_root()).resolve()
+    name = _engine_namespace(root)
+    folder = root / "engine" / package
+    shown = relative(folder, root)
+    guard = engine_guard(folder, root, import_seconds())
+    try:
+        with guard:
+            return importlib.import_module(f"{name}.{package}")
+    except EngineFault as fault:
+        raise _import_error(package, shown, fault.detail, fault.place) from None
+    except SyntaxError as exc:
+        file = relative(Path(exc.filename), root) if exc.filename else shown
+        column = f", column {exc.offset}" if exc.offset else ""
+        raise SourceError(file, exc.lineno, f"engine '{package}' does not parse: {exc.msg}{column}") from exc
+    except Exception as exc:  # any failure while importing an engine is the engine's, named as such
+        raise _import_error(package, shown, f"{type(exc).__name__}: {exc}", guard.place_of(exc)) from exc
+
+
+def _import_error(package: str, shown: str, detail: str, place: Place | None) -> SourceError:
+    """Against the innermost engine line the failure passed through (the package folder when none did)."""
+    if place is None:
+        return SourceError(shown, None, f"engine '{package}' cannot be imported: {detail}")
+    inside = f" (in function {place.function})" if place.function != "<module>" else ""
+    return SourceError(place.file, place.line, f"engine '{package}' cannot be imported: {detail}{inside}")
 
 
 @cache

@@ -12,11 +12,18 @@ The example runner, the diagrams, the build and the simulations know a game only
 Games and states are kept apart (as in OpenSpiel): a ``Game`` holds the fixed rules, components and
 options; a state is a plain mutable object that ``apply`` changes in place.  Rule IDs are always
 written as string literals in engine code so that traceability can find them.
+
+Engines are trusted code, but the pipeline runs them under a guard (:mod:`rulepress.verify.limits`): an
+import or an example's replay that takes too long, ``sys.exit`` or a ``KeyboardInterrupt`` raised by engine
+code, and any other exception are each reported against the example, the step and the engine's own file and
+line.  A refusal is a :class:`RuleViolation` (naming a rule of the book) that leaves the state as it was: the
+gate compares snapshots before and after, and ``tests/test_legal_both_ways.py`` checks it for every engine.
 """
 
 from __future__ import annotations
 
 import random
+import sys
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -194,3 +201,25 @@ class Chance:
         twin.rng.setstate(self.rng.getstate())
         twin.forced = deque(self.forced)
         return twin
+
+
+@runtime_checkable
+class Narrator(Protocol):
+    """Optional: how an engine tells the player edition what happened, in the rulebook's own words.
+
+    An engine package exposes it as ``narrate`` (usually its ``narrate.py`` module).  The player and digital
+    editions print this narration; ``Game.format_action`` (engine notation) is for designers and messages.
+    """
+
+    def narrate_action(self, game: Any, state: Any, action: Any) -> str:
+        """What the player did, as a sentence of the rulebook (``state`` is the state before the action)."""
+
+    def narrate_state(self, game: Any, snapshot: Mapping[str, Any]) -> str:
+        """A position (a ``Game.snapshot``) in plain words, e.g. as a diagram's text alternative."""
+
+
+def narrator_of(game: Any) -> Narrator | None:
+    """The ``narrate`` export of the engine package that defines ``game``'s class, if it has one."""
+    package = sys.modules.get(type(game).__module__.rpartition(".")[0])
+    found = getattr(package, "narrate", None)
+    return found if isinstance(found, Narrator) else None

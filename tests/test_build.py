@@ -30,7 +30,8 @@ def test_build_publishes_site_and_pdfs(mini: Path) -> None:
         assert (site / page).is_file(), page
     rules = (site / "mini/rules/mini.play.html").read_text()
     assert 'id="mini.play.take"' in rules and "1.1 Taking stones" in rules
-    assert "rule 1.1 (Taking stones)" in rules  # cross-reference rendered by number and title
+    # cross-reference rendered by number and title (print hides the title and adds the page)
+    assert 'rule 1.1<span class="ref-title"> (Taking stones)</span>' in rules
     example = (site / "mini/examples/mini-last-stone.html").read_text()
     assert "Verified" in example and "../diagrams/mini-last-stone--end.svg" in example
     assert "Ben takes the last 2 and Ben wins." in example  # prose filled from the replay

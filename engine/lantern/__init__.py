@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import narrate
 from .actions import Action
 from .combination import Combination, parse
 from .game import BOOK_ID, LanternGame
@@ -38,7 +39,15 @@ def make_game(components: Mapping[str, Any], options: Mapping[str, Any] | None =
 from .benchmark import bench_extra  # noqa: E402  (needs make_game above)
 
 __all__ = ["BOOK_ID", "BENCH_CONFIGS", "bench_extra", "OPTIONS", "POLICIES", "Action", "Budget", "Combination",
-           "LanternGame", "Move", "Plan", "Report", "Reroll", "Solver", "make_game", "parse", "solve"]
+           "LanternGame", "Move", "Plan", "Report", "Reroll", "Solver", "make_game", "narrate", "parse", "solve"]
 
 # The play whose games a designer would recognise, for `rulepress questions --impact`.
 IMPACT_POLICY = "solver"
+
+# For `rulepress analyze`: the ways the adventure ends, and every component by the event payload key naming it.
+END_RULES = ("ln.end.win", "ln.end.loss")
+
+
+def inventory(components: Mapping[str, Any]) -> dict[str, list[int]]:
+    sheet = build_sheet(components, six_wild_distinct=False)
+    return {"zone": [zone.number for zone in sheet.zones], "die": list(range(1, 7))}

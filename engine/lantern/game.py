@@ -254,6 +254,9 @@ class LanternGame:
         names = self.sheet.names
         if state.phase != SETUP:
             raise RuleViolation("ln.setup.assign", "Dice are assigned only during setup")
+        if action.target not in TARGETS:
+            raise RuleViolation("ln.setup.assign", f"A die goes to one of {', '.join(TARGETS)}, "
+                                                   f"not {action.target!r}")
         if action.target in state.assigned:
             raise RuleViolation("ln.setup.assign", f"{names[action.target]} already has its die "
                                                    f"(a {state.assigned[action.target]})")

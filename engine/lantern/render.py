@@ -6,16 +6,40 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from .sheet import POOLS
-from .state import FIGHT, OVER, SETUP, LanternState
+from .state import OVER, SETUP, LanternState
 
 if TYPE_CHECKING:
     from .game import LanternGame
 
 FONT = 'font-family="Rulepress Sans, DejaVu Sans, sans-serif"'
-WIDTH = 480
-INK = "#222"
-FAINT = "#bbb"
-ACCENT = "#b5651d"
+WIDTH = 480  # units across; the book prints the diagram across its text block (about 115 mm)
+SMALLEST = 10  # font size in units: 6 pt or more once printed 105 mm wide or wider
+
+# The game's palette, defined once, in CMYK percentages: the print edition uses it as it is
+# (device-cmyk), the web and the digital edition get RGB from it through the print profile.
+# Text and thin lines are black ink only (K), never a four-colour black.
+PALETTE: dict[str, tuple[float, float, float, float]] = {
+    "ink": (0, 0, 0, 100),
+    "muted": (0, 0, 0, 70),
+    "faint": (0, 0, 0, 27),
+    "paper": (0, 0, 0, 0),
+    "sheet": (0, 1, 5, 0),
+    "accent": (25, 70, 100, 10),  # the sheet's rust red: crosses, the current zone
+    "cover": (30, 80, 100, 45),
+    "cover_ink": (0, 3, 15, 0),
+}
+
+
+def paint(name: str) -> str:
+    c, m, y, k = PALETTE[name]
+    return f"device-cmyk({c / 100:g} {m / 100:g} {y / 100:g} {k / 100:g})"
+
+
+INK = paint("ink")
+FAINT = paint("faint")
+ACCENT = paint("accent")
+MUTED = paint("muted")
+PAPER = paint("paper")
 
 STEP_LABEL = {"enter": "step 1: enter", "fight": "step 2: fight", "leave": "step 3: leave", "over": "over"}
 
@@ -32,13 +56,26 @@ PIPS = {
 
 def _text(x: float, y: float, content: str, size: float = 11, anchor: str = "start", weight: str = "normal",
           fill: str = INK) -> str:
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" '
+    size = max(size, SMALLEST)
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}" font-weight="{weight}" '
             f'fill="{fill}" {FONT}>{escape(content)}</text>')
+
+
+def _fit(text: str, size: float, width: float) -> list[str]:
+    """``text`` in lines no wider than ``width`` units (DejaVu Sans Bold averages 0.63 em a character)."""
+    per_line = max(int(width / (size * 0.63)), 1)
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= per_line:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def _die(x: float, y: float, size: float, face: int | str, highlight: bool = False) -> str:
     stroke = ACCENT if highlight else INK
-    parts = [f'<rect x="{x:.1f}" y="{y:.1f}" width="{size}" height="{size}" rx="{size / 6:.1f}" fill="#fff" '
+    parts = [f'<rect x="{x:.1f}" y="{y:.1f}" width="{size}" height="{size}" rx="{size / 6:.1f}" fill="{PAPER}" '
              f'stroke="{stroke}" stroke-width="{2 if highlight else 1.2}"/>']
     if isinstance(face, int):
         r = size * 0.09
@@ -54,11 +91,11 @@ def _circle(cx: float, cy: float, r: float, state: str) -> str:
     if state == "empty":
         return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="none" stroke="{FAINT}" stroke-width="0.8" '
                 f'stroke-dasharray="2 2"/>')
-    parts = [f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="#fff" stroke="{INK}" stroke-width="1.3"/>']
+    parts = [f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="{PAPER}" stroke="{INK}" stroke-width="1.3"/>']
     if state == "crossed":
         d = r * 0.75
         parts.append(f'<path d="M{cx - d:.1f},{cy - d:.1f}L{cx + d:.1f},{cy + d:.1f}M{cx + d:.1f},{cy - d:.1f}'
-                     f'L{cx - d:.1f},{cy + d:.1f}" stroke="{ACCENT}" stroke-width="1.8"/>')
+                     f'L{cx - d:.1f},{cy + d:.1f}" fill="none" stroke="{ACCENT}" stroke-width="1.8"/>')
     return "".join(parts)
 
 
@@ -81,9 +118,9 @@ def render_svg(game: LanternGame, state: LanternState, caption: str | None = Non
         out.append(_die(12 + i * (size + 10), y, size, face))
     if state.phase == SETUP and state.assigned:
         x = 12 + max(len(state.dice), 1) * (size + 10)
-        out.append(_text(x, y + 10, "Assigned:", 9, weight="bold"))
+        out.append(_text(x, y + 10, "Assigned:", 10, weight="bold"))
         for k, (target, value) in enumerate(state.assigned.items()):
-            out.append(_text(x + (k // 3) * 110, y + 22 + (k % 3) * 10, f"{names[target]} {value}", 8))
+            out.append(_text(x + (k // 3) * 110, y + 23 + (k % 3) * 11, f"{names[target]} {value}", 10))
     y += size + 18 if state.dice or state.assigned else 10
     # Zone heading.
     zone = sheet.zone(state.zone) if state.zone else None
@@ -92,12 +129,8 @@ def render_svg(game: LanternGame, state: LanternState, caption: str | None = Non
         head = f"Zone {zone.number}: {zone.name} ({zone.enemy}), {need}" if zone.enemy else \
             f"Zone {zone.number}: {zone.name}, {need}"
         out.append(_text(12, y, head, 11, weight="bold"))
-        out.append(_text(WIDTH - 12, y, STEP_LABEL.get(state.phase, ""), 10, "end", fill="#555"))
+        out.append(_text(WIDTH - 12, y, STEP_LABEL.get(state.phase, ""), 10, "end", fill=MUTED))
         y += 14
-        if state.phase == FIGHT and zone.combination is not None:
-            verdict = game.solver.solve(state.dice, zone.combination, game.budget(state), rerolls=False)
-            out.append(_text(12, y, f"Solver: this roll needs {verdict.needs}", 10, fill=ACCENT))
-            y += 14
     y += 4
     # Abilities and Constitution: seven printed slots each.
     r = 7.5
@@ -126,41 +159,47 @@ def render_svg(game: LanternGame, state: LanternState, caption: str | None = Non
     for k in range(state.campfire):
         out.append(_circle(140 + k * 19, y, 6.5, "crossed" if state.campfire_used else "drawn"))
     if not state.campfire:
-        out.append(_text(140, y + 4, "no circles drawn yet", 10, fill="#777"))
+        out.append(_text(140, y + 4, "no circles drawn yet", 10, fill=MUTED))
     y += 24
     # Zones strip.
     box = (WIDTH - 24) / len(sheet.zones)
     for z in sheet.zones:
         x = 12 + (z.number - 1) * box
         current = z.number == state.zone and state.phase != SETUP
-        out.append(f'<rect x="{x + 1:.1f}" y="{y:.1f}" width="{box - 2:.1f}" height="70" rx="4" fill="#fff" '
+        out.append(f'<rect x="{x + 1:.1f}" y="{y:.1f}" width="{box - 2:.1f}" height="78" rx="4" fill="{PAPER}" '
                    f'stroke="{ACCENT if current else INK}" stroke-width="{2.2 if current else 0.8}"/>')
         out.append(_text(x + box / 2, y + 12, str(z.number), 10, "middle", "bold"))
         if z.notation is None:
-            out.append(_text(x + box / 2, y + 32, names["campfire"], 8.5, "middle"))
+            out.append(_text(x + box / 2, y + 36, names["campfire"], 10, "middle"))
         else:
-            mini, gap = 13, 3
+            mini, gap = 17, 2  # a face letter of SMALLEST units fits a 17-unit die
             left = x + (box - 3 * mini - 2 * gap) / 2
             for k, token in enumerate(z.notation.split()):
                 face: int | str = int(token) if token.isdigit() else token
                 out.append(_die(left + (k % 3) * (mini + gap), y + 17 + (k // 3) * (mini + gap), mini, face))
         cleared = z.number <= state.zones_cleared
-        out.append(_circle(x + box / 2, y + 58, 6, "crossed" if cleared else "drawn"))
-    y += 80
-    # Outcome and caption.
+        out.append(_circle(x + box / 2, y + 66, 6, "crossed" if cleared else "drawn"))
+    y += 88
+    # Outcome (the caption is the book's to print, under the figure: it is not drawn here).
+    said = [label + (" " + " ".join(map(str, state.dice)) if state.dice else "")]
+    if zone is not None:
+        said.append(head)
+    said += [f"{names[name]}: {state.left(i)} left" for i, name in enumerate(POOLS)]
+    said.append(f"zones cleared: {state.zones_cleared}")
     if state.phase == OVER:
         score = game.score(state)
-        line = "Victory: the Dragon is defeated" if state.outcome == "won" else f"Defeat: {state.end_reason}"
+        lines = ["Victory: the Dragon is defeated" if state.outcome == "won" else f"Defeat: {state.end_reason}"]
         if score is not None:
-            line += f"; score {score} ({game.title(state)})"
-        out.append(_text(12, y, line, 11, weight="bold", fill=ACCENT))
-        y += 16
-    if caption:
-        out.append(_text(WIDTH / 2, y, caption, 10, "middle", fill="#444"))
-        y += 14
+            lines.append(f"Score {score} ({game.title(state)})")
+        for line in lines:
+            for part in _fit(line, 11, WIDTH - 24):
+                out.append(_text(12, y, part, 11, weight="bold"))
+                y += 15
+            said.append(line)
+        y += 1
     height = int(y + 6)
     body = "".join(out)
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="120mm" height="{height * 120 / WIDTH:.1f}mm" '
-            f'viewBox="0 0 {WIDTH} {height}" role="img"><title>{escape(caption or "Lantern sheet")}</title>'
-            f'<rect width="{WIDTH}" height="{height}" fill="#fdfaf3"/>{body}</svg>')
+            f'viewBox="0 0 {WIDTH} {height}" role="img"><desc>{escape("; ".join(said))}.</desc>'
+            f'<rect width="{WIDTH}" height="{height}" fill="{paint("sheet")}"/>{body}</svg>')
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import narrate
 from .game import BOOK_ID, LanternMothsGame
 from .options import OPTIONS
 from .policies import greedy
@@ -35,7 +36,16 @@ BENCH_CONFIGS: dict[str, dict[str, Any]] = {
 
 POLICIES: dict[str, Callable[[Any, Any, Any], Any]] = {"greedy": greedy}
 
-__all__ = ["BOOK_ID", "BENCH_CONFIGS", "OPTIONS", "POLICIES", "LanternMothsGame", "make_game"]
+__all__ = ["BOOK_ID", "BENCH_CONFIGS", "OPTIONS", "POLICIES", "LanternMothsGame", "make_game", "narrate"]
 
 # The play whose games a designer would recognise, for `rulepress questions --impact`.
 IMPACT_POLICY = "greedy"
+
+# For `rulepress analyze`: the ways the night ends, and every component by the event payload key naming it.
+END_RULES = ("lm.night.fourth", "lm.night.deck-out")
+
+
+def inventory(components: Mapping[str, Any]) -> dict[str, list[str]]:
+    pieces = make_game(components).pieces
+    # Dusk cards are not named in a "card" payload: their own events (rule lm.night.dusk) measure them.
+    return {"card": [k for k in pieces.kind_names if k != "dusk"], "tile": list(pieces.cell_names)}

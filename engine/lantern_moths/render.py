@@ -1,7 +1,8 @@
 """A self-contained SVG of the table: garden, moths, wicks, lanterns, hands, deck and Dusk cards.
 
-Drawn on a 480-unit-wide canvas printed 120 mm wide (4 units per mm), so 10-unit text is about 7 pt.
-Colours are always labelled in words or numbers as well, so the diagram reads in black and white.
+Drawn on a 480-unit-wide canvas; the book prints it across its text block (about 115 mm), so 10-unit text,
+the smallest here, prints at about 6.8 pt.  Colours are always labelled in words or numbers as well, so the
+diagram reads in black and white.  Every colour is a CMYK value from ``PALETTE`` (see below).
 """
 
 from __future__ import annotations
@@ -17,11 +18,50 @@ if TYPE_CHECKING:
 FONT = "Rulepress Sans, DejaVu Sans, sans-serif"
 WIDTH = 480
 UNITS_PER_MM = 4
-PALETTE = {"amber": "#E9A23B", "rose": "#D9668A", "jade": "#2E9E6E", "violet": "#8560C8", "grey": "#A7A7A7"}
-FALLBACK = ("#C0504D", "#4F81BD", "#9BBB59", "#F79646", "#4BACC6")
-INK = "#222233"
-FACE_DOWN = "#34385A"
-FLAME = "#F28C28"
+SMALLEST = 10  # font size in units: 6 pt or more once printed 105 mm wide or wider
+
+# The game's palette, defined once, in CMYK percentages: the print edition uses it as it is
+# (device-cmyk), the web and the digital edition get RGB from it through the print profile.
+# Text and thin lines are black ink only (K), never a four-colour black.
+PALETTE: dict[str, tuple[float, float, float, float]] = {
+    "amber": (5, 40, 100, 0),
+    "rose": (10, 80, 25, 0),
+    "jade": (80, 15, 80, 0),
+    "violet": (60, 75, 0, 0),
+    "grey": (0, 0, 0, 35),
+    "ink": (0, 0, 0, 100),
+    "muted": (0, 0, 0, 70),
+    "soft": (0, 0, 0, 55),
+    "faint": (0, 0, 0, 40),
+    "paper": (0, 0, 0, 0),
+    "face_down": (100, 95, 40, 35),
+    "face_down_line": (70, 60, 20, 0),
+    "flame": (0, 55, 100, 0),
+    "dusk": (85, 100, 25, 25),
+    "current": (0, 5, 20, 0),
+    "current_line": (15, 20, 65, 0),
+    "cover": (100, 95, 40, 35),
+    "cover_ink": (0, 5, 20, 0),
+    "accent": (0, 55, 100, 0),
+}
+FALLBACK = ((20, 85, 80, 5), (75, 45, 0, 0), (45, 10, 90, 0), (0, 50, 90, 0), (70, 15, 20, 0))
+
+
+def _cmyk(c: float, m: float, y: float, k: float) -> str:
+    return f"device-cmyk({c / 100:g} {m / 100:g} {y / 100:g} {k / 100:g})"
+
+
+def paint(name: str) -> str:
+    return _cmyk(*PALETTE[name])
+
+
+INK = paint("ink")
+MUTED = paint("muted")
+SOFT = paint("soft")
+FAINT = paint("faint")
+PAPER = paint("paper")
+FACE_DOWN = paint("face_down")
+FLAME = paint("flame")
 TILE = 92
 GAP = 8
 GRID_X = 26
@@ -29,17 +69,18 @@ GRID_Y = 44
 
 
 def _colour(name: str, index: int) -> str:
-    return PALETTE.get(name, FALLBACK[index % len(FALLBACK)])
+    return paint(name) if name in PALETTE else _cmyk(*FALLBACK[index % len(FALLBACK)])
 
 
 def _text(x: float, y: float, content: str, size: float = 10, anchor: str = "start", weight: str = "normal",
           fill: str = INK, style: str = "normal") -> str:
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-family="{FONT}" font-size="{size}" text-anchor="{anchor}" '
+    size = max(size, SMALLEST)
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-family="{FONT}" font-size="{size:g}" text-anchor="{anchor}" '
             f'font-weight="{weight}" font-style="{style}" fill="{fill}">{escape(content)}</text>')
 
 
 def _chip(x: float, y: float, w: float, h: float, fill: str, label: str, ghost: bool, size: float) -> str:
-    stroke = 'stroke="#777" stroke-dasharray="3 2"' if ghost else f'stroke="{INK}"'
+    stroke = f'stroke="{SOFT}" stroke-dasharray="3 2"' if ghost else f'stroke="{INK}"'
     return (f'<rect x="{x:.1f}" y="{y:.1f}" width="{w}" height="{h}" rx="3" fill="{fill}" {stroke} '
             f'stroke-width="1"/>' + _text(x + w / 2, y + h / 2 + size * 0.36, label, size, "middle", "bold"))
 
@@ -50,14 +91,14 @@ def _moth_chip(game: LanternMothsGame, card: int, x: float, y: float, w: float, 
     pieces = game.pieces
     kind = pieces.card_kind[card]
     if kind == pieces.ghost_kind:
-        chip = _chip(x, y, w, h, "#FFFFFF", "G", True, size)
+        chip = _chip(x, y, w, h, PAPER, "G", True, size)
         name = "ghost"
     else:
         colour = pieces.kind_colour[kind]
         name = pieces.colours[colour]
         chip = _chip(x, y, w, h, _colour(name, colour), str(pieces.kind_value[kind]), False, size)
     if named:
-        chip += _text(x + w / 2, y + h + 9, name[:3], 8, "middle")
+        chip += _text(x + w / 2, y + h + 9, name[:3], 10, "middle")
     return chip
 
 
@@ -65,7 +106,7 @@ def _flame(x: float, y: float, initial: str) -> str:
     return (f'<path d="M{x:.1f} {y - 13:.1f} C{x + 7:.1f} {y - 5:.1f} {x + 6:.1f} {y + 3:.1f} '
             f'{x:.1f} {y + 3:.1f} C{x - 6:.1f} {y + 3:.1f} {x - 7:.1f} {y - 5:.1f} {x:.1f} {y - 13:.1f} Z" '
             f'fill="{FLAME}" '
-            f'stroke="{INK}" stroke-width="0.8"/>' + _text(x, y + 14, initial, 9, "middle", "bold"))
+            f'stroke="{INK}" stroke-width="0.8"/>' + _text(x, y + 14, initial, 10, "middle", "bold"))
 
 
 def _initials(players: tuple[str, ...]) -> list[str]:
@@ -92,12 +133,12 @@ def _garden(game: LanternMothsGame, state: State, initials: list[str]) -> list[s
             out.append(f'<rect x="{x}" y="{y}" width="{TILE}" height="{TILE}" rx="6" fill="{FACE_DOWN}" '
                        f'stroke="{INK}" stroke-width="1.2"/>')
             out.append(f'<rect x="{x + 6}" y="{y + 6}" width="{TILE - 12}" height="{TILE - 12}" rx="4" '
-                       f'fill="none" stroke="#6A6F9A" stroke-width="1" stroke-dasharray="4 3"/>')
-            out.append(_text(x + TILE / 2, y + TILE / 2 + 4, "face down", 10, "middle", fill="#E6E6F0"))
+                       f'fill="none" stroke="{paint("face_down_line")}" stroke-width="1" stroke-dasharray="4 3"/>')
+            out.append(_text(x + TILE / 2, y + TILE / 2 + 4, "face down", 10, "middle", fill=PAPER))
             if tile != UNKNOWN_TILE:
                 out.append(_text(x + TILE / 2, y + TILE / 2 + 17, f"({pieces.tile_names[tile]})", 9, "middle",
-                                 fill="#C8C8DA", style="italic"))
-            out.append(_text(x + 5, y + 13, place, 9, fill="#C8C8DA"))
+                                 fill=PAPER, style="italic"))
+            out.append(_text(x + 5, y + 13, place, 10, fill=PAPER))
             continue
         name = pieces.tile_names[tile]
         colour = _colour(name, tile)
@@ -114,7 +155,7 @@ def _garden(game: LanternMothsGame, state: State, initials: list[str]) -> list[s
         if len(moths) >= pieces.tile_limit:
             out.append(_text(x + TILE - 5, y + 72, "full", 9, "end", style="italic"))
         if state.ghost_block[cell]:
-            out.append(_text(x + TILE - 5, y + 84, "blocked", 9, "end", style="italic", fill="#8A1C1C"))
+            out.append(_text(x + TILE - 5, y + 84, "blocked", 10, "end", style="italic"))
         wicks = state.wicks[cell]
         for i, owner in enumerate(wicks):
             out.append(_flame(x + 14 + i * 22, y + TILE - 18, initials[owner]))
@@ -127,7 +168,7 @@ def _side(game: LanternMothsGame, state: State) -> list[str]:
     out = [_text(x, GRID_Y + 8, "Deck", 11, weight="bold"),
            f'<rect x="{x}" y="{GRID_Y + 14}" width="34" height="46" rx="3" fill="{FACE_DOWN}" '
            f'stroke="{INK}"/>',
-           _text(x + 17, GRID_Y + 42, str(len(state.deck)), 12, "middle", "bold", "#FFFFFF")]
+           _text(x + 17, GRID_Y + 42, str(len(state.deck)), 12, "middle", "bold", PAPER)]
     dx = x + 50
     out.append(_text(dx, GRID_Y + 8, "Discard", 11, weight="bold"))
     if state.discard:
@@ -135,17 +176,17 @@ def _side(game: LanternMothsGame, state: State) -> list[str]:
         out.append(_text(dx + 40, GRID_Y + 42, f"{len(state.discard)}", 10))
     else:
         out.append(f'<rect x="{dx}" y="{GRID_Y + 14}" width="34" height="46" rx="3" fill="none" '
-                   f'stroke="#999" stroke-dasharray="3 3"/>')
-        out.append(_text(dx + 17, GRID_Y + 42, "empty", 8, "middle", fill="#777"))
+                   f'stroke="{FAINT}" stroke-dasharray="3 3"/>')
+        out.append(_text(dx + 17, GRID_Y + 42, "empty", 10, "middle", fill=SOFT))
     y = GRID_Y + 84
     total = pieces.kind_count[pieces.dusk_kind]
     out.append(_text(x, y, f"Dusk cards out: {len(state.dusk_row)} of {total}", 10, weight="bold"))
     for i in range(total):
         cx = x + i * 20
         if i < len(state.dusk_row):
-            fill, stroke = "#4B2A6B", INK
+            fill, stroke = paint("dusk"), INK
         else:
-            fill, stroke = "none", "#999"
+            fill, stroke = "none", FAINT
         marker = ' stroke-width="2.2"' if i == pieces.ending_dusk - 1 else ""
         out.append(f'<rect x="{cx}" y="{y + 6}" width="16" height="24" rx="2" fill="{fill}" stroke="{stroke}"'
                    f'{marker}/>')
@@ -162,8 +203,8 @@ def _side(game: LanternMothsGame, state: State) -> list[str]:
         out.append(_text(x, y + 40, f"{len(state.box)} cards out of play", 9, style="italic"))
     if state.ending:
         words = "4th Dusk card" if state.ending == "fourth-dusk" else "deck ran out"
-        out.append(_text(x, y + 14, f"Night ending ({words}):", 9, fill="#8A1C1C"))
-        out.append(_text(x, y + 26, f"last round is {state.last_round}", 9, fill="#8A1C1C"))
+        out.append(_text(x, y + 14, f"Ending: {words},", 10, style="italic"))
+        out.append(_text(x, y + 26, f"last round is {state.last_round}", 10, style="italic"))
     return out
 
 
@@ -181,30 +222,32 @@ def _players(game: LanternMothsGame, state: State, top: float, initials: list[st
         y = top + 8 + seat * row_h
         current = state.phase != OVER and seat == state.current
         if current:
-            out.append(f'<rect x="4" y="{y}" width="{WIDTH - 8}" height="{row_h - 4}" rx="4" fill="#FFF4D6" '
-                       f'stroke="#E0C27A"/>')
+            out.append(f'<rect x="4" y="{y}" width="{WIDTH - 8}" height="{row_h - 4}" rx="4" fill="{paint("current")}" '
+                       f'stroke="{paint("current_line")}"/>')
         label = name + (" *" if seat == state.start else "")
         out.append(_text(10, y + 19, label, 11, weight="bold" if current else "normal"))
         out.append(_text(128, y + 19, str(len(state.hands[seat])), 11, "middle"))
         lit = sum(1 for owners in state.wicks for o in owners if o == seat)
         for i in range(lit + state.unlit[seat]):
             cx = 156 + i * 14
-            fill = FLAME if i < lit else "#FFFFFF"
+            fill = FLAME if i < lit else PAPER
             out.append(f'<circle cx="{cx}" cy="{y + 15}" r="5" fill="{fill}" stroke="{INK}" '
                        f'stroke-width="1"/>')
         lantern = sorted(state.lanterns[seat], key=lambda c: pieces.card_kind[c])
         shown = lantern[:18]
         for i, card in enumerate(shown):
-            out.append(_moth_chip(game, card, 206 + i * 12, y + 5, 11, 20, 8))
+            out.append(_moth_chip(game, card, 206 + i * 12, y + 5, 11, 20, 10))
         if len(lantern) > len(shown):
             out.append(_text(206 + len(shown) * 12 + 4, y + 19, f"+{len(lantern) - len(shown)}", 9))
         if not lantern:
-            out.append(_text(206, y + 19, "empty", 9, fill="#777", style="italic"))
+            out.append(_text(206, y + 19, "empty", 10, fill=SOFT, style="italic"))
         out.append(_text(WIDTH - 10, y + 19, str(scores[seat].points), 12, "end", "bold"))
     return out
 
 
 def render_svg(game: LanternMothsGame, state: State, caption: str | None = None) -> str:
+    from .scoring import final_scores
+
     pieces = game.pieces
     initials = _initials(state.players)
     if state.phase == OVER:
@@ -220,14 +263,16 @@ def render_svg(game: LanternMothsGame, state: State, caption: str | None = None)
     body += _players(game, state, top, initials)
     height = top + 12 + len(state.players) * 34
     legend = ("Moth cards show their value; G is a Ghost Moth; * marks the start player.",
-              "Flames are lit wicks with their owner's initial; wick dots: orange lit, white unlit.")
-    body.append(_text(10, height + 4, legend[0], 8.5, fill="#555"))
-    body.append(_text(10, height + 16, legend[1], 8.5, fill="#555"))
-    height += 24
-    height += 6
-    # The page prints the caption under the figure; inside the SVG it is the accessible title.
-    title = f"<title>{escape(caption)}</title>" if caption else ""
+              "Flames are lit wicks with their owner's initial.", "Wick dots: orange lit, white unlit.")
+    for line, text in enumerate(legend):
+        body.append(_text(10, height + 4 + 12 * line, text, 10, fill=MUTED))
+    height += 12 * len(legend) + 6
+    # The page prints the caption under the figure, once: the SVG carries only what the engine can say.
+    scores = ", ".join(f"{name} {score.points}" for name, score in zip(state.players, final_scores(game, state),
+                                                                        strict=True))
+    desc = (f"<desc>{escape(status)}; deck {len(state.deck)} cards; Dusk cards out "
+            f"{len(state.dusk_row)}; points: {escape(scores)}.</desc>")
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH / UNITS_PER_MM:.0f}mm" '
             f'height="{height / UNITS_PER_MM:.1f}mm" viewBox="0 0 {WIDTH} {height:.0f}" '
-            f'font-family="{FONT}" role="img">{title}'
-            f'<rect width="{WIDTH}" height="{height:.0f}" fill="#FFFFFF"/>' + "".join(body) + "</svg>")
+            f'font-family="{FONT}" role="img">{desc}'
+            f'<rect width="{WIDTH}" height="{height:.0f}" fill="{PAPER}"/>' + "".join(body) + "</svg>")

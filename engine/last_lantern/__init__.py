@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import narrate
 from .game import BOOK_ID, LastLanternGame
 from .options import OPTIONS
 from .policies import POLICIES
 
-__all__ = ["BOOK_ID", "OPTIONS", "BENCH_CONFIGS", "POLICIES", "make_game"]
+__all__ = ["BOOK_ID", "OPTIONS", "BENCH_CONFIGS", "POLICIES", "make_game", "narrate"]
 
 BENCH_CONFIGS: dict[str, dict[str, Any]] = {
     "base": {},
@@ -28,3 +29,9 @@ def make_game(components: Mapping[str, Any], options: Mapping[str, Any] | None =
 
 # The play whose games a designer would recognise, for `rulepress questions --impact`.
 IMPACT_POLICY = "cooperative"
+
+# For `rulepress analyze`: every way the game ends (the challenges' losses need their option sets).  The empty
+# tile bag is left out: its loss names ll.fog.draw, which every ordinary draw names too.
+END_RULES = ("ll.end.victory", "ll.lantern.loss", "ll.astray.loss", "ll.challenge.eerie.loss",
+             "ll.challenge.blossoms.loss", "ll.challenge.lake.loss", "ll.challenge.basilisk.loss",
+             "ll.challenge.branches.loss")

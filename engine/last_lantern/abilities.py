@@ -230,6 +230,12 @@ def check_guiding_hand(g: LastLantern, s: State, a: Action) -> None:
             raise RuleViolation(
                 "ll.ability.guiding-hand.empty", f"{s.players[a.other]} already has that {a.where}"
             )
+        if a.third == a.player:
+            # "from another player": taking one's own Familiar to pass it on would be a gift (no-trade)
+            raise RuleViolation(
+                "ll.ability.guiding-hand.empty",
+                f"{s.players[a.player]} must take the {a.where} from another player, not from themselves",
+            )
         if not a.agreed:
             raise RuleViolation(
                 "ll.ability.guiding-hand.empty", f"{s.players[a.third]} must agree to give up a {a.where}"

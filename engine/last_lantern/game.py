@@ -95,6 +95,15 @@ def _do_return(g: LastLantern, s: State, a: Action, events: list[Event]) -> None
     return_familiar(s, a.player, a.where, events)
 
 
+# The rule each kind of action is taken under: an action naming a seat that does not exist breaks it.
+SEAT_RULES: dict[str, str] = {
+    "choose": "ll.fog.choose", "resolve": "ll.fog.reveal", "take-from": "ll.fog.reveal.empty",
+    "go-without": "ll.fog.reveal.empty", "give": "ll.fog.reveal.no-trade", "place": "ll.journey.place",
+    "cannot-place": "ll.journey.place.stuck", "back-on-track": "ll.ability.back-on-track",
+    "lighting-the-way": "ll.ability.lighting", "through-the-fog": "ll.ability.fog",
+    "guiding-hand": "ll.ability.guiding-hand", "lantern": "ll.lantern.order", "return": "ll.challenge.eerie.orange",
+}
+
 HANDLERS: dict[str, Handler] = {
     "draw": (fog.check_draw, fog.do_draw),
     "choose": (fog.check_choose, fog.do_choose),
@@ -163,6 +172,9 @@ class LastLanternGame:
         if handler is None:
             raise DescriptionError("do", f"unknown action {action.do!r}")
         check, perform = handler
+        rule = SEAT_RULES.get(action.do)
+        if rule is not None and not 0 <= action.player < state.n:
+            raise RuleViolation(rule, f"There is no player {action.player} (players are 0 to {state.n - 1})")
         check(g, state, action)
         events: list[Event] = state.pending_events
         state.pending_events = []

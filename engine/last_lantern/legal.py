@@ -128,7 +128,7 @@ def _abilities(g: LastLantern, s: State) -> list[Action]:
                     out.extend(
                         Action("guiding-hand", p, where=kind, other=r, third=q, payers=pay, agreed=True)
                         for q in range(s.n)
-                        if q != r and s.familiars[q][kind]
+                        if q not in (p, r) and s.familiars[q][kind]
                     )
     return out
 

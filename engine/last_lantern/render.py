@@ -14,16 +14,65 @@ if TYPE_CHECKING:
 
 FONT = 'font-family="Rulepress Sans, DejaVu Sans, sans-serif"'
 CELL = 22
-PLAYER_FILL = ("#7fa7d9", "#e8a15c", "#86c07a", "#d78bb8")
-ABILITY_FILL = "#b7a1de"
-ABANDONED_FILL = "#a89a86"
-FIREFLY = {
-    "black": "#1d1d1d",
-    "yellow": "#f7d51d",
-    "orange": "#f08a24",
-    "blue": "#2f6fd6",
-    "purple": "#8a3fc2",
+# Font sizes in units of the 480-unit canvas, which the book prints across its text block (about 115 mm):
+# 10 units print at about 6.8 pt, and no text is smaller (6 pt at 105 mm).
+SMALLEST = 10
+
+# The game's palette, defined once, in CMYK percentages: the print edition uses it as it is
+# (device-cmyk), the web and the digital edition get RGB from it through the print profile.
+# Text and thin lines are black ink only (K), never a four-colour black.
+PALETTE: dict[str, tuple[float, float, float, float]] = {
+    "ink": (0, 0, 0, 100),
+    "line": (0, 0, 0, 85),
+    "muted": (0, 0, 0, 70),
+    "paper": (0, 0, 0, 0),
+    "player1": (50, 25, 0, 0),
+    "player2": (5, 45, 80, 0),
+    "player3": (50, 5, 70, 0),
+    "player4": (15, 55, 0, 0),
+    "ability": (30, 40, 0, 0),
+    "abandoned": (35, 35, 50, 0),
+    "firefly_black": (0, 0, 0, 100),
+    "firefly_yellow": (5, 15, 100, 0),
+    "firefly_orange": (5, 55, 100, 0),
+    "firefly_blue": (85, 60, 0, 0),
+    "firefly_purple": (60, 85, 0, 0),
+    "start": (5, 5, 10, 0),
+    "path": (5, 0, 15, 0),
+    "path_line": (45, 40, 55, 10),
+    "lantern_row": (0, 0, 45, 0),
+    "shared": (0, 0, 0, 20),
+    "basilisk": (10, 20, 0, 0),
+    "basilisk_line": (50, 55, 25, 0),
+    "serpent": (80, 30, 100, 20),
+    "serpent_flipped": (40, 0, 55, 0),
+    "flower": (0, 15, 0, 0),
+    "flower_ink": (30, 95, 25, 0),
+    "lantern": (15, 35, 100, 0),
+    "lantern_ink": (35, 50, 100, 15),
+    "goal": (65, 100, 0, 0),
+    "track": (5, 10, 15, 0),
+    "track_line": (45, 45, 65, 15),
+    "lake": (10, 0, 0, 0),
+    "lake_line": (55, 25, 20, 0),
+    "cover": (85, 45, 95, 50),
+    "cover_ink": (0, 5, 45, 0),
+    "accent": (15, 35, 100, 0),
 }
+
+
+def paint(name: str) -> str:
+    c, m, y, k = PALETTE[name]
+    return f"device-cmyk({c / 100:g} {m / 100:g} {y / 100:g} {k / 100:g})"
+
+
+INK = paint("ink")
+LINE = paint("line")
+MUTED = paint("muted")
+PLAYER_FILL = tuple(paint(f"player{n}") for n in range(1, 5))
+ABILITY_FILL = paint("ability")
+ABANDONED_FILL = paint("abandoned")
+FIREFLY = {colour: paint(f"firefly_{colour}") for colour in ("black", "yellow", "orange", "blue", "purple")}
 FLOWER_MARK = {"bluebell": "B", "daisy": "D", "poppy": "P", "violet": "V"}
 
 
@@ -34,10 +83,11 @@ def _text(
     size: float = 10,
     anchor: str = "start",
     weight: str = "normal",
-    fill: str = "#222",
+    fill: str = INK,
 ) -> str:
+    size = max(size, SMALLEST)
     return (
-        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" '
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}" font-weight="{weight}" '
         f'fill="{fill}" {FONT}>{escape(s)}</text>'
     )
 
@@ -54,7 +104,7 @@ def _rect(
 def _line(x1: float, y1: float, x2: float, y2: float, stroke: str, sw: float) -> str:
     return (
         f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-        f'stroke="{stroke}" stroke-width="{sw}"/>'
+        f'fill="none" stroke="{stroke}" stroke-width="{sw}"/>'
     )
 
 
@@ -66,21 +116,20 @@ def _tile_cells(out: list[str], cells: list[tuple[float, float]], fill: str, siz
     for x, y in cells:
         gx, gy = round(x / size), round(y / size)
         if (gx, gy - 1) not in spots:
-            out.append(_line(x, y, x + size, y, "#333", 1.4))
+            out.append(_line(x, y, x + size, y, LINE, 1.4))
         if (gx, gy + 1) not in spots:
-            out.append(_line(x, y + size, x + size, y + size, "#333", 1.4))
+            out.append(_line(x, y + size, x + size, y + size, LINE, 1.4))
         if (gx - 1, gy) not in spots:
-            out.append(_line(x, y, x, y + size, "#333", 1.4))
+            out.append(_line(x, y, x, y + size, LINE, 1.4))
         if (gx + 1, gy) not in spots:
-            out.append(_line(x + size, y, x + size, y + size, "#333", 1.4))
+            out.append(_line(x + size, y, x + size, y + size, LINE, 1.4))
 
 
 def render(g: LastLantern, s: State, caption: str | None = None) -> str:
     c = g.canopy
     out: list[str] = []
     left = 84
-    lines = _wrap(caption, 66) if caption else []
-    top = 24 + 15 * len(lines)
+    top = 24  # the book prints the caption under the figure, once: it is not drawn here
     steps = c.rows  # start column, the paths, and what lies past the goal line
     board_w = steps * CELL
     board_h = c.lanes * CELL
@@ -96,15 +145,15 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
         for step in range(steps):
             x, y = left + step * CELL, top + lane * CELL
             if step == 0:
-                out.append(_rect(x + 1, y + 1, CELL - 2, CELL - 2, "#f4f1e8"))
+                out.append(_rect(x + 1, y + 1, CELL - 2, CELL - 2, paint("start")))
             elif step <= c.length:
-                fill = "#fff1a6" if step in yellow_rows else ("#cfcfcf" if lane in shared else "#eef3e2")
-                out.append(_rect(x, y, CELL, CELL, fill, "#8b8b7a"))
+                fill = paint("lantern_row") if step in yellow_rows else paint("shared" if lane in shared else "path")
+                out.append(_rect(x, y, CELL, CELL, fill, paint("path_line")))
             elif g.opt["basilisk"]:
-                out.append(_rect(x, y, CELL, CELL, "#e3d3ee", "#8b7a99"))
+                out.append(_rect(x, y, CELL, CELL, paint("basilisk"), paint("basilisk_line")))
                 icons = c.basilisk_icons.get(c.index(lane, step), 0)
                 if icons:
-                    out.append(_text(x + CELL / 2, y + CELL / 2 + 3, "●" * icons, 7, "middle", fill="#555"))
+                    out.append(_text(x + CELL / 2, y + CELL / 2 + 3, "●" * icons, 10, "middle", fill=MUTED))
     for p in range(c.n_paths):
         lanes = c.private[p]
         mid = top + (lanes[0] + lanes[-1] + 1) / 2 * CELL
@@ -112,20 +161,20 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
         out.append(_text(left - 6, mid + 4, name, 10, "end", "bold"))
         out.append(
             f'<circle cx="{left + CELL / 2:.1f}" cy="{mid:.1f}" r="7" fill="{PLAYER_FILL[p]}" '
-            'stroke="#333" stroke-width="0.8"/>'
+            f'stroke="{LINE}" stroke-width="0.8"/>'
         )
-        out.append(_text(left + CELL / 2, mid + 3.5, name[:1], 9, "middle", "bold"))
+        out.append(_text(left + CELL / 2, mid + 3.5, name[:1], 10, "middle", "bold"))
     for i, name in enumerate(c.names):
-        out.append(_text(8, top + i * CELL + CELL / 2 + 3, name, 7, "middle", fill="#777"))
+        out.append(_text(8, top + i * CELL + CELL / 2 + 3, name, 10, "middle", fill=MUTED))
     for step in range(1, steps):
-        out.append(_text(left + step * CELL + CELL / 2, top - 3, str(step), 7, "middle", fill="#777"))
+        out.append(_text(left + step * CELL + CELL / 2, top - 3, str(step), 10, "middle", fill=MUTED))
     # serpents
     for i, icon in enumerate(c.serpent_icons if g.opt["branches"] else []):
         cells = [xy(cell) for cell in bits(icon)]
-        _tile_cells(out, cells, "#9fcf9a" if s.serpent_flipped[i] else "#3f7d3a", CELL)
+        _tile_cells(out, cells, paint("serpent_flipped" if s.serpent_flipped[i] else "serpent"), CELL)
         x, y = cells[0]
         label = s.serpents[i] + (" ✓" if s.serpent_flipped[i] else "")
-        out.append(_text(x + 2, y + 8, label, 6.5, fill="#fff" if not s.serpent_flipped[i] else "#222"))
+        out.append(_text(x + 2, y + 8, label, 10, fill=paint("paper") if not s.serpent_flipped[i] else INK))
     # tiles
     for pl in s.placed.values():
         kind = g.tiles[pl.tile].kind
@@ -137,22 +186,22 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
         cells = [xy(cell) for cell in bits(pl.mask)]
         _tile_cells(out, cells, fill, CELL)
         x, y = min(cells)
-        out.append(_text(x + 2, y + 8, pl.tile, 6.5))
+        out.append(_text(x + 2, y + 9, pl.tile, 10))
         if pl.mark >= 0:
             fx, fy = xy(pl.mark)
             flower = g.tiles[pl.tile].flower or ""
             out.append(
-                f'<circle cx="{fx + CELL - 6:.1f}" cy="{fy + CELL - 6:.1f}" r="4.2" fill="#fbe3f1" '
-                'stroke="#b0407a" stroke-width="0.7"/>'
+                f'<circle cx="{fx + CELL - 6:.1f}" cy="{fy + CELL - 6:.1f}" r="6.5" fill="{paint("flower")}" '
+                f'stroke="{paint("flower_ink")}" stroke-width="0.7"/>'
             )
             out.append(
                 _text(
                     fx + CELL - 6,
-                    fy + CELL - 3.8,
+                    fy + CELL - 2.5,
                     FLOWER_MARK.get(flower, "?"),
-                    5.5,
+                    10,
                     "middle",
-                    fill="#b0407a",
+                    fill=INK,
                 )
             )
     # fireflies
@@ -160,12 +209,12 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
         x, y = xy(cell)
         out.append(
             f'<circle cx="{x + CELL / 2:.1f}" cy="{y + CELL / 2:.1f}" r="5.5" fill="{FIREFLY[colour]}" '
-            'stroke="#555" stroke-width="0.8"/>'
+            f'stroke="{MUTED}" stroke-width="0.8"/>'
         )
     # lantern lines and the goal line
     for k, row in enumerate(c.lantern_rows):
         x = left + row * CELL
-        out.append(_line(x, top - 2, x, top + board_h + 2, "#d8a400", 3))
+        out.append(_line(x, top - 2, x, top + board_h + 2, paint("lantern"), 3))
         out.append(
             _text(
                 x,
@@ -174,12 +223,12 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
                 8,
                 "middle",
                 "bold",
-                "#9a7400",
+                INK,
             )
         )
     gx = left + (c.length + 1) * CELL
-    out.append(_line(gx, top - 6, gx, top + board_h + 6, "#7b2fa6", 3.5))
-    out.append(_text(gx + 3, top + board_h + 12, "goal", 8, "start", "bold", "#7b2fa6"))
+    out.append(_line(gx, top - 6, gx, top + board_h + 6, paint("goal"), 3.5))
+    out.append(_text(gx + 3, top + board_h + 13, "goal", 10, "start", "bold"))
     y = top + board_h + 30
     y = _panel(g, s, out, left, y, board_w)
     width = max(left + board_w + 12, 480)
@@ -188,25 +237,17 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
         lake_h = _lake(g, s, out, left, y + 4)
         y += lake_h + 10
     height = y + 6
-    for i, line in enumerate(lines):
-        out.insert(i, _text(8, 16 + 15 * i, line, 11, "start", "bold"))
     body = "\n".join(out)
+    bag = ", ".join(f"{n} {colour}" for colour, n in s.bag.items() if n) or "empty"
+    on_lines = ", ".join(f"lantern {k + 1}: {n}" for k, n in enumerate(s.lantern_fireflies))
+    desc = (f"Round {s.round}, {s.phase}; {len(s.placed)} tiles on the paths; black Fireflies on the paths: "
+            f"{s.board_black}; bag: {bag}; Fireflies at the lanterns: {on_lines or 'none'}.")
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}">\n'
-        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>\n'
+        f'viewBox="0 0 {width} {height}" role="img">\n<desc>{escape(desc)}</desc>\n'
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="{paint("paper")}"/>\n'
         f"{body}\n</svg>\n"
     )
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    lines: list[str] = []
-    for word in text.split():
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
-    return lines
 
 
 def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, width: float) -> float:
@@ -216,33 +257,28 @@ def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, widt
         out.append(_text(x, y + 12, "Path Astray", 9, weight="bold"))
         for i, icon in enumerate(g.track_icons):
             bx = x + 70 + i * 44
-            out.append(_rect(bx, y, 42, 18, "#e9e2d6", "#8b7d66"))
+            out.append(_rect(bx, y, 42, 18, paint("track"), paint("track_line")))
             label = s.track[i] if i < len(s.track) else "●" * icon
-            out.append(_text(bx + 21, y + 12.5, label, 8, "middle", "bold" if i < len(s.track) else "normal"))
+            out.append(_text(bx + 21, y + 12.5, label, 10, "middle", "bold" if i < len(s.track) else "normal"))
         y += 26
     bag = ", ".join(f"{n} {colour}" for colour, n in s.bag.items() if n) or "empty"
     supply = ", ".join(f"{n} {colour}" for colour, n in s.supply.items() if n) or "empty"
-    out.append(_text(x, y + 10, f"Bag: {bag}", 9, weight="bold"))
-    out.append(_text(x + 200, y + 10, f"Supply: {supply}", 9))
-    out.append(_text(x, y + 23, f"Round {s.round} · {s.phase} · black on paths: {s.board_black}", 9))
-    y += 30
+    # One line each: at the smallest printable size, bag and supply no longer fit side by side.
+    out.append(_text(x, y + 10, f"Bag: {bag}", 10, weight="bold"))
+    out.append(_text(x, y + 23, f"Supply: {supply}", 10))
+    out.append(_text(x, y + 36, f"Round {s.round} · {s.phase} · black on paths: {s.board_black}", 10))
+    y += 43
     shown = [loc for loc in LOCATIONS if loc in g.locations and s.location_tile.get(loc)]
     if shown and s.phase in ("choose", "resolve", "familiar"):
         text = "Beside the locations: " + ", ".join(f"{loc} {s.location_tile[loc]}" for loc in shown)
         out.append(_text(x, y + 10, text, 9))
         y += 14
     for p, name in enumerate(s.players):
-        fam = " ".join(f"{k[0].upper()}{s.familiars[p][k]}" for k in LOCATIONS if k in g.locations)
-        hand = ", ".join(s.hands[p]) or "–"
-        out.append(
-            _text(
-                x,
-                y + 10,
-                f"{name}: tile {hand} · Familiars {fam} · lanterns crossed "
-                f"{sorted(k + 1 for k in s.crossed[p]) or '–'}",
-                9,
-            )
-        )
+        # In the players' words, not the engine's: "Rabbit 1, Snail 0", "lanterns crossed: 1, 2".
+        fam = ", ".join(f"{k.capitalize()} {s.familiars[p][k]}" for k in LOCATIONS if k in g.locations)
+        hand = "holds " + ", ".join(s.hands[p]) if s.hands[p] else "holds no tile"
+        crossed = ", ".join(str(k + 1) for k in sorted(s.crossed[p])) or "none"
+        out.append(_text(x, y + 10, f"{name} {hand} · {fam} · lanterns crossed: {crossed}", 9))
         y += 13
     if s.abandoned:
         out.append(_text(x, y + 10, "Abandoned this round: " + ", ".join(s.abandoned), 9))
@@ -259,13 +295,13 @@ def _lake(g: LastLantern, s: State, out: list[str], left: float, y: float) -> fl
     for cell in bits(lake.spaces):
         col, row = lake.column_row(cell)
         bx, by = x0 + col * size, y + row * size
-        out.append(_rect(bx, by, size, size, "#dff1fb", "#7aa7bf"))
+        out.append(_rect(bx, by, size, size, paint("lake"), paint("lake_line")))
         icons = lake.icons.get(cell, 0)
         if icons:
-            out.append(_text(bx + size / 2, by + size / 2 + 3, "●" * icons, 6.5, "middle", fill="#555"))
+            out.append(_text(bx + size / 2, by + size / 2 + 3, "●" * icons, 10, "middle", fill=MUTED))
     for tile, mask in s.lake.items():
         cells = [(x0 + lake.column_row(c)[0] * size, y + lake.column_row(c)[1] * size) for c in bits(mask)]
         _tile_cells(out, cells, ABANDONED_FILL, size)
         bx, by = min(cells)
-        out.append(_text(bx + 2, by + 7, tile, 6))
+        out.append(_text(bx + 2, by + 9, tile, 10))
     return lake.rows * size

@@ -153,7 +153,7 @@ def parse(g: LastLantern, s: State, step: Mapping[str, Any]) -> Action:
         return Action(
             do,
             p,
-            where=_kind(get("familiar"), "familiar", TRIO),
+            where=_kind(get("familiar"), "familiar"),
             other=_player(s, get("to"), "to"),
             third=_optional_player(s, get("from"), "from"),
             agreed=bool(get("agreed", False)),

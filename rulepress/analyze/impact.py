@@ -7,13 +7,14 @@ import json
 import statistics
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from rulepress.analyze.simulate import play, random_policy
+from rulepress.analyze.cluster import Pool, chunks
+from rulepress.analyze.simulate import observe_chunk, random_policy
+from rulepress.analyze.tally import Tally
 from rulepress.load.book import Question
-from rulepress.project import load_engine
+from rulepress.load.yamlsrc import plain
 from rulepress.verify.gate import BookCheck
 from rulepress.verify.replay import replay
 
@@ -70,22 +71,6 @@ def impact_policy(engine: Any) -> tuple[str, Any]:
     return name, engine.POLICIES[name]
 
 
-def _simulate_chunk(root: str, package: str, components: dict[str, Any], options: dict[str, Any],
-                    seeds: list[int], counts: list[int]) -> list[dict[str, Any]]:
-    engine = load_engine(package, Path(root))
-    game = engine.make_game(components, options)
-    _, policy = impact_policy(engine)
-    rows = []
-    for seed in seeds:
-        players = [f"P{i + 1}" for i in range(counts[seed % len(counts)])]
-        run = play(game, players, seed, policy)
-        metrics = dict(game.metrics(run.state))
-        metrics["actions"] = run.actions
-        metrics["finished"] = run.terminal
-        rows.append(metrics)
-    return rows
-
-
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Means for numbers, shares for words: what a designer compares between answers.
 
@@ -126,44 +111,53 @@ def measurable_moves(baseline: dict[str, Any], other: dict[str, Any]) -> list[st
     return lines
 
 
-def simulate(root: Path, check: BookCheck, options: dict[str, Any], games: int, jobs: int,
-             progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+def simulate(workers: Pool, root: Path, check: BookCheck, options: dict[str, Any], games: int,
+             progress: Callable[[int], None] | None = None, policy: str | None = None,
+             seed: int = 0) -> Tally:
+    """``games`` games under ``options`` on the Dask pool, tallied; every answer plays the same setups
+    (the seeds depend on the game's index only), so answers are compared on equal deals."""
+    return simulate_many(workers, root, check, [(options, policy)], games, progress, seed)[0]
+
+
+def simulate_many(workers: Pool, root: Path, check: BookCheck, plays: list[tuple[dict[str, Any], str | None]],
+                  games: int, progress: Callable[[int], None] | None = None, seed: int = 0) -> list[Tally]:
+    """One tally per ``(options, policy)``; every chunk of every configuration is submitted at once, so no
+    worker waits for the last chunk of one configuration before starting the next."""
     counts = _player_counts(check)
-    seeds = list(range(games))
-    chunks = [seeds[i::max(1, jobs)] for i in range(max(1, jobs))]
-    rows: list[dict[str, Any]] = []
-    args = (str(root), check.book.engine_package, check.book.components, options)
-    if jobs <= 1:
-        for chunk in chunks:
-            rows += _simulate_chunk(*args, chunk, counts)
-            if progress:
-                progress(len(chunk))
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_simulate_chunk, *args, chunk, counts) for chunk in chunks if chunk]
-            for future in futures:
-                part = future.result()
-                rows += part
-                if progress:
-                    progress(len(part))
-    return summarise(rows)
+    parts = chunks(games)
+    tasks, sizes = [], []
+    for options, policy in plays:
+        name = policy or impact_policy(check.engine)[0]
+        args = (str(root), check.book.engine_package, plain(check.book.components), options, name, seed,
+                f"{check.book.id}/{name}")
+        tasks += [(*args, part, counts) for part in parts]
+        sizes += [len(part) for part in parts]
+    tallies = workers.map(observe_chunk, tasks, progress, sizes)
+    totals = []
+    for start in range(0, len(tallies), max(len(parts), 1)):
+        total = Tally()
+        for tally in tallies[start:start + len(parts)]:  # in chunk order: the same sums whatever the workers
+            total.merge(tally)
+        totals.append(total)
+    return totals if parts else [Tally() for _ in plays]
 
 
-def question_impact(root: Path, check: BookCheck, question: Question, games: int, jobs: int,
+def question_impact(workers: Pool, root: Path, check: BookCheck, question: Question, games: int,
                     progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     assert question.option is not None
     report: dict[str, Any] = {"question": question.id, "option": question.option, "games": games,
                               "policy": impact_policy(check.engine)[0], "assumed": question.assumed,
                               "alternatives": []}
     if games:
-        report["baseline"] = simulate(root, check, {question.option: question.option_value(question.assumed)},
-                                      games, jobs, progress)
+        report["baseline"] = simulate(workers, root, check,
+                                      {question.option: question.option_value(question.assumed)}, games,
+                                      progress).summary()
     for answer in alternatives(question):
         entry: dict[str, Any] = {"answer": answer, "value": question.option_value(answer),
                                  "examples_changed": example_changes(check, question, answer)}
         if games:
-            entry["metrics"] = simulate(root, check, {question.option: question.option_value(answer)}, games,
-                                        jobs, progress)
+            entry["metrics"] = simulate(workers, root, check, {question.option: question.option_value(answer)},
+                                        games, progress).summary()
         report["alternatives"].append(entry)
     return report
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -52,34 +51,35 @@ def _list(checks: list[BookCheck], as_json: bool) -> int:
 def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from rulepress.analyze.cluster import pool
     from rulepress.analyze.impact import alternatives, impact_policy, measurable_moves, question_impact, save
 
-    jobs = args.jobs or os.cpu_count() or 1
-    for check in checks:
-        questions = [q for q in check.book.questions if q.option and q.status == "open"]
-        total = sum(args.games * (1 + len(alternatives(q))) for q in questions)
-        impacts: dict[str, Any] = {}
-        with tqdm(total=total, desc=f"{check.book.id}: simulating", unit="game", disable=args.json,
-                  leave=False) as bar:
-            for question in questions:
-                impacts[question.id] = question_impact(root, check, question, args.games, jobs, bar.update)
-        path = save(root, check, impacts)
-        if args.json:
-            print(json.dumps({"book": check.book.id, "questions": impacts}, ensure_ascii=False))
-            continue
-        policy = impact_policy(check.engine)[0]
-        print(f"== {check.book.title}: impact of {len(questions)} open questions "
-              f"({args.games} games per answer, {policy} play; saved to {path.relative_to(root)})")
-        for qid, impact in impacts.items():
-            print(f"  {qid} (assumed '{impact['assumed']}', option {impact['option']})")
-            baseline = impact.get("baseline", {})
-            for alt in impact["alternatives"]:
-                changed = alt["examples_changed"]
-                print(f"    answer '{alt['answer']}': " + (
-                    "no example changes" if not changed else f"{len(changed)} example(s) change"))
-                for change in changed:
-                    print(f"      - {change['id']}: {change['how']}: {change['detail']}")
-                moved = measurable_moves(baseline, alt.get("metrics", {}))
-                for line in moved or ["simulated play: nothing moves beyond noise"]:
-                    print(f"      ~ {line}")
-    return 0
+    with pool(args.jobs or None, getattr(args, "scheduler", None)) as workers:
+        for check in checks:
+            questions = [q for q in check.book.questions if q.option and q.status == "open"]
+            total = sum(args.games * (1 + len(alternatives(q))) for q in questions)
+            impacts: dict[str, Any] = {}
+            with tqdm(total=total, desc=f"{check.book.id}: simulating", unit="game", disable=args.json,
+                      leave=False) as bar:
+                for question in questions:
+                    impacts[question.id] = question_impact(workers, root, check, question, args.games, bar.update)
+            path = save(root, check, impacts)
+            if args.json:
+                print(json.dumps({"book": check.book.id, "questions": impacts}, ensure_ascii=False))
+                continue
+            policy = impact_policy(check.engine)[0]
+            print(f"== {check.book.title}: impact of {len(questions)} open questions "
+                  f"({args.games} games per answer, {policy} play; saved to {path.relative_to(root)})")
+            for qid, impact in impacts.items():
+                print(f"  {qid} (assumed '{impact['assumed']}', option {impact['option']})")
+                baseline = impact.get("baseline", {})
+                for alt in impact["alternatives"]:
+                    changed = alt["examples_changed"]
+                    print(f"    answer '{alt['answer']}': " + (
+                        "no example changes" if not changed else f"{len(changed)} example(s) change"))
+                    for change in changed:
+                        print(f"      - {change['id']}: {change['how']}: {change['detail']}")
+                    moved = measurable_moves(baseline, alt.get("metrics", {}))
+                    for line in moved or ["simulated play: nothing moves beyond noise"]:
+                        print(f"      ~ {line}")
+        return 0

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from rulepress.analyze.tally import Tally
 from rulepress.protocol import Game
 
 Policy = Callable[[Game, Any, random.Random], Any]
@@ -34,3 +39,129 @@ def play(game: Game, players: Sequence[str], seed: int, policy: Policy = random_
         game.apply(state, policy(game, state, rng))
         count += 1
     return Playthrough(state, count, game.is_terminal(state))
+
+
+# -- observed play: what a game touched, for `rulepress analyze` and question impact ----------------------------
+
+ActionKind = Callable[[Any, Any], str]
+
+
+def action_kinds(game: Game) -> ActionKind:
+    """A function naming an action's kind (``draw``, ``plant``...): the engine's ``do`` field or ``kind``
+    attribute, through ``game.action_step`` when the kind is a bare number (learned once per kind)."""
+    step_of = getattr(game, "action_step", None)
+    learned: dict[Any, str] = {}
+
+    def kind(state: Any, action: Any) -> str:
+        do = getattr(action, "do", None)
+        if isinstance(do, str):
+            return do
+        raw = getattr(action, "kind", None)
+        key = raw if raw is not None else type(action).__name__
+        name = learned.get(key)
+        if name is None:
+            if step_of is not None:
+                name = str(step_of(state, action).get("do", key))
+            else:
+                name = str(key)
+            learned[key] = name
+        return name
+
+    return kind
+
+
+def touched_names(data: Mapping[str, Any], kinds: Mapping[str, set[str]]) -> set[str]:
+    """``kind:name`` for each event payload value naming a component: the payload key is the component kind
+    (``{"card": "moth-amber-2", "tile": "b2"}``); lists (``"dice": [5, 6]`` under kind ``dice``) count each."""
+    found = set()
+    for key, value in data.items():
+        names = kinds.get(key)
+        if names is None:
+            continue
+        for item in value if isinstance(value, list | tuple) else (value,):
+            text = str(item)
+            if text in names:
+                found.add(f"{key}:{text}")
+    return found
+
+
+def winner_seats(result: Mapping[str, Any], players: Sequence[str]) -> list[int] | None:
+    """The seats that won a competitive game (``result["winners"]`` names them); None for other games."""
+    winners = result.get("winners")
+    if not isinstance(winners, list) or len(players) < 2:
+        return None
+    return [players.index(name) for name in winners if name in players]
+
+
+def observe_chunk(root: str, package: str, components: dict[str, Any], options: dict[str, Any], policy_name: str,
+                  base_seed: int, label: str, indices: range, counts: list[int]) -> Tally:
+    """Play games ``indices`` of configuration ``label`` and tally them (runs on a Dask worker)."""
+    from rulepress.analyze.cluster import game_seed
+
+    game, engine = _game(root, package, _key(components), _key(options))
+    policy = None if policy_name == "random" else engine.POLICIES[policy_name]
+    kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
+    kind_of = action_kinds(game)
+    setup_events = getattr(game, "setup_events", None)
+    tally = Tally()
+    for index in indices:
+        seed = game_seed(base_seed, label, index)
+        players = [f"P{i + 1}" for i in range(counts[index % len(counts)])]
+        state = game.new_state(players, seed)
+        rng = random.Random(seed ^ 0x5EED)
+        fired: set[str] = set()
+        touched: set[str] = set()
+        offered: set[str] = set()
+        chosen: set[str] = set()
+        for event in setup_events(state) if setup_events else ():
+            fired.add(event.rule)
+            touched |= touched_names(event.data, kinds)
+        played = 0
+        while not game.is_terminal(state) and played < MAX_ACTIONS:
+            if policy is None:
+                legal = game.legal_actions(state)
+                offered.update(kind_of(state, a) for a in legal)
+                action = legal[rng.randrange(len(legal))]
+            else:
+                action = policy(game, state, rng)
+            kind = kind_of(state, action)
+            chosen.add(kind)
+            events = game.apply(state, action)
+            if events and kind not in tally.kind_rule:
+                tally.kind_rule[kind] = events[0].rule
+            for event in events:
+                fired.add(event.rule)
+                if kinds:
+                    touched |= touched_names(event.data, kinds)
+            played += 1
+        metrics = dict(game.metrics(state))
+        metrics["actions"] = played
+        metrics["finished"] = game.is_terminal(state)
+        tally.add_game(metrics, game.is_terminal(state), len(players), winner_seats(game.result(state), players))
+        tally.fired.update(fired)
+        tally.touched.update(touched)
+        tally.offered.update(offered)
+        tally.chosen.update(chosen)
+    return tally
+
+
+MAX_ACTIONS = 100_000
+
+
+def _key(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+@cache
+def _game(root: str, package: str, components: str, options: str) -> tuple[Game, ModuleType]:
+    """One game object per worker process and configuration (engines are imported once per process)."""
+    from rulepress.project import load_engine
+
+    engine = load_engine(package, Path(root))
+    return engine.make_game(json.loads(components), json.loads(options)), engine
+
+
+def _inventory(engine: ModuleType, components: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """The engine's optional ``inventory(components)``: every component that exists, by kind."""
+    found = getattr(engine, "inventory", None)
+    return dict(found(components)) if found is not None else {}

@@ -7,8 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rulepress.errors import SourceError, relative
-from rulepress.load import checks
+from rulepress.errors import SourceError
+from rulepress.load import checks, confine, orphans, schema, textpolicy
+from rulepress.load.confine import shown as shown_path
+from rulepress.load.problems import Collector
+from rulepress.load.provenance import Provenance, load_provenance
 from rulepress.load.rules import Chapter, Rule, find_cross_refs, load_chapter, render_template
 from rulepress.load.yamlsrc import line_of, load_yaml, plain
 
@@ -73,6 +76,7 @@ class Book:
     changelog: list[ChangeEntry]
     prose_only: dict[str, str]
     rules: dict[str, Rule] = field(default_factory=dict)
+    provenance: dict[str, Provenance] = field(default_factory=dict)  # where each rule comes from, by rule ID
     games: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)  # engine games by options
 
     @property
@@ -95,7 +99,7 @@ class Book:
         return TRIM_SIZES[str(trim)]
 
     def path(self, name: str) -> str:
-        return relative(self.folder / name, self.root)
+        return shown_path(self.folder / name, self.root)
 
     def rule_label(self, rule_id: str) -> str:
         rule = self.rules.get(rule_id)
@@ -103,183 +107,254 @@ class Book:
 
 
 REQUIRED_BOOK_KEYS = ("id", "title", "edition", "players", "engine", "rule_prefix", "chapters")
+SAFE_CHAPTER = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[^\\]+\.md$")  # as schemas/book.yaml: no '..', not absolute
 
 
 def book_ids(root: Path) -> list[str]:
     """Every book under rules_src/, in the order their book.yaml ``order`` gives (then by name)."""
+    books = root / "rules_src"
+    if not books.is_dir():
+        raise SourceError("rules_src", None, f"no rules_src/ folder in {root} (is --root the project?)")
     found = []
-    for folder in sorted((root / "rules_src").iterdir()):
+    for folder in sorted(books.iterdir()):
         book_file = folder / "book.yaml"
-        if book_file.is_file():
-            data = load_yaml(book_file, relative(book_file, root))
+        if confine.exists(book_file):
+            data = load_yaml(book_file, shown_path(book_file, root), root=root)
             order = data.get("order", 99) if isinstance(data, dict) else 99
-            found.append((order, folder.name))
+            # A wrong type here is reported by load_book's schema check; sorting must not fail first.
+            found.append((order if isinstance(order, int) and not isinstance(order, bool) else 99, folder.name))
     return [name for _, name in sorted(found)]
 
 
 def load_book(root: Path, book_id: str) -> Book:
+    """The book ``book_id`` with every source checked; raises SourceError (one problem) or SourceErrors (all the
+    problems found, up to problems.MAX_PROBLEMS) when any source is bad."""
     folder = root / "rules_src" / book_id
-    shown = relative(folder / "book.yaml", root)
-    if not (folder / "book.yaml").is_file():
+    shown = shown_path(folder / "book.yaml", root)
+    if not confine.exists(folder / "book.yaml"):
         raise SourceError(shown, None, f"no book '{book_id}' (missing book.yaml)")
-    data = load_yaml(folder / "book.yaml", shown)
-    if not isinstance(data, dict):
-        raise SourceError(shown, 1, "book.yaml must be a mapping")
-    for key in REQUIRED_BOOK_KEYS:
-        if key not in data:
-            raise SourceError(shown, 1, f"book.yaml needs '{key}'")
+    data = load_yaml(folder / "book.yaml", shown, root=root)
+    found = Collector()
+    found.extend(schema.validate(data, "book", shown, _prefix_of(data)))
+    found.extend(orphans.stray_book_files(folder, root))
+    if not _usable(data):
+        # Without a mapping, an ID, a prefix and chapter names there is nothing further to check against.
+        found.raise_if_any()
     if data["id"] != book_id:
-        raise SourceError(shown, line_of(data, "id"), f"id '{data['id']}' differs from its folder '{book_id}'")
-    trim = data.get("trim", "A5")
-    if not isinstance(trim, dict) and str(trim) not in TRIM_SIZES:
-        raise SourceError(shown, line_of(data, "trim"), f"unknown trim size '{trim}' (use A4, A5, A6 or "
-                                                         "{width: …, height: …})")
-    components = _load_optional(folder / "components.yaml", root, {})
-    if not isinstance(components, dict):
-        raise SourceError(relative(folder / "components.yaml", root), 1, "components.yaml must be a mapping")
-    book = Book(book_id, root, folder, data, components, [], [], [], [], {})
-    _check_arithmetic(book)
-    context = {**plain(components), "book": plain(data)}
-    for number, name in enumerate(data["chapters"], start=1):
-        path = folder / "chapters" / str(name)
-        if not path.is_file():
-            raise SourceError(shown, line_of(data["chapters"], number - 1), f"chapter file '{name}' not found")
-        book.chapters.append(load_chapter(path, relative(path, root), context, number, book.prefix))
+        found.add(SourceError(shown, line_of(data, "id"), f"id '{data['id']}' differs from its folder '{book_id}'"))
+    components = _source(found, root, folder, "components.yaml", "components", data["rule_prefix"], {})
+    book = Book(book_id, root, folder, data, components if isinstance(components, dict) else {}, [], [], [], [], {})
+    if components is None:
+        # Chapters and definitions are templates over the component data: without it, every variable would be
+        # reported missing. Check the other files' shape and stop.
+        for name in ("glossary", "questions", "changelog", "prose_only"):
+            _source(found, root, folder, f"{name}.yaml", name, book.prefix, [])
+        found.raise_if_any()
+    _check_arithmetic(book, found)
+    found.extend(textpolicy.field_errors(data, shown, "book", plain=textpolicy.BOOK_FIELDS))
+    context = {**plain(book.components), "book": plain(data)}
+    complete = _load_chapters(book, context, found)
+    found.extend(orphans.unlisted_chapters(folder, root, [c for c in data["chapters"] if SAFE_CHAPTER.match(c)],
+                                           line_of(data, "chapters")))
     for chapter in book.chapters:
         for rule in chapter.rules:
             if rule.id in book.rules:
                 first = book.rules[rule.id]
-                raise SourceError(rule.file, rule.line, f"rule ID used twice (first at {first.file}:{first.line})",
-                                  rule=rule.id)
-            book.rules[rule.id] = rule
+                found.add(SourceError(rule.file, rule.line, f"rule ID used twice (first at {first.file}:"
+                                                            f"{first.line})", rule=rule.id))
+            else:
+                book.rules[rule.id] = rule
     for rule in book.rules.values():
         for ref, line in find_cross_refs(rule):
-            if ref not in book.rules:
-                raise SourceError(rule.file, line, f"cross-reference to unknown rule ID '{ref}'", rule=rule.id)
-    book.glossary = _load_glossary(book, context)
-    book.questions = _load_questions(book)
-    book.changelog = _load_changelog(book)
-    book.prose_only = _load_prose_only(book)
+            if ref not in book.rules and complete:
+                found.add(SourceError(rule.file, line, f"cross-reference to unknown rule ID '{ref}'", rule=rule.id))
+    # A chapter that failed to load leaves its rule IDs unknown; checking references against an incomplete set
+    # would report every reference to them as well, burying the real problem.
+    rules = RuleCheck(book, found, complete)
+    book.glossary = _load_glossary(book, context, rules)
+    book.questions = _load_questions(book, rules)
+    book.changelog = _load_changelog(book, rules)
+    book.prose_only = _load_prose_only(book, rules)
+    if complete:  # provenance names rules and questions: only checkable once all of them loaded
+        with found.collecting():
+            book.provenance = load_provenance(book)
+    found.raise_if_any()
     return book
 
 
-def _load_optional(path: Path, root: Path, empty: Any) -> Any:
-    if not path.is_file():
+def _prefix_of(data: Any) -> str | None:
+    prefix = data.get("rule_prefix") if isinstance(data, dict) else None
+    return prefix if isinstance(prefix, str) and re.fullmatch(r"[a-z]+", prefix) else None
+
+
+def _usable(data: Any) -> bool:
+    """Whether book.yaml has what the rest of the load reads (the schema reports everything else)."""
+    if not isinstance(data, dict) or not all(key in data for key in REQUIRED_BOOK_KEYS):
+        return False
+    chapters, checks_ = data["chapters"], data.get("checks") or []
+    return (isinstance(data["id"], str) and _prefix_of(data) is not None
+            and isinstance(chapters, list) and all(isinstance(name, str) for name in chapters)
+            and isinstance(checks_, list)
+            and all(isinstance(c, dict) and isinstance(c.get("expr"), str) for c in checks_))
+
+
+def _source(found: Collector, root: Path, folder: Path, name: str, kind: str, prefix: str, empty: Any) -> Any:
+    """An optional source file of the book, parsed and checked against its schema; None when it is unusable."""
+    path = folder / name
+    shown = shown_path(path, root)
+    if not confine.exists(path):
         return empty
-    value = load_yaml(path, relative(path, root))
-    return empty if value is None else value
+    try:
+        value = load_yaml(path, shown, root=root)
+    except SourceError as error:
+        found.add(error)
+        return None
+    value = empty if value is None else value
+    problems = schema.validate(value, kind, shown, prefix)
+    found.extend(problems)
+    return None if problems else value
 
 
-def _check_arithmetic(book: Book) -> None:
+def _load_chapters(book: Book, context: dict[str, Any], found: Collector) -> bool:
+    """Load every chapter book.yaml lists; True when all of them loaded."""
+    shown = book.path("book.yaml")
+    complete = True
+    for number, name in enumerate(book.data["chapters"], start=1):
+        line = line_of(book.data["chapters"], number - 1)
+        if not SAFE_CHAPTER.match(name):  # already reported by the schema
+            complete = False
+            continue
+        path = book.folder / "chapters" / name
+        try:
+            confine.check_regular(book.root, path)
+        except confine.PathRefused as refused:
+            found.add(SourceError(shown, line, f"chapter file '{name}': {refused.reason}"))
+            complete = False
+            continue
+        try:
+            shown_as = shown_path(path, book.root)
+            book.chapters.append(load_chapter(book.root, path, shown_as, context, number, book.prefix))
+        except SourceError as error:
+            found.add(error)
+            complete = False
+    return complete
+
+
+def _check_arithmetic(book: Book, found: Collector) -> None:
     shown = book.path("book.yaml")
     data = plain(book.components)
     for index, check in enumerate(book.data.get("checks", []) or []):
         line = line_of(book.data.get("checks"), index)
-        expr = check.get("expr") if isinstance(check, dict) else check
+        expr = str(check["expr"])
         try:
-            ok = checks.evaluate(str(expr), data)
-            detail = "" if ok else checks.describe_failure(str(expr), data)
+            ok = checks.evaluate(expr, data)
+            detail = "" if ok else checks.describe_failure(expr, data)
         except checks.CheckError as exc:
-            raise SourceError(shown, line, f"check '{expr}': {exc}") from exc
+            found.add(SourceError(shown, line, f"check '{expr}': {exc}"))
+            continue
         if not ok:
-            why = check.get("why", "") if isinstance(check, dict) else ""
-            raise SourceError(shown, line, f"component check failed: {expr} ({detail})"
-                                           + (f"; {why}" if why else ""))
+            why = check.get("why", "")
+            found.add(SourceError(shown, line, f"component check failed: {expr} ({detail})"
+                                               + (f"; {why}" if why else "")))
 
 
-def _require_rules(book: Book, file: str, line: int | None, ids: Any, what: str) -> list[str]:
-    if isinstance(ids, str):
-        ids = [ids]
-    if not isinstance(ids, list):
-        raise SourceError(file, line, f"{what}: 'rules' must be a list of rule IDs")
-    for rule_id in ids:
-        if rule_id not in book.rules:
-            raise SourceError(file, line, f"{what} names unknown rule ID '{rule_id}'", rule=str(rule_id))
-    return [str(r) for r in ids]
+@dataclass
+class RuleCheck:
+    """Reports rule IDs a source names that the book does not have (unless the rules are incomplete)."""
+
+    book: Book
+    found: Collector
+    complete: bool
+
+    def require(self, file: str, line: int | None, ids: list[str], what: str) -> list[str]:
+        """``ids`` as a list; each unknown one is reported at its own line when ``ids`` knows it, else ``line``."""
+        for index, rule_id in enumerate(ids):
+            if self.complete and rule_id not in self.book.rules:
+                self.found.add(SourceError(file, line_of(ids, index, default=line),
+                                           f"{what} names unknown rule ID '{rule_id}'", rule=rule_id))
+        return [str(r) for r in ids]
 
 
-def _entries(book: Book, name: str) -> tuple[str, list[Any]]:
-    shown = book.path(name)
-    raw = _load_optional(book.folder / name, book.root, [])
-    if not isinstance(raw, list):
-        raise SourceError(shown, 1, f"{name} must be a list")
-    return shown, raw
-
-
-def _load_glossary(book: Book, context: dict[str, Any]) -> list[GlossaryTerm]:
-    shown, raw = _entries(book, "glossary.yaml")
-    terms = []
-    for index, item in enumerate(raw):
+def _load_glossary(book: Book, context: dict[str, Any], rules: RuleCheck) -> list[GlossaryTerm]:
+    shown = book.path("glossary.yaml")
+    raw = _source(rules.found, book.root, book.folder, "glossary.yaml", "glossary", book.prefix, [])
+    terms: list[GlossaryTerm] = []
+    first: dict[str, int | None] = {}
+    for index, item in enumerate(raw or []):
         line = line_of(raw, index)
-        if not isinstance(item, dict) or not {"term", "definition", "rule"} <= item.keys():
-            raise SourceError(shown, line, "a glossary entry needs 'term', 'definition' and 'rule'")
-        _require_rules(book, shown, line, [item["rule"]], f"glossary term '{item['term']}'")
-        definition = render_template(str(item["definition"]), context, shown, line_of(item, "definition"))
-        aliases = [str(a) for a in item.get("aliases", []) or []]
+        term = item["term"]
+        if term.casefold() in first:
+            rules.found.add(SourceError(shown, line, f"glossary term '{term}' appears twice (first at line "
+                                                     f"{first[term.casefold()]})"))
+            continue
+        first[term.casefold()] = line
+        rules.found.extend(textpolicy.field_errors(item, shown, "glossary", plain=("term",)))
+        rules.require(shown, line_of(item, "rule"), [item["rule"]], f"glossary term '{term}'")
+        try:
+            definition = render_template(item["definition"], context, shown, line_of(item, "definition"))
+        except SourceError as error:
+            rules.found.add(error)
+            continue
+        aliases = list(item.get("aliases", []))
         # A term that is also a common word ("set up") can name the phrases to link, or opt out (false).
         autolink = item.get("autolink", True)
-        phrases = [str(item["term"]), *aliases] if autolink is True else [str(p) for p in (autolink or [])]
-        terms.append(GlossaryTerm(str(item["term"]), definition, str(item["rule"]), aliases, line, phrases))
+        phrases = [term, *aliases] if autolink is True else list(autolink or [])
+        terms.append(GlossaryTerm(term, definition, item["rule"], aliases, line, phrases))
     return sorted(terms, key=lambda t: t.term.lower())
 
 
-def _load_questions(book: Book) -> list[Question]:
-    shown, raw = _entries(book, "questions.yaml")
-    questions, seen = [], set()
-    for index, item in enumerate(raw):
+def _load_questions(book: Book, rules: RuleCheck) -> list[Question]:
+    shown = book.path("questions.yaml")
+    raw = _source(rules.found, book.root, book.folder, "questions.yaml", "questions", book.prefix, [])
+    questions: list[Question] = []
+    seen: dict[str, int | None] = {}
+    for index, item in enumerate(raw or []):
         line = line_of(raw, index)
-        needed = {"id", "question", "rules", "answers", "assumed", "status"}
-        if not isinstance(item, dict) or not needed <= item.keys():
-            raise SourceError(shown, line, f"a designer question needs {', '.join(sorted(needed))}")
-        qid = str(item["id"])
+        qid = item["id"]
         if qid in seen:
-            raise SourceError(shown, line, f"designer question '{qid}' appears twice")
-        seen.add(qid)
-        answers = {str(k): str(v) for k, v in dict(item["answers"]).items()}
-        assumed = str(item["assumed"])
+            rules.found.add(SourceError(shown, line, f"designer question '{qid}' appears twice (first at line "
+                                                     f"{seen[qid]})"))
+            continue
+        seen[qid] = line
+        rules.found.extend(textpolicy.field_errors(item, shown, "designer", plain=("question",), markdown=("note",)))
+        rules.found.extend(textpolicy.field_errors(item["answers"], shown, "answer", markdown=list(item["answers"]),
+                                                   plain_keys=True))
+        answers = dict(item["answers"])
+        assumed = item["assumed"]
         if assumed not in answers:
-            raise SourceError(shown, line_of(item, "assumed"), f"question {qid}: assumed answer '{assumed}' is "
-                                                                f"not one of {sorted(answers)}")
-        if item["status"] not in QUESTION_STATUSES:
-            raise SourceError(shown, line_of(item, "status"), f"question {qid}: status must be one of "
-                                                               f"{', '.join(QUESTION_STATUSES)}")
-        source = str(item.get("source", "seed"))
-        if source not in QUESTION_SOURCES:
-            raise SourceError(shown, line_of(item, "source"), f"question {qid}: source must be one of "
-                                                               f"{', '.join(QUESTION_SOURCES)}")
-        option_values = {str(k): v for k, v in dict(item.get("option_values") or {}).items()}
-        questions.append(Question(
-            qid, str(item["question"]), _require_rules(book, shown, line, item["rules"], f"question {qid}"),
-            answers, assumed, str(item["status"]), item.get("option"), option_values, source,
-            str(item.get("note", "") or ""), line))
+            rules.found.add(SourceError(shown, line_of(item, "assumed"), f"question {qid}: assumed answer "
+                                                                         f"'{assumed}' is not one of "
+                                                                         f"{sorted(answers)}"))
+        option_values = dict(item.get("option_values") or {})
+        for answer in option_values:
+            if answer not in answers:
+                rules.found.add(SourceError(shown, line_of(item["option_values"], answer),
+                                            f"question {qid}: option_values names '{answer}', which is not one "
+                                            f"of its answers {sorted(answers)}"))
+        ids = rules.require(shown, line_of(item, "rules"), item["rules"], f"question {qid}")
+        questions.append(Question(qid, item["question"], ids, answers, assumed, item["status"], item.get("option"),
+                                  plain(option_values), item.get("source", "seed"), item.get("note") or "", line))
     return questions
 
 
-def _load_changelog(book: Book) -> list[ChangeEntry]:
-    shown, raw = _entries(book, "changelog.yaml")
+def _load_changelog(book: Book, rules: RuleCheck) -> list[ChangeEntry]:
+    shown = book.path("changelog.yaml")
+    raw = _source(rules.found, book.root, book.folder, "changelog.yaml", "changelog", book.prefix, [])
     entries = []
-    for index, edition in enumerate(raw):
-        line = line_of(raw, index)
-        if not isinstance(edition, dict) or "edition" not in edition or "entries" not in edition:
-            raise SourceError(shown, line, "a change-log edition needs 'edition' and 'entries'")
-        for entry_index, entry in enumerate(edition["entries"] or []):
+    for edition in raw or []:
+        rules.found.extend(textpolicy.field_errors(edition, shown, "change-log", plain=("edition",)))
+        for entry_index, entry in enumerate(edition["entries"]):
             entry_line = line_of(edition["entries"], entry_index)
-            if not isinstance(entry, dict) or not {"title", "rules", "why"} <= entry.keys():
-                raise SourceError(shown, entry_line, "a change-log entry needs 'title', 'rules' and 'why'")
-            rules = _require_rules(book, shown, entry_line, entry["rules"], f"change '{entry['title']}'")
-            entries.append(ChangeEntry(str(edition["edition"]), str(entry["title"]), rules,
-                                       str(entry["why"]), entry_line))
+            rules.found.extend(textpolicy.field_errors(entry, shown, "change", plain=("title",), markdown=("why",)))
+            ids = rules.require(shown, line_of(entry, "rules", entry_line), entry["rules"],
+                                f"change '{entry['title']}'")
+            entries.append(ChangeEntry(edition["edition"], entry["title"], ids, entry["why"], entry_line))
     return entries
 
 
-def _load_prose_only(book: Book) -> dict[str, str]:
+def _load_prose_only(book: Book, rules: RuleCheck) -> dict[str, str]:
     shown = book.path("prose_only.yaml")
-    raw = _load_optional(book.folder / "prose_only.yaml", book.root, {})
-    if not isinstance(raw, dict):
-        raise SourceError(shown, 1, "prose_only.yaml must map rule IDs to reasons")
-    for rule_id, reason in raw.items():
-        _require_rules(book, shown, line_of(raw, rule_id), [rule_id], "prose-only entry")
-        if not reason:
-            raise SourceError(shown, line_of(raw, rule_id), f"prose-only rule {rule_id} needs a reason",
-                              rule=str(rule_id))
-    return {str(k): str(v) for k, v in raw.items()}
+    raw = _source(rules.found, book.root, book.folder, "prose_only.yaml", "prose_only", book.prefix, {})
+    for rule_id in raw or {}:
+        rules.require(shown, line_of(raw, rule_id), [rule_id], "prose-only entry")
+    return {str(k): str(v) for k, v in (raw or {}).items()}

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rulepress.errors import SourceError, relative
+from rulepress.errors import SourceError
+from rulepress.load import orphans, schema, textpolicy
 from rulepress.load.book import Book
+from rulepress.load.confine import shown as shown_path
+from rulepress.load.problems import Collector
 from rulepress.load.yamlsrc import line_of, load_yaml, plain
-
-EXAMPLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-KNOWN_KEYS = {"id", "title", "rules", "source", "players", "options", "seed", "start", "steps", "text",
-              "summary"}
-STEP_KINDS = ("checkpoint", "chance", "do")
 
 
 @dataclass
@@ -37,7 +34,7 @@ class Example:
     file: str
     title: str
     rules: list[str]
-    source: str  # "seed" or "authored"
+    source: str  # "seed", "authored", "recorded" (rulepress record) or "external" (source_ref names it)
     source_ref: str
     players: list[str]
     options: dict[str, Any]
@@ -54,16 +51,27 @@ class Example:
 
 
 def load_examples(book: Book) -> list[Example]:
+    """Every example of ``book``; raises SourceError (one problem) or SourceErrors (all of them, up to
+    problems.MAX_PROBLEMS) when any example or the examples folder itself is bad."""
+    found = Collector()
+    examples = collect_examples(book, found)
+    found.raise_if_any()
+    return examples
+
+
+def collect_examples(book: Book, found: Collector) -> list[Example]:
+    """Every example of ``book`` that loads, in print order; the problems of the others go to ``found``."""
     folder = book.root / "examples" / book.id
     if not folder.is_dir():
         return []
-    examples = [load_example(path, book) for path in sorted(folder.glob("*.yaml"))]
-    seen: dict[str, str] = {}
-    for example in examples:
-        if example.id in seen:
-            raise SourceError(example.file, example.line("id"),
-                              f"example ID '{example.id}' is also used by {seen[example.id]}")
-        seen[example.id] = example.file
+    found.extend(orphans.stray_examples(folder, book.root))
+    examples: list[Example] = []
+    # IDs are unique because each must equal its file's name (load_example checks it).
+    for path in sorted(folder.glob("*.yaml")):
+        try:
+            examples.append(load_example(path, book))
+        except SourceError as error:
+            found.add(error)
     # Print order follows the rules: by the number of the first rule each example illustrates.
     return sorted(examples, key=lambda e: (_number_key(book.rules[e.rules[0]].number), e.title))
 
@@ -73,95 +81,53 @@ def _number_key(number: str) -> tuple[int, ...]:
 
 
 def load_example(path: Path, book: Book) -> Example:
-    shown = relative(path, book.root)
-    raw = load_yaml(path, shown)
-    if not isinstance(raw, dict):
-        raise SourceError(shown, 1, "an example must be a mapping (id, title, rules, start, steps, ...)")
-    unknown = sorted(set(raw) - KNOWN_KEYS)
-    if unknown:
-        raise SourceError(shown, line_of(raw, unknown[0]), f"unknown key '{unknown[0]}' in an example "
-                                                           f"(known: {', '.join(sorted(KNOWN_KEYS))})")
-    refused = raw.get("start", {}).get("refused") if isinstance(raw.get("start"), dict) else None
-    for key in ("id", "title", "rules", "start") + (() if refused else ("steps",)):
-        if key not in raw:
-            raise SourceError(shown, 1, f"an example needs '{key}'")
-    example_id = str(raw["id"])
-    if not EXAMPLE_ID.match(example_id):
-        raise SourceError(shown, line_of(raw, "id"), f"example ID '{example_id}' must be lower case words "
-                                                     "joined by '-'")
+    """One example, checked against schemas/example.yaml and then against the book's rule IDs."""
+    shown = shown_path(path, book.root)
+    raw = load_yaml(path, shown, root=book.root)
+    found = Collector()
+    found.extend(schema.validate(raw, "example", shown, book.prefix))
+    found.raise_if_any()
+    if raw["id"] != path.stem:
+        found.add(SourceError(shown, line_of(raw, "id"), f"example ID '{raw['id']}' differs from its file name "
+                                                         f"'{path.name}' (name the file <id>.yaml)"))
     rules = raw["rules"]
-    if not isinstance(rules, list) or not rules:
-        raise SourceError(shown, line_of(raw, "rules"), "'rules' must list the rule IDs the example illustrates")
     for index, rule_id in enumerate(rules):
         if rule_id not in book.rules:
-            raise SourceError(shown, line_of(rules, index), f"unknown rule ID '{rule_id}' in book "
-                                                            f"'{book.id}'", rule=str(rule_id))
-    source, source_ref = _source(raw, shown)
+            found.add(SourceError(shown, line_of(rules, index), f"unknown rule ID '{rule_id}' in book "
+                                                                f"'{book.id}'", rule=rule_id))
     start = raw["start"]
-    if not isinstance(start, dict) or len({"setup", "state"} & start.keys()) != 1:
-        raise SourceError(shown, line_of(raw, "start"), "'start' needs exactly one of 'setup: true' or "
-                                                        "'state: {...}'")
+    refused = start.get("refused")
     if refused is not None and refused not in book.rules:
-        raise SourceError(shown, line_of(start, "refused"), f"'refused' names unknown rule ID '{refused}'",
-                          rule=str(refused))
-    if refused is not None and raw.get("steps"):
-        raise SourceError(shown, line_of(raw, "steps"), "an example whose start is refused has no steps")
-    players = raw.get("players", [])
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise SourceError(shown, line_of(raw, "players"), "'players' must be a list of names")
-    options = raw.get("options") or {}
-    if not isinstance(options, dict):
-        raise SourceError(shown, line_of(raw, "options"), "'options' must be a mapping")
-    seed = raw.get("seed", 0)
-    if not isinstance(seed, int):
-        raise SourceError(shown, line_of(raw, "seed"), "'seed' must be a whole number")
-    steps = [] if refused else _steps(raw["steps"], shown, book, line_of(raw, "steps"))
-    text = raw.get("text", "")
-    return Example(example_id, book.id, shown, str(raw["title"]), [str(r) for r in rules], source, source_ref,
-                   list(players), plain(options), seed, plain(start), steps, str(text or ""),
-                   line_of(raw, "text"), str(raw.get("summary", "") or ""), raw)
-
-
-def _source(raw: dict[str, Any], shown: str) -> tuple[str, str]:
+        found.add(SourceError(shown, line_of(start, "refused"), f"'refused' names unknown rule ID '{refused}'",
+                              rule=refused))
+    steps = [] if refused is not None else _steps(raw["steps"], shown, book, found)
+    found.extend(textpolicy.field_errors(raw, shown, "example", plain=("title", "summary"), template=("text",)))
+    found.raise_if_any()
     source = raw.get("source", "authored")
-    if source == "authored":
-        return "authored", ""
-    if isinstance(source, dict) and set(source) == {"seed"}:
-        return "seed", str(source["seed"])
-    raise SourceError(shown, line_of(raw, "source"), "'source' must be 'authored' or {seed: \"where in the seed\"}")
+    source_kind, source_ref = ((source, "") if isinstance(source, str) else
+                               ("seed", source["seed"]) if "seed" in source else ("external", source["external"]))
+    return Example(raw["id"], book.id, shown, raw["title"], list(rules), source_kind, source_ref,
+                   list(raw.get("players", [])), plain(raw.get("options") or {}), raw.get("seed", 0), plain(start),
+                   steps, raw.get("text") or "", line_of(raw, "text"), raw.get("summary") or "", raw)
 
 
-def _steps(raw_steps: Any, shown: str, book: Book, line: int | None) -> list[Step]:
-    if not isinstance(raw_steps, list) or not raw_steps:
-        raise SourceError(shown, line, "'steps' must be a non-empty list")
+def _steps(raw_steps: list[Any], shown: str, book: Book, found: Collector) -> list[Step]:
+    """The steps, already shaped by the schema; here only what needs the book or the other steps."""
     steps = []
-    checkpoint_names: set[str] = set()
+    checkpoints: dict[str, int | None] = {}
     for index, item in enumerate(raw_steps):
         step_line = line_of(raw_steps, index)
-        if not isinstance(item, dict):
-            raise SourceError(shown, step_line, f"step {index + 1} must be a mapping")
-        kinds = [k for k in STEP_KINDS if k in item]
-        if len(kinds) != 1:
-            raise SourceError(shown, step_line, f"step {index + 1} needs exactly one of 'do' (an action), "
-                                                "'checkpoint' or 'chance'")
-        kind = {"do": "action"}.get(kinds[0], kinds[0])
+        kind = "action" if "do" in item else "checkpoint" if "checkpoint" in item else "chance"
         if kind == "checkpoint":
-            name = str(item["checkpoint"])
-            if name in checkpoint_names:
-                raise SourceError(shown, step_line, f"checkpoint '{name}' appears twice")
-            checkpoint_names.add(name)
-            extra = set(item) - {"checkpoint", "expect", "events", "diagram", "note"}
-            if extra:
-                raise SourceError(shown, step_line, f"unknown key '{sorted(extra)[0]}' in checkpoint '{name}'")
-            if "expect" in item and not isinstance(item["expect"], dict):
-                raise SourceError(shown, step_line, f"checkpoint '{name}': 'expect' must be a mapping")
-            if "events" in item and not isinstance(item["events"], list):
-                raise SourceError(shown, step_line, f"checkpoint '{name}': 'events' must be a list")
-        if kind == "chance" and not isinstance(item["chance"], list):
-            raise SourceError(shown, step_line, "'chance' must be a list of outcomes")
+            name = item["checkpoint"]
+            if name in checkpoints:
+                found.add(SourceError(shown, step_line, f"checkpoint '{name}' appears twice (first at line "
+                                                        f"{checkpoints[name]})"))
+            checkpoints.setdefault(name, step_line)
+            found.extend(textpolicy.field_errors(item, shown, f"checkpoint '{name}'", plain=("diagram",)))
         illegal = item.get("illegal")
         if illegal is not None and illegal not in book.rules:
-            raise SourceError(shown, step_line, f"step {index + 1} expects a rejection by unknown rule ID "
-                                                f"'{illegal}'", rule=str(illegal))
+            found.add(SourceError(shown, step_line, f"step {index + 1} expects a rejection by unknown rule ID "
+                                                    f"'{illegal}'", rule=illegal))
         steps.append(Step(index + 1, step_line, kind, plain(item)))
     return steps

@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.sandbox import SecurityError
 
 from rulepress.errors import SourceError
+from rulepress.load import confine, textpolicy
+from rulepress.load.sandbox import content_environment, split_marked
 
 RULE_ID = re.compile(r"^[a-z]+(\.[a-z0-9-]+)+$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([^}\s]+)\})?\s*$")
@@ -32,6 +35,7 @@ class Rule:
     chapter: str
     body: str = ""
     children: list[str] = field(default_factory=list)
+    body_lines: list[int] = field(default_factory=list)  # the line in ``file`` of each line of ``body``
 
     @property
     def label(self) -> str:
@@ -47,47 +51,57 @@ class Chapter:
     rules: list[Rule]
 
 
-class DataEnvironment(jinja2.Environment):
-    """Looks keys up before attributes: in component data ``colours.values`` is a key, not dict.values."""
+def render_template(text: str, context: dict[str, Any], file: str, first_line: int | None = 1,
+                    rule: str | None = None) -> str:
+    """Render the rule text ``text`` (which starts at ``first_line`` of ``file``) in the sandbox.
 
-    def getattr(self, obj: Any, attribute: str) -> Any:
-        if isinstance(obj, dict) and attribute in obj:
-            return obj[attribute]
-        return super().getattr(obj, attribute)
-
-
-def template_environment() -> jinja2.Environment:
-    # Jinja comments move to {## ##} so that "{#rule.id}" heading attributes stay plain text.
-    return DataEnvironment(
-        undefined=jinja2.StrictUndefined,
-        comment_start_string="{##",
-        comment_end_string="##}",
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    Errors are :class:`SourceError` naming the file's own line.  The text, before and after rendering, must
+    also pass the content policy (:func:`rulepress.load.textpolicy.check_markdown`).
+    """
+    textpolicy.check_markdown(text, file, first_line, rule, template=True)
+    rendered = _render(text, context, file, first_line, mark_lines=False)
+    textpolicy.check_markdown(rendered, file, first_line, rule)
+    return rendered
 
 
-def render_template(text: str, context: dict[str, Any], file: str, first_line: int | None = 1) -> str:
-    """Render ``text`` (which starts at ``first_line`` of ``file``); errors name the file's own line."""
-    env = template_environment()
+def render_chapter(text: str, context: dict[str, Any], file: str) -> tuple[str, list[int]]:
+    """Render a chapter; also give, for each rendered line, its line in ``file`` (loops make them differ)."""
+    textpolicy.check_markdown(text, file, 1, template=True)
+    rendered, lines = split_marked(_render(text, context, file, 1, mark_lines=True))
+    textpolicy.check_markdown(rendered, file, 1, lines=lines)
+    return rendered, lines
+
+
+def _render(text: str, context: dict[str, Any], file: str, first_line: int | None, mark_lines: bool) -> str:
+    env = content_environment()
 
     def at(line: int | None) -> int | None:
         return None if line is None or first_line is None else first_line + line - 1
 
     try:
-        return env.from_string(text).render(**context)
+        return env.render_text(text, context, mark_lines)
     except jinja2.TemplateSyntaxError as exc:
         unclosed = _unclosed_tag(text, exc.lineno)
         if unclosed:
             raise SourceError(file, at(unclosed), "template error: a '{{' is never closed with '}}'") from exc
+        unbalanced = "Unexpected end of template" in str(exc.message) or "needs to be closed" in str(exc.message)
+        block = _unclosed_block(env, text, exc.lineno) if unbalanced else None
+        if block:
+            tag, line = block
+            raise SourceError(file, at(line), f"template error: '{{% {tag} %}}' is never closed with "
+                                              f"'{{% end{tag} %}}'") from exc
         raise SourceError(file, at(exc.lineno), f"template error: {exc.message}") from exc
+    except SecurityError as exc:  # before UndefinedError: an unsafe attribute is an undefined raising this
+        raise SourceError(file, at(_template_line(exc)), f"template refused: {exc}") from exc
     except jinja2.UndefinedError as exc:
         line = _template_line(exc)
-        used = re.findall(r"\{\{.*?\}\}", text.splitlines()[line - 1]) if line else []
+        shown = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else ""
+        used = re.findall(r"\{\{.*?\}\}", shown)
         where = f" in {', '.join(used)}" if used else ""
         raise SourceError(file, at(line), f"unknown template variable{where}: {exc.message}") from exc
-    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
-        raise SourceError(file, at(_template_line(exc)), f"template error: {exc}") from exc
+    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError, LookupError, AttributeError,
+            RecursionError) as exc:
+        raise SourceError(file, at(_template_line(exc)), f"template error: {type(exc).__name__}: {exc}") from exc
 
 
 def _unclosed_tag(text: str, upto: int) -> int | None:
@@ -96,6 +110,28 @@ def _unclosed_tag(text: str, upto: int) -> int | None:
         if line.rfind("{{") > line.rfind("}}"):
             return number
     return None
+
+
+BLOCK_TAGS = ("for", "if", "with", "filter", "set", "macro", "call", "block", "autoescape")
+
+
+def _unclosed_block(env: jinja2.Environment, text: str, upto: int) -> tuple[str, int] | None:
+    """The innermost block left open by line ``upto``: Jinja reports it where parsing stops, often far below."""
+    stack: list[tuple[str, int]] = []
+    try:
+        tokens = [(line, kind, value) for line, kind, value in env.lex(text) if kind != "whitespace" and line <= upto]
+    except jinja2.TemplateSyntaxError:
+        return None
+    for index, (line, kind, _) in enumerate(tokens[:-1]):
+        if kind != "block_begin" or tokens[index + 1][1] != "name":
+            continue
+        tag = tokens[index + 1][2]
+        rest = [v for _, k, v in tokens[index + 2:index + 40] if k == "block_end" or v == "="][:1]
+        if tag in BLOCK_TAGS and not (tag == "set" and rest == ["="]):  # {% set x = 1 %} closes itself
+            stack.append((tag, line))
+        elif tag.startswith("end") and stack and stack[-1][0] == tag[3:]:
+            stack.pop()
+    return stack[-1] if stack else None
 
 
 def _template_line(exc: BaseException) -> int | None:
@@ -108,26 +144,35 @@ def _template_line(exc: BaseException) -> int | None:
     return line
 
 
-def parse_chapter(text: str, file: str, chapter_number: int, prefix: str) -> Chapter:
-    """Split a rendered chapter into its rules, numbering them from ``chapter_number``."""
+def parse_chapter(text: str, file: str, chapter_number: int, prefix: str, lines: list[int] | None = None) -> Chapter:
+    """Split a rendered chapter into its rules, numbering them from ``chapter_number``.
+
+    ``lines`` gives the source line of each line of ``text`` (from :func:`render_chapter`); without it the
+    text is taken to be the source itself.
+    """
     rules: list[Rule] = []
     chapter: Rule | None = None
     current: Rule | None = None
     body: list[str] = []
+    body_lines: list[int] = []
     counters = [0, 0]
-    in_fence = False
+    fence_line: int | None = None
 
     def close() -> None:
         if current is not None:
             current.body = "\n".join(body).rstrip("\n")
+            current.body_lines = body_lines[:len(current.body.splitlines())]
         body.clear()
+        body_lines.clear()
 
-    for index, line in enumerate(text.splitlines(), start=1):
+    for rendered, line in enumerate(text.splitlines(), start=1):
+        index = lines[rendered - 1] if lines is not None and rendered <= len(lines) else rendered
         if FENCE.match(line):
-            in_fence = not in_fence
-        match = None if in_fence else HEADING.match(line)
+            fence_line = index if fence_line is None else None
+        match = None if fence_line is not None else HEADING.match(line)
         if not match or len(match.group(1)) > 3:
             body.append(line)
+            body_lines.append(index)
             continue
         level, title, rule_id = len(match.group(1)), match.group(2).strip(), match.group(3)
         if rule_id is None:
@@ -160,8 +205,8 @@ def parse_chapter(text: str, file: str, chapter_number: int, prefix: str) -> Cha
             parent.children.append(rule_id)
         rules.append(current)
     close()
-    if in_fence:
-        raise SourceError(file, None, "a code fence is never closed")
+    if fence_line is not None:
+        raise SourceError(file, fence_line, "this code fence is never closed")
     if chapter is None:
         raise SourceError(file, 1, "a chapter must start with a level-1 heading carrying its rule ID")
     return Chapter(chapter.id, chapter.title, chapter.number, file, rules)
@@ -171,14 +216,15 @@ def find_cross_refs(rule: Rule) -> list[tuple[str, int]]:
     """Every ``[[rule.id]]`` in a rule's body, with its line in the chapter file."""
     found = []
     for offset, line in enumerate(rule.body.splitlines(), start=1):
+        where = rule.body_lines[offset - 1] if offset <= len(rule.body_lines) else rule.line + offset
         for match in CROSS_REF.finditer(line):
-            found.append((match.group(1), rule.line + offset))
+            found.append((match.group(1), where))
     return found
 
 
-def load_chapter(path: Path, shown_as: str, context: dict[str, Any], number: int, prefix: str) -> Chapter:
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SourceError(shown_as, None, f"cannot read chapter: {exc}") from exc
-    return parse_chapter(render_template(source, context, shown_as), shown_as, number, prefix)
+def load_chapter(root: Path, path: Path, shown_as: str, context: dict[str, Any], number: int, prefix: str) -> Chapter:
+    """Read a chapter confined to the project ``root`` (a regular file of bounded size, UTF-8 with the line of a
+    bad byte), render it in the sandbox and split it into rules."""
+    source = confine.read_text(root, path, shown_as)
+    text, lines = render_chapter(source, context, shown_as)
+    return parse_chapter(text, shown_as, number, prefix, lines)

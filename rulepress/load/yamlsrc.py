@@ -1,4 +1,10 @@
-"""YAML that remembers where each value came from, so errors can name the line."""
+"""YAML that remembers where each value came from, so errors can name the line.
+
+Parsing is bounded: the file is read through :mod:`rulepress.load.confine` (inside the project, a regular file,
+at most 1 MiB, UTF-8), nesting may not go deeper than :data:`MAX_DEPTH`, and the document, with every alias
+expanded, may not hold more than :data:`MAX_NODES` values, so an alias bomb ("billion laughs") is refused before
+anything walks it.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
 
 from rulepress.errors import SourceError
+from rulepress.load import confine
+
+MAX_DEPTH = 50  # the real sources nest 7 deep; PyYAML's composer recurses per level
+MAX_NODES = 100_000  # values in the document with aliases expanded; the largest real file has a few thousand
 
 
 class LineDict(dict):
@@ -23,7 +35,73 @@ class LineList(list):
 
 
 class _Loader(yaml.SafeLoader):
-    pass
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        # Checked before recursing, so a 10 000-deep "[[[[..." fails here rather than with a RecursionError.
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels",
+                                    self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self) -> yaml.Node | None:
+        node = super().get_single_node()
+        if node is not None:
+            _measure(node)
+        return node
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, OverflowError) as exc:  # an int of 5000 digits, a date like 2024-13-45
+            raise ConstructorError(None, None, f"cannot read this value: {exc}", node.start_mark) from exc
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _measure(root: yaml.Node) -> None:
+    """Refuse a document whose alias-expanded size or depth is over the limits, or whose aliases form a loop.
+
+    Iterative, with each node measured once, so the check itself is linear in the file and never recurses.
+    """
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            on_path.discard(key)
+            kids = _children(node)
+            size[key] = 1 + sum(size[id(kid)] for kid in kids)
+            depth[key] = 1 + max((depth[id(kid)] for kid in kids), default=0)
+            if size[key] > MAX_NODES:
+                raise ComposerError(None, None, f"more than {MAX_NODES} values once aliases are expanded "
+                                                "(an alias bomb?)", node.start_mark)
+            if depth[key] > MAX_DEPTH:
+                raise ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels once aliases are "
+                                                "expanded", node.start_mark)
+            continue
+        if key in size:
+            continue
+        if key in on_path:
+            raise ComposerError(None, None, "an alias refers to a value that contains it", node.start_mark)
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((kid, False) for kid in _children(node) if id(kid) not in size)
 
 
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
@@ -32,13 +110,13 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
     result.line = node.start_mark.line + 1
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
-        if key in result:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
         try:
+            if key in result:
+                raise ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
             result[key] = loader.construct_object(value_node, deep=True)
-        except TypeError as exc:  # unhashable key inside
-            raise yaml.constructor.ConstructorError(None, None, str(exc), key_node.start_mark) from exc
+        except TypeError as exc:  # an unhashable key: a list or mapping used as a key
+            raise ConstructorError(None, None, f"a key cannot be a list or mapping ({exc})",
+                                   key_node.start_mark) from exc
         result.lines[key] = key_node.start_mark.line + 1
     return result
 
@@ -54,22 +132,32 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
 
 
-def load_yaml(path: Path, shown_as: str | None = None) -> Any:
-    """Parse ``path``; any syntax problem becomes a :class:`SourceError` naming file and line."""
+def load_yaml(path: Path, shown_as: str | None = None, *, root: Path | None = None,
+              max_bytes: int = confine.MAX_SOURCE_BYTES) -> Any:
+    """Parse ``path``; any problem becomes a :class:`SourceError` naming file and line.
+
+    ``root`` is the folder the file must stay inside (the project root); without it, the file's own folder, so
+    a symlink leading elsewhere is still refused.
+    """
     name = shown_as or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SourceError(name, None, f"cannot read: {exc}") from exc
+    text = confine.read_text(root if root is not None else path.parent, path, name, max_bytes)
+    return parse_yaml(text, name)
+
+
+def parse_yaml(text: str, name: str) -> Any:
+    """Parse YAML ``text`` (shown as ``name`` in errors) within the depth and size limits."""
     try:
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         problem = exc.problem or exc.context or "malformed YAML"
-        raise SourceError(name, line, f"malformed YAML: {problem}") from exc
+        column = f" (column {mark.column + 1})" if mark else ""
+        raise SourceError(name, line, f"malformed YAML: {problem}{column}") from exc
     except yaml.YAMLError as exc:
         raise SourceError(name, None, f"malformed YAML: {exc}") from exc
+    except RecursionError as exc:  # a safety net: the depth limit should stop this first
+        raise SourceError(name, None, f"malformed YAML: nesting too deep (limit {MAX_DEPTH})") from exc
 
 
 def line_of(container: Any, key: Any = None, default: int | None = None) -> int | None:

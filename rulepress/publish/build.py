@@ -3,20 +3,31 @@
 from __future__ import annotations
 
 import logging
+import re
 import shutil
-import tempfile
+import signal
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from rulepress.analyze.impact import saved_impacts
 from rulepress.errors import BuildRefused
-from rulepress.publish.swap import publish
+from rulepress.publish.lock import build_lock
+from rulepress.publish.swap import check_target, finish, new_staging, publish, signals_held, sweep_leftovers
 from rulepress.render import site as site_pages
 from rulepress.verify.gate import Report, verify
+
+# A warning that means something the output needs was not there: the output is wrong, not just imperfect.
+_MISSING_RESOURCE = re.compile(
+    r"fail|error|cannot|could not|unable to|not found|no such|does not exist|missing|unreadable|"
+    r"no anchor|undefined anchor|does not contain an anchor|unrecognized relative link|without a base uri|"
+    r"malformed url|\.notdef|no source for", re.IGNORECASE)
+_DATA_URI = re.compile(r"(data:[\w.+/-]+;base64,)([A-Za-z0-9+/=]{40,})")
 
 
 @dataclass
@@ -29,19 +40,50 @@ class Timings:
     tools: float = 0.0  # mkdocs and WeasyPrint themselves
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt is for SIGINT: cleanup runs, nothing is published, exit 143.
+
+    A BaseException, so no ``except Exception`` in rulepress or its libraries can swallow it.
+    """
+
+
 class _Collect(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.messages: list[str] = []
+        self.records: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+        self.records.append(record)
+
+    @property
+    def messages(self) -> list[str]:
+        return [record.getMessage() for record in self.records]
+
+    def fatal(self, tool: str) -> list[str]:
+        """Errors, and warnings about a missing or unreadable resource: either means wrong output."""
+        return _unique(f"{tool}: {_tidy(record.getMessage())}" for record in self.records
+                       if record.levelno >= logging.ERROR or _MISSING_RESOURCE.search(record.getMessage()))
+
+    def harmless(self) -> list[str]:
+        return _unique(_tidy(record.getMessage()) for record in self.records
+                       if record.levelno < logging.ERROR and not _MISSING_RESOURCE.search(record.getMessage()))
+
+
+def _tidy(message: str) -> str:
+    """One readable line: an inline diagram's base64 shortened to its first bytes, no dangling colon."""
+    message = _DATA_URI.sub(lambda m: f"{m.group(1)}{m.group(2)[:24]}…({len(m.group(2))} chars)", message)
+    return " ".join(message.split()).rstrip(": ")
+
+
+def _unique(messages: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(messages))  # each edition repeats the same problem; say it once
 
 
 @contextmanager
-def _mkdocs_warnings() -> Iterator[_Collect]:
+def _logged(name: str) -> Iterator[_Collect]:
+    """Collect the warnings and errors logger ``name`` (and its children) emit inside the block."""
     handler = _Collect()
-    logger = logging.getLogger("mkdocs")
+    logger = logging.getLogger(name)
     logger.addHandler(handler)
     try:
         yield handler
@@ -49,84 +91,182 @@ def _mkdocs_warnings() -> Iterator[_Collect]:
         logger.removeHandler(handler)
 
 
-def gate(root: Path, strict: bool) -> Report:
+class _Interrupts:
+    """SIGINT and SIGTERM raise (KeyboardInterrupt, Terminated) until the build commits, and are remembered.
+
+    Remembered because a library may swallow the exception (one raised inside a cffi callback of Pango,
+    say, is printed and dropped) and carry on with content missing; ``check`` raises again, and the build
+    calls it after each rendering step and right before publishing.  Once the swap is done (``commit``) the
+    build has published a complete site, and a late signal no longer has anything to stop.
+    """
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        self.committed = False
+
+    def check(self) -> None:
+        if self.received and not self.committed:
+            raise Terminated() if self.received[0] == signal.SIGTERM else KeyboardInterrupt()
+
+    def commit(self) -> None:
+        self.committed = True
+
+    def handler(self, signum: int, frame: FrameType | None) -> None:
+        self.received.append(signum)
+        self.check()
+
+
+@contextmanager
+def _interrupts() -> Iterator[_Interrupts]:
+    guard = _Interrupts()
+    if threading.current_thread() is not threading.main_thread():
+        yield guard  # signals are only delivered to the main thread; nothing to install
+        return
+    previous = {signum: signal.signal(signum, guard.handler) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield guard
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
     """Everything that must hold before anything is rendered."""
     from rulepress.analyze.changes import unlogged_changes
+    from rulepress.analyze.record import unreviewed
 
-    report = verify(root, draw=True)
+    report = verify(root, books or None, draw=True)
     for check in report.books:
         report.warnings.extend(unlogged_changes(root, check.book))
     problems = report.failures() + (report.warnings if strict else [])
+    if not problems:  # what the player editions would print: no rule IDs or engine notation, no unchecked example
+        problems = site_pages.player_text_problems(report) + unreviewed(report)
     if problems:
         raise BuildRefused(problems)
     return report
 
 
-def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Path) -> list[str]:
+def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Path) -> _Collect:
+    """Run mkdocs into ``staging``; returns what the ``mkdocs`` logger warned about meanwhile."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
 
     site_pages.PREPARED = site_pages.SiteInput(report, impacts)
     site_pages.TIMING.clear()
     try:
-        with _mkdocs_warnings() as warnings:
+        with _logged("mkdocs") as logged:
             config = load_config(str(root / "mkdocs.yml"), site_dir=str(staging))
             mkdocs_build(config)
-        return warnings.messages
+        return logged
     finally:
         site_pages.PREPARED = None
 
 
 def render_pdfs(report: Report, impacts: dict[str, Any], staging: Path, timings: Timings) -> None:
+    """Every book's print, digital and designer editions into ``staging/pdf`` (see rulepress/render/pdf.py)."""
     from rulepress.render import pdf
 
-    for check in report.books:
-        book_id = check.book.id
-        diagrams = staging / book_id / "diagrams"
-        diagrams.mkdir(parents=True, exist_ok=True)
-        for designer in (False, True):
-            name = f"{book_id}-designer" if designer else book_id
-            start = time.perf_counter()
-            job = pdf.PrintInput(check, diagrams, designer, impacts[book_id] if designer else None)
-            split: dict[str, float] = {}
-            timings.pages[name] = pdf.write_pdf(job, staging / "pdf" / f"{name}.pdf", split)
-            timings.pdf[name] = time.perf_counter() - start
-            timings.own += split["own"]
-            timings.tools += split["tool"]
+    pdf.render_editions(report, impacts, staging, timings)
 
 
-def build(root: Path, strict: bool = False, site_dir: Path | None = None,
-          timings: Timings | None = None) -> list[str]:
-    """Publish ``site/`` (HTML and PDFs) only if every check passes; otherwise leave it untouched."""
-    timings = timings or Timings()
+def expected_pages(report: Report) -> list[str]:
+    """The HTML pages a complete site has: the home page and every page in each book's navigation."""
+    pages = ["index.html"]
+
+    def walk(entry: Any) -> None:
+        if isinstance(entry, str):
+            pages.append(entry.removesuffix(".md") + ".html")
+        elif isinstance(entry, dict):
+            for value in entry.values():
+                walk(value)
+        elif isinstance(entry, list):
+            for value in entry:
+                walk(value)
+
+    walk(site_pages.nav(report))
+    return sorted(set(pages))
+
+
+def staged_problems(staging: Path, report: Report) -> list[str]:
+    """What is missing or wrong in a finished staging folder; empty when it may be published."""
+    from rulepress.publish.preflight import preflight_staged
+
+    problems = [f"{page}: page missing from the rendered site" for page in expected_pages(report)
+                if not (staging / page).is_file() or (staging / page).stat().st_size == 0]
+    return problems + preflight_staged(staging, report)
+
+
+def _render(root: Path, report: Report, impacts: dict[str, Any], staging: Path, timings: Timings,
+            strict: bool, interrupted: Callable[[], None]) -> list[str]:
+    """Site and PDFs into ``staging``; refuses on any error or missing resource; returns harmless warnings."""
+    from weasyprint.urls import FatalURLFetchingError
+
+    from rulepress.publish.fetch import RefusedURL
+
     start = time.perf_counter()
-    report = gate(root, strict)
-    impacts = {check.book.id: saved_impacts(root, check) for check in report.books}
-    timings.verify = time.perf_counter() - start
+    mkdocs = render_site(root, report, impacts, staging)
+    timings.site = time.perf_counter() - start
+    generating = site_pages.TIMING.get("pages", 0.0)
+    timings.own += generating
+    timings.tools += timings.site - generating
+    interrupted()
+    problems = mkdocs.fatal("mkdocs") + ([f"mkdocs: {w}" for w in mkdocs.harmless()] if strict else [])
+    if problems:
+        raise BuildRefused(problems)
+    with _logged("weasyprint") as weasy:
+        try:
+            render_pdfs(report, impacts, staging, timings)
+        except FatalURLFetchingError as exc:  # a BaseException, so it has to be named to be turned into a refusal
+            cause = f" ({exc.__cause__})" if exc.__cause__ and not isinstance(exc, RefusedURL) else ""
+            raise BuildRefused([f"weasyprint: {exc}{cause}"] + weasy.fatal("weasyprint")) from exc
+    interrupted()
+    if weasy.fatal("weasyprint"):
+        raise BuildRefused(weasy.fatal("weasyprint"))
+    return mkdocs.harmless() + [f"weasyprint: {w}" for w in weasy.harmless()]
+
+
+def build(root: Path, strict: bool = False, site_dir: Path | None = None, timings: Timings | None = None,
+          books: list[str] | None = None, wait: float = 30.0) -> list[str]:
+    """Publish ``site/`` (HTML and PDFs) only if every check passes; otherwise leave it untouched.
+
+    Only one build of a project runs at a time (the second waits up to ``wait`` seconds, then refuses);
+    a SIGINT or SIGTERM aborts the build before anything is published.
+    """
+    timings = timings or Timings()
+    root = root.resolve()
     target = (site_dir or root / "site").resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-staging-", dir=target.parent))
-    try:
+    check_target(root, target)
+    with _interrupts() as interrupts, build_lock(root, wait):
+        swept = sweep_leftovers(root, target)
         start = time.perf_counter()
-        warnings = render_site(root, report, impacts, staging)
-        timings.site = time.perf_counter() - start
-        generating = site_pages.TIMING.get("pages", 0.0)
-        timings.own += generating
-        timings.tools += timings.site - generating
-        if strict and warnings:
-            raise BuildRefused([f"mkdocs: {w}" for w in warnings])
-        render_pdfs(report, impacts, staging, timings)
-        publish(staging, target)
-    except BuildRefused:
-        raise
-    except Exception as exc:  # a broken template or page: report it, keep the last good site
-        raise BuildRefused([f"rendering failed: {type(exc).__name__}: {exc}"]) from exc
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+        report = gate(root, strict, books)
+        impacts = {check.book.id: saved_impacts(root, check) for check in report.books}
+        timings.verify = time.perf_counter() - start
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = new_staging(root, target)
+        try:
+            warnings = _render(root, report, impacts, staging, timings, strict, interrupts.check)
+            problems = staged_problems(staging, report)
+            if problems:
+                raise BuildRefused(problems)
+            finish(staging)
+            check_target(root, target)  # it may have changed while we rendered
+            with signals_held():  # from here a signal waits until the swap is done, then finds it committed
+                interrupts.check()  # the last moment an interrupt can stop the swap
+                publish(staging, target)
+                interrupts.commit()
+        except BuildRefused:
+            raise
+        except Exception as exc:  # a broken template or page: report it, keep the last good site
+            raise BuildRefused([f"rendering failed: {type(exc).__name__}: {exc}"]) from exc
+        finally:  # also after KeyboardInterrupt and Terminated, which pass through the except clauses above
+            with signals_held():  # a second Ctrl-C must not leave half a staging folder behind
+                shutil.rmtree(staging, ignore_errors=True)
     lines = [f"verified {len(report.results)} examples in {len(report.books)} books ({timings.verify:.2f} s)",
              f"site: {target} ({timings.site:.2f} s)"]
     lines += [f"pdf: {target / 'pdf' / (name + '.pdf')} ({timings.pages[name]} pages, {seconds:.2f} s)"
               for name, seconds in timings.pdf.items()]
+    if swept:
+        lines.append(f"removed {len(swept)} folder(s) left by killed builds")
     lines += [f"warning: {w}" for w in report.warnings + warnings]
     return lines

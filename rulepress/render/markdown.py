@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulepress.load.book import Book, Question
+from rulepress.load.examples import Example
 from rulepress.load.rules import CROSS_REF, Chapter, Rule
-from rulepress.verify.replay import ExampleResult
+from rulepress.protocol import Narrator
+from rulepress.verify.replay import ExampleResult, TranscriptLine
 from rulepress.verify.trace import Trace
 
 
@@ -36,9 +38,39 @@ def rule_heading(rule: Rule) -> str:
 def resolve_refs(text: str, book: Book, link: Linker) -> str:
     def one(match: re.Match[str]) -> str:
         rule = book.rules[match.group(1)]
-        return f"[rule {rule.number} ({rule.title})]({link.rule(rule.id)}){{.rule-ref}}"
+        # The web reads "rule 4.4 (Plant)"; print hides .ref-title and adds ", p. 7" after a.rule-ref (CSS).
+        return (f'[rule {rule.number}<span class="ref-title"> ({html.escape(rule.title)})</span>]'
+                f"({link.rule(rule.id)}){{.rule-ref}}")
 
     return CROSS_REF.sub(one, text)
+
+
+# A shape drawn as rows of squares ("### / .#.") in a code span: printed as a small picture instead.
+_SHAPE = re.compile(r"`([#.]+(?: / [#.]+)*)`")
+
+
+def shape_pictures(text: str) -> str:
+    """Code spans holding a shape as rows (``#`` a square, ``.`` none) become a picture of squares."""
+
+    def one(match: re.Match[str]) -> str:
+        rows = match.group(1).split(" / ")
+        squares = sum(row.count("#") for row in rows)
+        cells = "".join(f'<span class="{"sq" if ch == "#" else "gap"}"></span>' for row in rows for ch in row)
+        width = max(len(row) for row in rows)
+        return (f'<span class="shape" role="img" aria-label="a shape of {squares} squares" '
+                f'style="--cols: {width}">{cells}</span>')
+
+    return _SHAPE.sub(one, text)
+
+
+def designer_refs(text: str, book: Book) -> str:
+    """The player edition's wording for mentions of designer questions: "(designer question ln.q7)" reads
+    "(a designer question)"; a bare list of question IDs is dropped. The designer edition keeps the IDs."""
+    qid = re.escape(book.prefix) + r"\.q[0-9]+"
+    text = re.sub(rf"\s*\((?:{qid})(?:, {qid})*\)", "", text)
+    text = re.sub(rf"\b(D|d)esigner question {qid}|\bquestion {qid}|\b{qid}",
+                  lambda m: "A designer question" if m.group(1) == "D" else "a designer question", text)
+    return text
 
 
 def term_slug(term: str) -> str:
@@ -50,18 +82,25 @@ _PROTECTED = re.compile(r"(\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?|`[^`]*`|<[^>]+>|^#.
 
 
 def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> str:
-    """Link the first use of each glossary term in ``text`` to its glossary entry."""
-    names = sorted(((name, term.term) for term in book.glossary for name in term.autolink
-                    if term.rule != skip), key=lambda pair: -len(pair[0]))
+    """Link the first use of each glossary term in ``text`` (one section) to its glossary entry.
+
+    A term is never linked inside a longer name: another term (linked or not), or the book's title
+    ("Lantern" in "Lantern Moths"). Headings, tables, code and existing links are left alone.
+    """
+    names = [(name, term.term) for term in book.glossary for name in term.autolink if term.rule != skip]
     if not names:
         return text
-    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n, _ in names) + r")\b", re.IGNORECASE)
+    # Names that are matched but never linked: the book's title and every term's own names.
+    shields = [book.title, *(term.term for term in book.glossary), *(a for t in book.glossary for a in t.aliases)]
     canonical = {n.lower(): t for n, t in names}
+    # Longer names first, so that the regex consumes "Lantern Moths" before it could see "Lantern".
+    phrases = sorted({*canonical, *(s.lower() for s in shields)}, key=lambda n: (-len(n), n))
+    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in phrases) + r")\b", re.IGNORECASE)
     done: set[str] = set()
 
     def one(match: re.Match[str]) -> str:
-        term = canonical[match.group(1).lower()]
-        if term in done:
+        term = canonical.get(match.group(1).lower())
+        if term is None or term in done:
             return match.group(0)
         done.add(term)
         return f"[{match.group(1)}]({link.glossary()}#{term_slug(term)}){{.term}}"
@@ -71,17 +110,32 @@ def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> 
 
 
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
-                     examples_by_rule: dict[str, list[ExampleResult]] | None = None) -> str:
+                     examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False) -> str:
     parts = []
     for rule in chapter.rules:
         parts.append(rule_heading(rule))
-        parts.append(link_terms(resolve_refs(rule.body, book, link), book, link, skip=rule.id).strip("\n"))
+        body = shape_pictures(resolve_refs(rule.body if designer else designer_refs(rule.body, book), book, link))
+        parts.append(link_terms(body, book, link, skip=rule.id).strip("\n"))
+        if designer:
+            parts.append(provenance_note(rule.id, book))
         shown = (examples_by_rule or {}).get(rule.id, [])
         if shown:
             refs = ", ".join(f"[{r.example.title}]({link.example(r.example.id)})" for r in shown)
             parts.append(f'<p class="rule-examples" markdown="span">Examples: {refs}</p>')
         parts.append("")
     return "\n\n".join(p for p in parts if p is not None) + "\n"
+
+
+def provenance_note(rule_id: str, book: Book) -> str | None:
+    """Where the rule comes from, for the designer edition: rules the source text does not state are marked."""
+    origin = book.provenance.get(rule_id)
+    if origin is None:
+        return None
+    questions = ", ".join(origin.questions)
+    if origin.added:
+        return (f'<p class="provenance added">Added: the source text does not say this; recorded as {questions}.</p>')
+    asked = f" · decided by {questions}" if questions else ""
+    return f'<p class="provenance">Source: {html.escape(origin.source or "")}{asked}</p>'
 
 
 def examples_by_rule(results: list[ExampleResult]) -> dict[str, list[ExampleResult]]:
@@ -92,49 +146,108 @@ def examples_by_rule(results: list[ExampleResult]) -> dict[str, list[ExampleResu
     return index
 
 
-def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: str = "##") -> str:
+def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: str = "##",
+                     designer: bool = False) -> str:
+    """One worked example. The player edition (``designer=False``, also the website) tells the steps in the
+    engine's narration; the designer edition adds the source note and the engine's own notation and rule IDs."""
     example = result.example
     rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in example.rules)
-    source = f"from the rulebook ({example.source_ref})" if example.source == "seed" else "written for this book"
-    lines = [f"{heading} {example.title} {{#{example.id} .example}}", ""]
+    lines = [f"{heading} {escape_md(example.title)} {{#{example.id} .example}}", ""]
     if result.ok:
+        source = _source_note(example) if designer else ""
         lines.append(f'<p class="verified" title="Replayed against the engine on every build">'
-                     f'✔ Verified: replayed against the rules engine · {source}</p>')
+                     f"✔ Verified: replayed against the rules engine{source}</p>")
+    if example.source == "external":  # an outside source is credited in every edition, not only the designer's
+        url = example.raw["source"].get("url")
+        credit = html.escape(example.source_ref) + (f" (<span class=\"url\">{html.escape(url)}</span>)" if url else "")
+        lines.append(f'<p class="credit">Source: {credit}</p>')
     lines += ["", f"*Rules:* {rules}", ""]
     if result.text:
-        lines += [resolve_refs(result.text.strip(), book, link), ""]
-    for name, checkpoint in result.checkpoints.items():
-        if checkpoint.svg is None:
-            continue
-        caption = html.escape(checkpoint.caption or name)
-        lines += ['<figure class="diagram" markdown="span">',
-                  f"![{caption}]({link.diagram(example.id, name)})",
-                  f"<figcaption>{caption}</figcaption>", "</figure>", ""]
+        text = result.text.strip() if designer else designer_refs(result.text.strip(), book)
+        lines += [resolve_refs(text, book, link), ""]
+    lines += _diagrams(result, book, link)
     if result.transcript:
         lines += ['<div class="transcript" markdown="block">', "", "Steps:", ""]
-        for entry in result.transcript:
-            if entry.rejected_by:
-                rule = book.rules.get(entry.rejected_by)
-                why = f"[rule {rule.number}]({link.rule(rule.id)})" if rule else entry.rejected_by
-                lines.append(f"{entry.step}. <del>{_md(entry.text)}</del> — not allowed ({why})")
-            else:
-                lines.append(f"{entry.step}. {_md(entry.text)}")
+        lines += [_step_line(entry, book, link, designer) for entry in result.transcript]
         lines += ["", "</div>", ""]
     return "\n".join(lines) + "\n"
 
 
-def _md(text: str) -> str:
+def _source_note(example: Example) -> str:
+    if example.source == "seed":
+        return f" · from the rulebook ({html.escape(example.source_ref)})"
+    if example.source == "recorded":
+        reviewed = "reviewed" if example.raw.get("reviewed") else "not yet reviewed"
+        return f" · recorded from a played game ({reviewed})"
+    if example.source == "external":
+        return " · carried over from an outside source"
+    return " · written for this book"
+
+
+def _diagrams(result: ExampleResult, book: Book, link: Linker) -> list[str]:
+    """Each diagram once, its caption once, below it; the text alternative is the engine's narration."""
+    lines: list[str] = []
+    for name, checkpoint in result.checkpoints.items():
+        if checkpoint.svg is None:
+            continue
+        caption = checkpoint.caption or ""
+        alt = escape_md(state_narration(result, book, checkpoint.snapshot) or caption or "Diagram")
+        lines += ['<figure class="diagram" markdown="span">',
+                  f"![{html.escape(alt)}]({link.diagram(result.example.id, name)})"]
+        if caption:
+            lines.append(f"<figcaption>{html.escape(caption)}</figcaption>")
+        lines += ["</figure>", ""]
+    return lines
+
+
+# "(rule lm.excluded.solo)": engines name the refusing rule in their messages; players see the rule number.
+_RULE_NOTE = re.compile(r"\s*\(rule [a-z][a-z0-9.-]*\)")
+
+
+def _step_line(entry: TranscriptLine, book: Book, link: Linker, designer: bool) -> str:
+    rule = book.rules.get(entry.rejected_by or "")
+    if designer or not entry.narration:
+        text = entry.text if designer else _RULE_NOTE.sub("", entry.text)
+        if not designer and entry.step == 0 and text.startswith("set up: "):  # a refused setup
+            text = "Setting up: " + text.removeprefix("set up: ").rstrip(".") + "."
+    else:
+        text = entry.narration
+    number = f"{entry.step}. " if designer else "1. "  # players read a plain sequence, designers step indices
+    if entry.rejected_by:
+        if rule is None:
+            why = entry.rejected_by if designer else "refused"
+        else:
+            why = f"[rule {rule.number}]({link.rule(rule.id)})" + (f" `{rule.id}`" if designer else "")
+        return f"{number}<del>{escape_md(text)}</del> — not allowed ({why})"
+    return f"{number}{escape_md(text)}"
+
+
+def state_narration(result: ExampleResult, book: Book, snapshot: dict[str, Any]) -> str:
+    """The engine's plain words for a checkpoint's position ("" when the engine has no narrator)."""
+    from rulepress.project import load_engine
+    from rulepress.verify.replay import make_game
+
+    engine = load_engine(book.engine_package, book.root)
+    narrator = getattr(engine, "narrate", None)
+    if not isinstance(narrator, Narrator):
+        return ""
+    return narrator.narrate_state(make_game(engine, book, result.example.options), snapshot)
+
+
+def escape_md(text: str) -> str:
+    """Plain text (a title, a question) shown as itself inside Markdown."""
     return re.sub(r"([*_`\[\]<>])", r"\\\1", text)
 
 
 def glossary_markdown(book: Book, link: Linker) -> str:
-    lines = ["<dl class=\"glossary\">"]
+    # Markdown links (not raw <a href>) so that mkdocs turns "rules/x.md" into the page it builds.
+    lines = ['<dl class="glossary" markdown="1">']
     for term in book.glossary:
         rule = book.rules[term.rule]
         slug = term_slug(term.term)
-        ref = f'<a class="term-rule" href="{link.rule(rule.id)}">rule {rule.number}</a>'
+        ref = f"[rule {rule.number} ({escape_md(rule.title)})]({link.rule(rule.id)}){{.term-rule}}"
         lines.append(f'<dt id="{slug}">{html.escape(term.term)}</dt>')
-        lines.append(f"<dd>{html.escape(term.definition)} ({ref})</dd>")
+        lines.append(f'<dd markdown="span">{escape_md(html.escape(term.definition))} ({ref})</dd>')
     lines.append("</dl>")
     return "\n".join(lines) + "\n"
 
@@ -162,7 +275,7 @@ def _question_block(question: Question, book: Book, link: Linker, impact: dict[s
     rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in question.rules)
     kind = {"seed": "asked in the seed", "reconstructed": "reconstructed component",
             "engine": "decided by the engine"}[question.source]
-    lines = [f"### {question.id}: {question.question} {{#{question.id}}}", "",
+    lines = [f"### {question.id}: {escape_md(question.question)} {{#{question.id}}}", "",
              f"*Status:* **{question.status}** · *{kind}* · *Rules:* {rules}"
              + (f" · *Engine option:* `{question.option}`" if question.option else ""), "",
              "| answer | meaning | |", "|---|---|---|"]
@@ -203,10 +316,10 @@ def changelog_markdown(book: Book, link: Linker) -> str:
     for entry in book.changelog:
         editions.setdefault(entry.edition, []).append(entry)
     for edition, entries in editions.items():
-        lines += [f"### Edition {edition}", ""]
+        lines += [f"### Edition {escape_md(edition)}", ""]
         for number, entry in enumerate(entries, start=1):
             rules = ", ".join(f"[{book.rules[r].number}]({link.rule(r)})" for r in entry.rules)
-            lines.append(f"{number}. **{entry.title}** ({rules}). {entry.why}")
+            lines.append(f"{number}. **{escape_md(entry.title)}** ({rules}). {entry.why}")
         lines.append("")
     return "\n".join(lines) + "\n"
 

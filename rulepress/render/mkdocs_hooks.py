@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
-from rulepress.render import site
+from rulepress.render import site, site_fixes
 from rulepress.verify.gate import verify
 
 _prepared: site.SiteInput | None = None
@@ -36,7 +38,29 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     assert _prepared is not None
     start = time.perf_counter()
-    for path, content in site.pages(_prepared).items():
+    try:
+        generated = site.pages(_prepared)
+    except site.PlayerTextError as exc:
+        raise PluginError("rulepress: the player edition shows designer material:\n  "
+                          + "\n  ".join(exc.problems)) from None
+    for path, content in generated.items():
         files.append(File.generated(config, path, content=content))
     site.TIMING["pages"] = site.TIMING.get("pages", 0.0) + time.perf_counter() - start
     return files
+
+
+def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, nav: Any) -> dict[str, Any]:
+    """A book's pages carry its title, colour and mark (used by site_src/overrides)."""
+    assert _prepared is not None
+    book = site.book_of(page.file.src_uri, _prepared.report)
+    context["rp_book"] = site.book_style(book) if book else None
+    return context
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    assert _prepared is not None
+    site_dir = Path(config.site_dir)
+    books = {check.book.id: check.book.title for check in _prepared.report.books}
+    site_fixes.name_books(site_dir, books)
+    folders = {path.name for path in site_dir.iterdir() if path.is_dir()} | {"pdf"}  # pdf/ comes after mkdocs
+    site_fixes.relative_404(site_dir, sorted(folders))

@@ -6,12 +6,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, relative
 from rulepress.load.book import Book, book_ids, load_book
-from rulepress.load.examples import Example, load_examples
+from rulepress.load.examples import Example, collect_examples, load_examples
+from rulepress.load.orphans import stray_example_folders
+from rulepress.load.problems import Collector, lines_of
+from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
 from rulepress.verify import trace
 from rulepress.verify.replay import ExampleResult, replay
+
+MAX_PROBLEMS = 100
+"""Problems listed by :meth:`Report.failures` (a broken engine can fail every example at once)."""
 
 
 @dataclass
@@ -37,44 +43,74 @@ class Report:
     def results(self) -> list[ExampleResult]:
         return [r for b in self.books for r in b.results]
 
-    def failures(self) -> list[str]:
-        return self.problems + [r.message for r in self.results if not r.ok]
+    def failures(self, most: int = MAX_PROBLEMS) -> list[str]:
+        """Every problem and failed example, one line each: at most ``most``, then how many more there are."""
+        every = self.problems + [r.message for r in self.results if not r.ok]
+        if len(every) <= most:
+            return every
+        return every[:most] + [f"... and {len(every) - most} more problem(s) not shown (fix these first)"]
 
 
 def load_checked_book(root: Path, book_id: str) -> BookCheck:
     """Load one book with its engine and examples; raises SourceError on the first bad input."""
     book = load_book(root, book_id)
-    try:
-        engine = load_engine(book.engine_package, root)
-    except SyntaxError as exc:
-        raise SourceError(exc.filename or f"engine/{book.engine_package}", exc.lineno,
-                          f"engine '{book.engine_package}' does not parse: {exc.msg}") from exc
-    except Exception as exc:  # any failure while importing an engine is the engine's, named as such
-        raise SourceError(book.path("book.yaml"), None, f"engine '{book.engine_package}' cannot be "
-                                                        f"imported: {type(exc).__name__}: {exc}") from exc
+    return BookCheck(book, load_book_engine(book), load_examples(book))
+
+
+def load_book_engine(book: Book) -> ModuleType:
+    """The engine ``book.yaml`` names; a failure while importing it is reported against the engine's line."""
+    package = book.engine_package
+    folder = book.root / "engine" / package
+    if not (folder / "__init__.py").is_file():
+        raise SourceError(book.path("book.yaml"), line_of(book.data, "engine"),
+                          f"engine '{package}' not found (expected {relative(folder, book.root)}/__init__.py)")
+    engine = load_engine(package, book.root)
     if getattr(engine, "BOOK_ID", None) != book.id:
-        raise SourceError(book.path("book.yaml"), None, f"engine '{book.engine_package}' says it implements "
-                                                        f"'{getattr(engine, 'BOOK_ID', None)}', not '{book.id}'")
-    return BookCheck(book, engine, load_examples(book))
+        raise SourceError(book.path("book.yaml"), line_of(book.data, "engine"),
+                          f"engine '{package}' says it implements '{getattr(engine, 'BOOK_ID', None)}', "
+                          f"not '{book.id}'")
+    return engine
+
+
+def load_every_example(book: Book) -> tuple[list[Example], list[str]]:
+    """Every example that loads, and each problem of those that do not (stray files too), one line each."""
+    found = Collector()
+    examples = collect_examples(book, found)
+    problems = [line for error in found.errors for line in lines_of(error)]
+    return examples, problems + ([f"... and {found.more} more problem(s) not shown"] if found.more else [])
 
 
 def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> Report:
+    """Check every book (or ``only`` these) and replay every example; every problem is reported, not the first.
+
+    A book that fails to load, or whose engine fails to import, is one problem and the others still run; an
+    example whose engine hangs, exits or crashes is that example's error and the others still run.
+    """
     report = Report()
     try:
         ids = book_ids(root)
     except SourceError as exc:
         report.problems.append(str(exc))
         return report
+    report.problems.extend(str(error) for error in stray_example_folders(root, ids))
     for book_id in only or ids:
         if book_id not in ids:
             report.problems.append(f"rules_src/{book_id}: no such book (books: {', '.join(ids)})")
             continue
         try:
-            check = load_checked_book(root, book_id)
+            book = load_book(root, book_id)
+            engine = load_book_engine(book)
         except SourceError as exc:
-            report.problems.append(str(exc))
+            report.problems.extend(lines_of(exc))  # every problem of the book's sources, one line each
             continue
-        report.problems.extend(check_options(check))
+        examples, problems = load_every_example(book)
+        report.problems.extend(problems)
+        check = BookCheck(book, engine, examples)
+        try:
+            report.problems.extend(check_options(check))
+        except Exception as exc:  # OPTIONS that are not OptionSpecs: the engine's, named as such
+            report.problems.append(f"{relative(book.root / 'engine' / book.engine_package, root)}/__init__.py: "
+                                   f"OPTIONS cannot be read: {type(exc).__name__}: {exc}")
         check.results = [replay(example, check.book, check.engine, draw=draw) for example in check.examples]
         check.trace = trace.build_trace(check, root)
         report.problems.extend(check.trace.problems)

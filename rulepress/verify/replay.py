@@ -1,18 +1,26 @@
-"""Replay one worked example against its engine and say, precisely, where they disagree."""
+"""Replay one worked example against its engine and say, precisely, where they disagree.
+
+Engine code runs under :class:`~rulepress.verify.limits.engine_guard`: a replay that hangs, exits or crashes
+is an error naming the example, the step and the engine's own file and line, never a hang or a success.
+"""
 
 from __future__ import annotations
 
+import copy
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import jinja2
-
+from rulepress.errors import SourceError
 from rulepress.load.book import Book
 from rulepress.load.examples import Example, Step
-from rulepress.load.rules import DataEnvironment
-from rulepress.protocol import DescriptionError, Event, Game, RuleViolation
+from rulepress.load.rules import render_template
+from rulepress.load.yamlsrc import line_of
+from rulepress.protocol import DescriptionError, Event, Game, RuleViolation, narrator_of
+from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 
 _MISSING = object()
 
@@ -33,6 +41,7 @@ class TranscriptLine:
     text: str
     rejected_by: str | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
+    narration: str = ""  # the engine's plain words for the player edition (protocol.Narrator)
 
 
 @dataclass
@@ -81,19 +90,32 @@ def make_game(engine: ModuleType, book: Book, options: Mapping[str, Any]) -> Gam
     return game
 
 
+def engine_folder(engine: ModuleType, book: Book) -> Path:
+    """The folder of the engine's own code (what a fault's file:line is looked for in)."""
+    file = getattr(engine, "__file__", None)
+    return Path(file).parent if file else book.root / "engine" / book.engine_package
+
+
 def replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = True, prose: bool = True,
            options: Mapping[str, Any] | None = None) -> ExampleResult:
     """Run ``example``; ``options`` overrides the example's own (designer-question impact).
 
-    ``draw`` renders the diagrams and ``prose`` the printed text; impact replays need neither.
+    ``draw`` renders the diagrams and ``prose`` the printed text; impact replays need neither.  The whole
+    replay has :func:`~rulepress.verify.limits.replay_seconds` to answer.
     """
     outcome = ExampleResult(example, "passed")
+    run = _Replay(example, book, engine, outcome, draw, {**example.options, **(options or {})})
     try:
-        _run(example, book, engine, outcome, draw, {**example.options, **(options or {})}, prose)
+        with run.guard:
+            run.start()
+        if prose:  # the prose is not engine code: it runs outside the engine's guard
+            outcome.text = _prose(example, outcome)
     except _Mismatch as exc:
         outcome.status, outcome.message = "failed", _frame(example, book, str(exc))
     except _Broken as exc:
         outcome.status, outcome.message = "error", _frame(example, book, str(exc))
+    except EngineFault as fault:
+        outcome.status, outcome.message = "error", _frame(example, book, f"{run.where}: {fault}")
     return outcome
 
 
@@ -102,148 +124,242 @@ def _frame(example: Example, book: Book, detail: str) -> str:
     return f"{example.id} ({example.file}): {detail} [illustrates {rules}]"
 
 
-def _where(example: Example, step: Step) -> str:
+def _where(step: Step) -> str:
     return f"step {step.index} (line {step.line})"
 
 
-def _run(example: Example, book: Book, engine: ModuleType, outcome: ExampleResult, draw: bool,
-         options: Mapping[str, Any], prose: bool) -> None:
-    refused = example.start.get("refused")
-    game = None
-    try:
-        game = make_game(engine, book, options)
-        if "setup" in example.start:
-            state = game.new_state(example.players, example.seed)
-        else:
-            state = game.state_from_description(example.start["state"], example.players, example.seed)
-    except DescriptionError as exc:
-        where = f"{'start' if game else 'options'} (line {example.line('start' if game else 'options')})"
-        if refused is not None and exc.rule == refused:
-            outcome.exercised.add(exc.rule)
-            outcome.transcript.append(TranscriptLine(0, f"set up: {exc.message}", exc.rule))
-            outcome.text = _prose(example, outcome) if prose else ""
-            return
-        if refused is not None:
-            raise _Mismatch(f"{where}: refused by {exc.rule or 'no rule'} ({exc.message}), "
-                            f"expected {book.rule_label(refused)}") from exc
-        raise _Broken(f"{where}: {exc}") from exc
-    except Exception as exc:  # an engine bug: report it against the example, never as a traceback
-        raise _Broken(f"start (line {example.line('start')}): the engine failed: "
-                      f"{type(exc).__name__}: {exc}") from exc
-    if refused is not None:
-        raise _Mismatch(f"start (line {example.line('start')}): the setup was accepted, expected a refusal "
-                        f"by {book.rule_label(refused)}")
+def _frozen(data: Any) -> Any:
+    """A deep copy: a snapshot or event may share lists with the live state, which later steps change."""
+    return copy.deepcopy(data)
 
-    pending: list[Event] = []
-    for step in example.steps:
+
+class _Replay:
+    """One example's replay; ``where`` is the part being run, for faults that interrupt it."""
+
+    def __init__(self, example: Example, book: Book, engine: ModuleType, outcome: ExampleResult, draw: bool,
+                 options: Mapping[str, Any]) -> None:
+        self.example, self.book, self.engine, self.outcome = example, book, engine, outcome
+        self.draw, self.options = draw, options
+        self.where = f"start (line {example.line('start')})"
+        self.guard = engine_guard(engine_folder(engine, book), book.root, replay_seconds())
+
+    def crashed(self, exc: Exception) -> _Broken:
+        """An engine bug: reported against the step and the engine's line, never as a traceback."""
+        place = self.guard.place_of(exc)
+        return _Broken(f"{self.where}: the engine failed: {type(exc).__name__}: {exc}"
+                       + (f" (in {place})" if place else ""))
+
+    def start(self) -> None:
+        example, book, outcome = self.example, self.book, self.outcome
+        refused = example.start.get("refused")
+        game = None
         try:
-            if step.kind == "chance":
-                try:
-                    game.force_chance(state, step.data["chance"])
-                except DescriptionError as exc:
-                    raise _Broken(f"{_where(example, step)}: {exc}") from exc
-            elif step.kind == "checkpoint":
-                outcome.checkpoints[step.data["checkpoint"]] = _checkpoint(example, step, game, state, pending,
-                                                                           outcome, draw)
-                pending = []
+            game = make_game(self.engine, book, self.options)
+            if "setup" in example.start:
+                state = game.new_state(example.players, example.seed)
             else:
-                pending.extend(_act(example, step, game, state, outcome, book))
+                state = game.state_from_description(example.start["state"], example.players, example.seed)
+        except DescriptionError as exc:
+            where = f"{'start' if game else 'options'} (line {example.line('start' if game else 'options')})"
+            if refused is not None and exc.rule == refused:
+                outcome.exercised.add(exc.rule)
+                outcome.transcript.append(TranscriptLine(0, f"set up: {exc.message}", exc.rule))
+                return
+            if refused is not None:
+                raise _Mismatch(f"{where}: refused by {exc.rule or 'no rule'} ({exc.message}), "
+                                f"expected {book.rule_label(refused)}") from exc
+            raise _Broken(f"{where}: {exc}") from exc
+        except Exception as exc:
+            raise self.crashed(exc) from exc
+        if refused is not None:
+            raise _Mismatch(f"start (line {example.line('start')}): the setup was accepted, expected a refusal "
+                            f"by {book.rule_label(refused)}")
+        self.steps(game, state)
+
+    def steps(self, game: Game, state: Any) -> None:
+        pending: list[dict[str, Any]] = []
+        for step in self.example.steps:
+            self.where = _where(step)
+            try:
+                if step.kind == "chance":
+                    try:
+                        game.force_chance(state, step.data["chance"])
+                    except DescriptionError as exc:
+                        raise _Broken(f"{self.where}: {exc}") from exc
+                elif step.kind == "checkpoint":
+                    self.outcome.checkpoints[step.data["checkpoint"]] = self.checkpoint(step, game, state, pending)
+                    pending = []
+                else:
+                    pending.extend(self.act(step, game, state))
+            except (_Mismatch, _Broken):
+                raise
+            except Exception as exc:
+                raise self.crashed(exc) from exc
+        self.where = f"end (after step {len(self.example.steps)})"
+        try:
+            self.outcome.exercised.update(e["rule"] for e in pending)
+            self.outcome.final = _frozen(game.snapshot(state))
+            self.outcome.result = _frozen(game.result(state))
         except (_Mismatch, _Broken):
             raise
-        except Exception as exc:  # an engine bug: report it against the step, never as a traceback
-            raise _Broken(f"{_where(example, step)}: the engine failed: {type(exc).__name__}: {exc}") from exc
-    outcome.exercised.update(e.rule for e in pending)
-    outcome.final = game.snapshot(state)
-    outcome.result = game.result(state)
-    outcome.text = _prose(example, outcome) if prose else ""
+        except Exception as exc:
+            raise self.crashed(exc) from exc
 
-
-def _act(example: Example, step: Step, game: Game, state: Any, outcome: ExampleResult,
-         book: Book) -> list[Event]:
-    where = _where(example, step)
-    try:
-        action = game.parse_action(state, step.data)
-    except DescriptionError as exc:
-        raise _Broken(f"{where}: {exc}") from exc
-    except RuleViolation as exc:  # some engines can only name the action by checking it
-        if step.illegal == exc.rule:
-            outcome.exercised.add(exc.rule)
-            outcome.transcript.append(TranscriptLine(step.index, _describe_step(step.data), exc.rule))
+    def act(self, step: Step, game: Game, state: Any) -> list[dict[str, Any]]:
+        where, book, outcome = self.where, self.book, self.outcome
+        before = _frozen(game.snapshot(state)) if step.illegal else None
+        try:
+            action = game.parse_action(state, step.data)
+        except DescriptionError as exc:
+            raise _Broken(f"{where}: {exc}") from exc
+        except RuleViolation as exc:  # some engines can only name the action by checking it
+            text = _describe_step(step.data)
+            if step.illegal is None:
+                raise _Mismatch(f"{where}: illegal move: {exc.message} ({book.rule_label(exc.rule)})") from exc
+            self.rejected(step, text, exc, before, game, state)
             return []
-        raise _Mismatch(f"{where}: illegal move: {exc.message} ({book.rule_label(exc.rule)})") from exc
-    text = game.format_action(state, action)
-    if step.illegal:
-        before = game.snapshot(state)
+        text = game.format_action(state, action)
+        narrator = narrator_of(game)
+        narration = narrator.narrate_action(game, state, action) if narrator else ""
+        if step.illegal is None:
+            try:
+                events = game.apply(state, action)
+            except RuleViolation as exc:
+                outcome.exercised.add(exc.rule)
+                raise _Mismatch(f"{where}: illegal move '{text}': {exc.message} "
+                                f"({book.rule_label(exc.rule)})") from exc
+            except DescriptionError as exc:
+                raise _Broken(f"{where}: {exc}") from exc
+            happened = _plain_events(where, events)
+            outcome.exercised.update(e["rule"] for e in happened)
+            outcome.transcript.append(TranscriptLine(step.index, text, None, _frozen(happened), narration))
+            return happened
         try:
             events = game.apply(state, action)
         except RuleViolation as exc:
-            outcome.exercised.add(exc.rule)
-            if exc.rule != step.illegal:
-                raise _Mismatch(f"{where}: '{text}' was rejected by {book.rule_label(exc.rule)} "
-                                f"({exc.message}), expected {book.rule_label(step.illegal)}") from exc
-            if game.snapshot(state) != before:
-                raise _Mismatch(f"{where}: the rejected action '{text}' changed the state") from exc
-            outcome.transcript.append(TranscriptLine(step.index, text, exc.rule, [{"message": exc.message}]))
+            self.rejected(step, text, exc, before, game, state)
+            outcome.transcript[-1].narration = narration
             return []
+        except DescriptionError as exc:
+            raise _Broken(f"{where}: {exc}") from exc
+        kinds = [e.kind if isinstance(e, Event) else type(e).__name__ for e in events]
         raise _Mismatch(f"{where}: '{text}' was allowed, expected a rejection by "
-                        f"{book.rule_label(step.illegal)} (events: {[e.kind for e in events]})")
-    try:
-        events = game.apply(state, action)
-    except RuleViolation as exc:
-        outcome.exercised.add(exc.rule)
-        raise _Mismatch(f"{where}: illegal move '{text}': {exc.message} ({book.rule_label(exc.rule)})") from exc
-    except DescriptionError as exc:
-        raise _Broken(f"{where}: {exc}") from exc
-    outcome.exercised.update(e.rule for e in events)
-    outcome.transcript.append(TranscriptLine(step.index, text, None, [e.as_dict() for e in events]))
-    return events
+                        f"{book.rule_label(step.illegal)} (events: {kinds})")
+
+    def rejected(self, step: Step, text: str, exc: RuleViolation, before: Any, game: Game, state: Any) -> None:
+        """An expected rejection happened: it must be by the expected rule and leave the state as it was."""
+        book, expected, where = self.book, str(step.illegal), self.where
+        self.outcome.exercised.add(exc.rule)
+        if exc.rule != expected:
+            raise _Mismatch(f"{where}: '{text}' was rejected by {book.rule_label(exc.rule)} ({exc.message}), "
+                            f"expected {book.rule_label(expected)}") from exc
+        change = _difference(before, _frozen(game.snapshot(state)))
+        if change is not None:
+            raise _Mismatch(f"{where}: the rejected action '{text}' changed the state ({change}); a rejection "
+                            f"by {book.rule_label(expected)} must leave it as it was") from exc
+        self.outcome.transcript.append(TranscriptLine(step.index, text, exc.rule, [{"message": exc.message}]))
+
+    def checkpoint(self, step: Step, game: Game, state: Any, pending: list[dict[str, Any]]) -> Checkpoint:
+        name = str(step.data["checkpoint"])
+        where = f"{self.where} checkpoint '{name}'"
+        snapshot = _frozen(game.snapshot(state))
+        expect = step.data.get("expect") or {}
+        if "legal_actions" in expect:
+            snapshot["legal_actions"] = len(game.legal_actions(state))
+        for path, wanted in expect.items():
+            shown = f"expect key '{path}' ({self.example.file}:{self.key_line(step, path)})"
+            actual, unknown = _resolve(snapshot, str(path))
+            if unknown is None:
+                unknown = _unknown_key(wanted, actual, str(path))
+            if unknown is not None:
+                raise _Broken(f"{where}: {shown}: {unknown}")
+            problem = compare(wanted, actual)
+            if problem is not None:
+                raise _Mismatch(f"{where}: {path} expected {wanted!r}, got {actual!r}{problem}")
+        self.outcome.exercised.update(e["rule"] for e in pending)
+        _match_events(where, step.data.get("events") or [], pending)
+        caption = step.data.get("diagram")
+        checkpoint = Checkpoint(name, step.index, snapshot, pending)
+        if caption:
+            checkpoint.caption = caption if isinstance(caption, str) else None
+            if self.draw:
+                checkpoint.svg = game.render_svg(state, checkpoint.caption)
+        return checkpoint
+
+    def key_line(self, step: Step, key: Any) -> int | None:
+        """The line of an ``expect`` key in the example's YAML (the step's line when unknown)."""
+        raw_steps = self.example.raw.get("steps") if isinstance(self.example.raw, Mapping) else None
+        try:
+            expect = raw_steps[step.index - 1]["expect"]  # type: ignore[index]
+        except (TypeError, KeyError, IndexError):
+            return step.line
+        return line_of(expect, key, step.line)
+
+
+def _plain_events(where: str, events: Any) -> list[dict[str, Any]]:
+    if not isinstance(events, list | tuple) or not all(isinstance(e, Event) for e in events):
+        raise _Broken(f"{where}: the engine's apply() returned {type(events).__name__}, not a list of Events")
+    return _frozen([e.as_dict() for e in events])
 
 
 def _describe_step(data: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}: {v}" for k, v in data.items() if k != "illegal")
 
 
-def _checkpoint(example: Example, step: Step, game: Game, state: Any, pending: list[Event],
-                outcome: ExampleResult, draw: bool) -> Checkpoint:
-    name = str(step.data["checkpoint"])
-    where = f"{_where(example, step)} checkpoint '{name}'"
-    snapshot = game.snapshot(state)
-    expect = step.data.get("expect") or {}
-    if "legal_actions" in expect:
-        snapshot["legal_actions"] = len(game.legal_actions(state))
-    for path, wanted in expect.items():
-        actual = lookup(snapshot, str(path))
-        if actual is _MISSING:
-            raise _Broken(f"{where}: the snapshot has no '{path}' (it has: {', '.join(sorted(snapshot))})")
-        problem = compare(wanted, actual)
-        if problem is not None:
-            raise _Mismatch(f"{where}: {path} expected {wanted!r}, got {actual!r}{problem}")
-    events = [e.as_dict() for e in pending]
-    outcome.exercised.update(e.rule for e in pending)
-    _match_events(where, step.data.get("events") or [], events)
-    caption = step.data.get("diagram")
-    checkpoint = Checkpoint(name, step.index, snapshot, events)
-    if caption:
-        checkpoint.caption = caption if isinstance(caption, str) else None
-        if draw:
-            checkpoint.svg = game.render_svg(state, checkpoint.caption)
-    return checkpoint
-
-
 def lookup(data: Any, path: str) -> Any:
+    """The value at dotted ``path`` in ``data`` (``_MISSING`` when there is none)."""
+    return _resolve(data, path)[0]
+
+
+def _resolve(data: Any, path: str) -> tuple[Any, str | None]:
+    """The value at dotted ``path``, or ``_MISSING`` and what is missing (with the nearest keys)."""
     node = data
+    done: list[str] = []
     for part in path.split("."):
         if isinstance(node, Mapping) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
             node = node[int(part)]
         else:
-            return _MISSING
-    return node
+            return _MISSING, _missing(part, node, ".".join(done))
+        done.append(part)
+    return node, None
+
+
+def _missing(part: str, node: Any, parent: str) -> str:
+    inside = f" under '{parent}'" if parent else ""
+    if isinstance(node, list):
+        return f"the snapshot has no item {part}{inside} (a list of {len(node)})"
+    if not isinstance(node, Mapping):
+        return f"the snapshot has no '{part}'{inside} ({parent or 'it'} is {node!r}, not a mapping)"
+    keys = sorted(str(k) for k in node)
+    close = difflib.get_close_matches(part, keys, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(repr(k) for k in close)}? " if close else ""
+    return f"the snapshot has no '{part}'{inside} ({hint}it has: {', '.join(keys) or 'nothing'})"
+
+
+def _unknown_key(wanted: Any, actual: Any, path: str) -> str | None:
+    """The first key an expected mapping names that the snapshot's mapping lacks (mappings compare by the
+    keys they name, so a misspelt key would otherwise only show as a mismatch)."""
+    if not (isinstance(wanted, Mapping) and isinstance(actual, Mapping)):
+        return None
+    for key, value in wanted.items():
+        if key not in actual:
+            return _missing(str(key), actual, path)
+        inner = _unknown_key(value, actual[key], f"{path}.{key}")
+        if inner is not None:
+            return inner
+    return None
 
 
 def compare(wanted: Any, actual: Any) -> str | None:
-    """None when ``actual`` meets ``wanted``; otherwise a hint, maybe empty (mappings compare named keys only)."""
+    """None when ``actual`` meets ``wanted``; otherwise a hint, maybe empty.
+
+    A mapping compares the keys it names only (at the top and in mappings inside it); every other value must
+    be equal, lists item by item.  A yes/no never equals a number (``true`` is not ``1``, although Python
+    says so); whole numbers and decimals of the same value are equal (``1.0`` is ``1``: YAML readers write
+    numbers, not types).
+    """
     if isinstance(wanted, Mapping) and isinstance(actual, Mapping):
         for key, value in wanted.items():
             if key not in actual:
@@ -251,12 +367,62 @@ def compare(wanted: Any, actual: Any) -> str | None:
             if compare(value, actual[key]) is not None:
                 return f" (at '{key}': expected {value!r}, got {actual[key]!r})"
         return None
-    if isinstance(wanted, bool) != isinstance(actual, bool):
-        return " (a yes/no against a number)"
-    return None if wanted == actual else ""
+    if _equal(wanted, actual):
+        return None
+    if isinstance(wanted, list) and isinstance(actual, list | tuple) and len(wanted) == len(actual):
+        for index, (item, got) in enumerate(zip(wanted, actual, strict=True)):
+            if not _equal(item, got):
+                return f" (item {index}: expected {item!r}, got {got!r}{_kind_hint(item, got, ': ')})"
+    return _kind_hint(wanted, actual, " (") + (")" if _kind_hint(wanted, actual, "") else "")
+
+
+def _kind_hint(wanted: Any, actual: Any, before: str) -> str:
+    if _is_number(wanted) and isinstance(actual, bool) or isinstance(wanted, bool) and _is_number(actual):
+        return f"{before}a yes/no is never a number"
+    return ""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _equal(left: Any, right: Any) -> bool:
+    """Equality as examples mean it: bools only equal bools; lists and tuples item by item; mappings fully."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        return left.keys() == right.keys() and all(_equal(left[k], right[k]) for k in left)
+    if isinstance(left, list | tuple) and isinstance(right, list | tuple):
+        return len(left) == len(right) and all(_equal(a, b) for a, b in zip(left, right, strict=True))
+    if isinstance(left, Mapping | list | tuple) or isinstance(right, Mapping | list | tuple):
+        return False
+    return bool(left == right)
+
+
+def _difference(before: Any, after: Any, path: str = "") -> str | None:
+    """Where two plain values first differ, as ``path: old -> new`` (None when they are equal)."""
+    if _equal(before, after):
+        return None
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        for key in [*before, *(k for k in after if k not in before)]:
+            inner = f"{path}.{key}" if path else str(key)
+            if key not in after:
+                return f"{inner}: {before[key]!r} -> (gone)"
+            if key not in before:
+                return f"{inner}: (none) -> {after[key]!r}"
+            found = _difference(before[key], after[key], inner)
+            if found is not None:
+                return found
+    if isinstance(before, list | tuple) and isinstance(after, list | tuple) and len(before) == len(after):
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            found = _difference(old, new, f"{path}.{index}" if path else str(index))
+            if found is not None:
+                return found
+    return f"{path or 'value'}: {before!r} -> {after!r}"
 
 
 def _match_events(where: str, wanted: list[Any], actual: list[dict[str, Any]]) -> None:
+    """Each expected event must happen, in this order; events not named may come between (subset match)."""
     position = 0
     for expected in wanted:
         if not isinstance(expected, Mapping) or "kind" not in expected:
@@ -273,12 +439,14 @@ def _match_events(where: str, wanted: list[Any], actual: list[dict[str, Any]]) -
 
 
 def _prose(example: Example, outcome: ExampleResult) -> str:
+    """The example's printed text, rendered in the rule-text sandbox (load/sandbox.py) over the replay."""
     if not example.text:
         return ""
-    env = DataEnvironment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
     context = {"cp": {k: v.snapshot for k, v in outcome.checkpoints.items()}, "final": outcome.final,
                "result": outcome.result, "events": {k: v.events for k, v in outcome.checkpoints.items()}}
+    # A block scalar ("text: |", the only kind that ends in a newline) starts on the line after its key.
+    first = None if example.text_line is None else example.text_line + (1 if example.text.endswith("\n") else 0)
     try:
-        return env.from_string(example.text).render(**context)
-    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
-        raise _Broken(f"text (line {example.text_line}): {exc}") from exc
+        return render_template(example.text, context, example.file, first)
+    except SourceError as exc:
+        raise _Broken(f"text (line {exc.line}): {exc.message}") from exc

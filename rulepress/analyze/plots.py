@@ -1,0 +1,89 @@
+"""SVG plots of an analysis (matplotlib, Agg backend, no fonts fetched): the designer pages embed them."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display, ever: builds run headless
+
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+plt.rcParams["svg.hashsalt"] = "rulepress"  # stable element IDs: the same analysis gives the same SVG
+plt.rcParams["svg.fonttype"] = "none"  # text stays text (searchable, small)
+
+
+def _svg(figure: Any) -> str:
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": "rulepress"})
+    plt.close(figure)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]  # no XML prolog or doctype: the SVG is inlined in HTML
+
+
+_HEX = re.compile(r"#([0-9a-fA-F]{6})\b")
+
+
+def svg_cmyk(svg: str) -> str:
+    """The same plot for press (the print and designer PDFs are CMYK throughout): every ``#rrggbb`` colour as
+    ``device-cmyk()``, by the naive conversion (k from the darkest channel), enough for charts."""
+    def one(match: re.Match[str]) -> str:
+        red, green, blue = (int(match.group(1)[i:i + 2], 16) / 255 for i in (0, 2, 4))
+        black = 1 - max(red, green, blue)
+        if black >= 1:
+            return "device-cmyk(0 0 0 1)"
+        ink = [(1 - channel - black) / (1 - black) for channel in (red, green, blue)]
+        return "device-cmyk(" + " ".join(f"{v:.3g}" for v in (*ink, black)) + ")"
+
+    return _HEX.sub(one, svg)
+
+
+def length_histogram(balance: dict[str, Any], title: str) -> str:
+    """How long games last (rounds, or actions when the game has no rounds)."""
+    length = balance["length"]
+    values = sorted((int(k), v) for k, v in length["histogram"].items())
+    figure, axes = plt.subplots(figsize=(4, 2.4))
+    axes.bar([k for k, _ in values], [v for _, v in values], color="#4a6fa5")
+    axes.set_xlabel(length["metric"])
+    axes.set_ylabel("games")
+    axes.set_title(title, fontsize=10)
+    return _svg(figure)
+
+
+def seat_win_rates(balance: dict[str, Any], title: str) -> str | None:
+    """Win rate per seat with 95% intervals, against the first seat's fair share."""
+    seats = balance.get("seats")
+    if not seats:
+        return None
+    names = list(seats)
+    rates = [100 * seats[n]["rate"] for n in names]
+    low = [100 * (seats[n]["rate"] - seats[n]["ci95"][0]) for n in names]
+    high = [100 * (seats[n]["ci95"][1] - seats[n]["rate"]) for n in names]
+    figure, axes = plt.subplots(figsize=(4, 2.4))
+    axes.bar(names, rates, yerr=[low, high], capsize=4, color="#c9a227")
+    axes.axhline(100 * balance["first_player"]["fair"], color="#555555", linestyle="--", linewidth=1,
+                 label="fair share (seat 1)")
+    axes.set_ylabel("wins %")
+    axes.set_title(title, fontsize=10)
+    axes.legend(fontsize=8)
+    return _svg(figure)
+
+
+def end_shares(balance: dict[str, Any], title: str) -> str | None:
+    """How games end, as shares with 95% intervals."""
+    ends = balance.get("ends")
+    if not ends:
+        return None
+    names = list(ends)
+    rates = [100 * ends[n]["rate"] for n in names]
+    low = [100 * (ends[n]["rate"] - ends[n]["ci95"][0]) for n in names]
+    high = [100 * (ends[n]["ci95"][1] - ends[n]["rate"]) for n in names]
+    figure, axes = plt.subplots(figsize=(4, 0.8 + 0.4 * len(names)))
+    axes.barh([n[:40] for n in names], rates, xerr=[low, high], capsize=3, color="#7a9e7e")
+    axes.set_xlabel("games %")
+    axes.set_xlim(0, 100)
+    axes.set_title(title, fontsize=10)
+    return _svg(figure)

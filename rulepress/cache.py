@@ -1,0 +1,284 @@
+"""A content-hash cache under ``.rulepress-cache/content/``: replays, the rendered site and the PDFs.
+
+Every entry is found by the SHA-256 of everything its output depends on, never by a time stamp, so a
+rebuild after an edit redoes only what the edit reaches and reuses the rest byte for byte:
+
+- a replay (with its diagrams): the example file, the engine's source files, the book's ``book.yaml`` and
+  ``components.yaml``, the options, the flags, and rulepress's own code;
+- the site: each book's sources, examples and engine (its pages are made from them), the saved impacts,
+  ``mkdocs.yml``, ``site_src/``, the hooks file and the build date mkdocs stamps into ``sitemap.xml``;
+- a PDF: the edition's HTML, the layout it starts from, the book's source folder (images the HTML may
+  fetch), the date stamped into it and rulepress's own code (which holds the template, fonts and profile).
+
+"rulepress's own code" is every file of the installed package, so changing rulepress invalidates all of it.
+Only good results are kept: a failed replay, a refused site or a broken PDF is redone every time.
+``RULEPRESS_CACHE=0`` turns the cache off (nothing read, nothing written).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from rulepress.load.book import Book
+from rulepress.load.examples import Example
+from rulepress.verify.replay import ExampleResult, engine_folder, replay
+
+if TYPE_CHECKING:
+    from rulepress.verify.gate import Report
+
+FOLDER = ".rulepress-cache/content"
+PACKAGE = Path(__file__).resolve().parent  # rulepress/
+_SKIP = {"__pycache__"}
+
+
+def _files(folder: Path) -> list[Path]:
+    """Every file under ``folder`` in a stable order, without bytecode."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not _SKIP & set(p.parts) and p.suffix != ".pyc")
+
+
+def tree_digest(folder: Path) -> str:
+    """SHA-256 over the relative names and contents of every file under ``folder``."""
+    digest = hashlib.sha256()
+    for path in _files(folder):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@cache
+def code_digest() -> str:
+    """rulepress's own files (code, templates, fonts, colour profile) and the Python running them."""
+    return hashlib.sha256((tree_digest(PACKAGE) + sys.version).encode()).hexdigest()
+
+
+def key_of(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+class Cache:
+    """Files under ``<root>/.rulepress-cache/content/<kind>/``, written atomically (a killed build leaves no half)."""
+
+    def __init__(self, root: Path) -> None:
+        self.folder = root / FOLDER
+        self.enabled = os.environ.get("RULEPRESS_CACHE", "1") != "0"  # 0: every output made afresh, none kept
+        self.hits: dict[str, int] = {}
+        self.misses: dict[str, int] = {}
+
+    def path(self, kind: str, key: str, suffix: str = "") -> Path:
+        return self.folder / kind / key[:2] / f"{key}{suffix}"
+
+    def get(self, kind: str, key: str, suffix: str = "") -> bytes | None:
+        if not self.enabled:
+            self.misses[kind] = self.misses.get(kind, 0) + 1
+            return None
+        try:
+            data = self.path(kind, key, suffix).read_bytes()
+        except OSError:
+            self.misses[kind] = self.misses.get(kind, 0) + 1
+            return None
+        self.hits[kind] = self.hits.get(kind, 0) + 1
+        return data
+
+    def put(self, kind: str, key: str, data: bytes, suffix: str = "") -> None:
+        if not self.enabled:
+            return
+        target = self.path(kind, key, suffix)
+        scratch = None
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, scratch = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            with os.fdopen(handle, "wb") as file:
+                file.write(data)
+            os.replace(scratch, target)
+        except OSError:  # a full or read-only disk costs speed, never the build
+            if scratch is not None:
+                Path(scratch).unlink(missing_ok=True)
+
+
+# -- replays ------------------------------------------------------------------------------------------------
+
+
+@cache
+def _engine_digest(folder: Path, stamp: tuple[tuple[str, int, int], ...]) -> str:
+    return tree_digest(folder)
+
+
+def engine_digest(folder: Path) -> str:
+    """The engine's files, re-read only when one of their sizes or mtimes changed (a serve session edits them)."""
+    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in _files(folder))
+    return _engine_digest(folder, stamp)
+
+
+def replay_key(example: Example, book: Book, engine: ModuleType, draw: bool, prose: bool,
+               options: Mapping[str, Any] | None) -> str:
+    source = book.root / "rules_src" / book.id
+    inputs = [(source / name).read_bytes() if (source / name).is_file() else b"" for name in
+              ("book.yaml", "components.yaml")]
+    return key_of(code_digest(), example.file, (book.root / example.file).read_bytes(),  # a relative path
+                  engine_digest(engine_folder(engine, book)), *inputs,
+                  json.dumps(dict(options or {}), sort_keys=True, default=repr), f"draw={draw} prose={prose}")
+
+
+def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = True, prose: bool = True,
+                  options: Mapping[str, Any] | None = None, store: Cache | None = None) -> ExampleResult:
+    """:func:`~rulepress.verify.replay.replay`, reusing the result of the same inputs when it passed."""
+    store = store or Cache(book.root)
+    try:
+        key = replay_key(example, book, engine, draw, prose, options)
+    except OSError:  # the example vanished under us: replay reports it
+        return replay(example, book, engine, draw=draw, prose=prose, options=options)
+    data = store.get("replay", key)
+    if data is not None:
+        try:
+            kept: ExampleResult = pickle.loads(data)
+            return replace(kept, example=example)
+        except Exception:  # an entry from an older rulepress or a damaged file: replay afresh
+            pass
+    result = replay(example, book, engine, draw=draw, prose=prose, options=options)
+    if result.ok:  # a failure may be a time limit on a loaded machine: never remember one
+        try:
+            store.put("replay", key, pickle.dumps(replace(result, example=None), protocol=5))
+        except Exception:  # an engine snapshot that does not pickle is just not cached
+            pass
+    return result
+
+
+# -- PDFs ---------------------------------------------------------------------------------------------------
+
+
+@cache
+def source_epoch(root: Path) -> int:
+    """The date stamped into PDFs: ``$SOURCE_DATE_EPOCH``, else the project's last commit, else 1980-01-01.
+
+    Never "now": two builds of the same sources must give the same bytes (reproducible-builds.org).
+    """
+    env = os.environ.get("SOURCE_DATE_EPOCH")
+    if env and env.isdigit():
+        return int(env)
+    try:
+        done = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"], capture_output=True,
+                              text=True, timeout=10, check=False)
+        if done.returncode == 0 and done.stdout.strip().isdigit():
+            return int(done.stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return 315532800
+
+
+def pdf_key(html_text: str, edition: str, settled: Any, book: Book, epoch: int) -> str:
+    import weasyprint
+
+    layout = json.dumps(settled.__dict__ if settled is not None else None, sort_keys=True)
+    return key_of(code_digest(), weasyprint.__version__, edition, html_text, layout,
+                  tree_digest(book.root / "rules_src" / book.id), str(epoch))
+
+
+def get_pdf(store: Cache, key: str) -> tuple[bytes, dict[str, Any]] | None:
+    meta = store.get("pdf", key, ".json")
+    if meta is None:
+        return None
+    data = store.get("pdf", key, ".pdf")
+    return None if data is None else (data, json.loads(meta))
+
+
+def put_pdf(store: Cache, key: str, pdf: Path, meta: dict[str, Any]) -> None:
+    store.put("pdf", key, pdf.read_bytes(), ".pdf")
+    store.put("pdf", key, json.dumps(meta, sort_keys=True).encode(), ".json")  # last: it marks the entry whole
+
+
+# -- the site -----------------------------------------------------------------------------------------------
+
+
+class Replayed:
+    """What a cached site's mkdocs run warned about, answering as the build's log collector does."""
+
+    def __init__(self, warnings: list[str]) -> None:
+        self.warnings = warnings
+
+    def fatal(self, tool: str) -> list[str]:
+        return []  # a site with a fatal warning was refused, never kept
+
+    def harmless(self) -> list[str]:
+        return list(self.warnings)
+
+
+def site_key(root: Path, report: Report, impacts: Mapping[str, Any]) -> str:
+    """The site's inputs: each book's sources, examples and engine, the impacts, the theme and mkdocs' date.
+
+    The pages are a function of these (a replay, of its example, engine and components), so hashing them is
+    enough, and much cheaper than generating every page to hash it.
+    """
+    from mkdocs.utils import get_build_date
+
+    hooks = root / "rulepress" / "render" / "mkdocs_hooks.py"  # a project may carry its own copy
+    parts: list[str | bytes] = [code_digest(), get_build_date(), tree_digest(root / "site_src"),
+                                (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"",
+                                hooks.read_bytes() if hooks.is_file() else b"",
+                                json.dumps(impacts, sort_keys=True, default=repr)]
+    for check in report.books:
+        book = check.book
+        parts += [book.id, tree_digest(root / "rules_src" / book.id), tree_digest(root / "examples" / book.id),
+                  engine_digest(engine_folder(check.engine, book)), " ".join(r.status for r in check.results)]
+    return key_of(*parts)
+
+
+def cached_site(root: Path, report: Report, impacts: dict[str, Any], staging: Path,
+                render: Callable[[Path, Report, dict[str, Any], Path], Any], store: Cache | None = None) -> Any:
+    """``render(root, report, impacts, staging)`` (the build's mkdocs run), or a copy of the site the same inputs
+    gave last time.  Returns what was warned about, as ``render`` does."""
+    from rulepress.render import site as site_pages
+
+    store = store or Cache(root)
+    key = site_key(root, report, impacts)
+    folder = store.path("site", key)
+    meta = store.get("site", key, ".json")
+    if meta is not None and store.enabled and folder.is_dir():
+        shutil.copytree(folder, staging, dirs_exist_ok=True)
+        site_pages.TIMING.clear()
+        return Replayed(list(json.loads(meta)["warnings"]))
+    logged = render(root, report, impacts, staging)
+    if store.enabled and not logged.fatal("mkdocs"):
+        keep_site(store, key, staging, logged.harmless())
+    return logged
+
+
+def keep_site(store: Cache, key: str, staging: Path, warnings: list[str]) -> None:
+    """Copy the rendered site into the cache (then the few newest are kept: each is a whole site)."""
+    folder = store.path("site", key)
+    scratch = folder.with_name(f".tmp-{key}-{os.getpid()}")
+    try:
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(staging, scratch)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(scratch, folder)
+        store.put("site", key, json.dumps({"warnings": warnings}).encode(), ".json")  # last: marks it whole
+        prune_sites(store)
+    except OSError:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def prune_sites(store: Cache, keep: int = 3) -> None:
+    entries = sorted(store.folder.glob("site/*/*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for meta in entries[keep:]:
+        shutil.rmtree(meta.with_suffix(""), ignore_errors=True)
+        meta.unlink(missing_ok=True)

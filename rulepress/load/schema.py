@@ -1,0 +1,177 @@
+"""Validate source data against the JSON Schemas in ``schemas/`` and turn each error into a SourceError.
+
+The schemas (Draft 2020-12, written as YAML) say what shape each source file has. Two extensions, ignored by
+JSON Schema itself, make the messages readable: ``x-expect`` says in words what a value should be (``{prefix}``
+becomes the book's rule prefix), and ``x-message`` replaces the message of an ``anyOf``/``not`` rule.
+Book-specific formats (rule IDs with the book's prefix) are checked by a format checker built per call.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import ValidationError
+
+from rulepress.errors import SourceError
+from rulepress.load.yamlsrc import line_of
+
+SIZE = re.compile(r"^[0-9]+(\.[0-9]+)?(mm|cm|in|pt)$")
+EXAMPLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+ANY_RULE_ID = re.compile(r"^[a-z]+(\.[a-z0-9-]+)+$")
+TYPE_WORDS = {"string": "text", "integer": "a whole number", "number": "a number", "array": "a list",
+              "object": "a mapping", "boolean": "true or false", "null": "empty"}
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """The schema ``schemas/<name>.yaml`` (our own package data, so plain safe_load)."""
+    text = resources.files("rulepress.load").joinpath("schemas", f"{name}.yaml").read_text(encoding="utf-8")
+    schema = yaml.safe_load(text)
+    Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def rule_id_pattern(prefix: str | None) -> re.Pattern[str]:
+    if prefix is None:
+        return ANY_RULE_ID
+    return re.compile(rf"^{re.escape(prefix)}(\.[a-z0-9-]+)+$")
+
+
+def _format_checker(prefix: str | None) -> FormatChecker:
+    checker = FormatChecker(formats=())
+    rule_id = rule_id_pattern(prefix)
+    question_id = re.compile(rf"^{re.escape(prefix)}\.q[0-9]+$" if prefix else r"^[a-z]+\.q[0-9]+$")
+    checker.checks("rule-id")(lambda value: not isinstance(value, str) or bool(rule_id.match(value)))
+    checker.checks("question-id")(lambda value: not isinstance(value, str) or bool(question_id.match(value)))
+    checker.checks("example-id")(lambda value: not isinstance(value, str) or bool(EXAMPLE_ID.match(value)))
+    checker.checks("size")(lambda value: not isinstance(value, str) or bool(SIZE.match(value)))
+    return checker
+
+
+def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> list[SourceError]:
+    """Every way ``data`` (as loaded by yamlsrc, with line numbers) breaks schema ``name``, sorted by line."""
+    validator = Draft202012Validator(load_schema(name), format_checker=_format_checker(prefix))
+    found: dict[tuple[int, str], SourceError] = {}
+    for error in validator.iter_errors(data):
+        for problem in _problems(error, data, shown, prefix):
+            found.setdefault((problem.line or 0, problem.message), problem)
+    return [found[key] for key in sorted(found)]
+
+
+def _problems(error: ValidationError, data: Any, shown: str, prefix: str | None) -> list[SourceError]:
+    path = list(error.absolute_path)
+    parent, key = _parent(data, path)
+    line = line_of(parent, key, default=1) if path else line_of(data, default=1)
+    where = _path_text(path)
+    kind = error.validator
+    instance = error.instance
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        return _unknown_keys(error, instance, where, shown)
+    if "propertyNames" in error.relative_schema_path:
+        # The error's instance is the offending key; its line is the key's own.
+        return [SourceError(shown, line_of(_at(data, path), error.instance, 1),
+                            f"key {error.instance!r}{_in(where)} must be {_expect(error.schema, prefix)}")]
+    container_line = line_of(instance, default=line)
+    if kind == "required" and isinstance(instance, dict):
+        return [SourceError(shown, container_line, f"missing key '{name}'{_in(where)}")
+                for name in error.validator_value if name not in instance]
+    subject = where or "the file"
+    rule = instance if error.schema.get("format") == "rule-id" and isinstance(instance, str) else None
+    if "x-message" in error.schema and kind in ("anyOf", "oneOf", "not", "minItems", "maxItems"):
+        message = error.schema["x-message"]
+        return [SourceError(shown, container_line, f"{where} {message}" if where else message)]
+    if kind in ("type", "format", "pattern", "minLength", "const"):
+        return [SourceError(shown, line, f"{subject} must be {_expect(error.schema, prefix)}, not "
+                                         f"{_describe(instance)}", rule)]
+    if kind == "enum":
+        choices = ", ".join(str(value) for value in error.validator_value)
+        return [SourceError(shown, line, f"{subject} must be one of {choices}, not {_describe(instance)}")]
+    if kind == "minItems":
+        return [SourceError(shown, line, f"{subject} must not be empty")]
+    if kind == "minimum":
+        return [SourceError(shown, line, f"{subject} must be at least {error.validator_value}, not "
+                                         f"{_describe(instance)}")]
+    if kind == "uniqueItems":
+        return [SourceError(shown, line, f"{subject} lists the same entry twice")]
+    return [SourceError(shown, line, f"{subject}: {error.message}")]
+
+
+def _unknown_keys(error: ValidationError, instance: dict[Any, Any], where: str, shown: str) -> list[SourceError]:
+    known = list(error.schema.get("properties", {}))
+    patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
+    problems = []
+    for key in instance:
+        if key in known or (isinstance(key, str) and any(p.search(key) for p in patterns)):
+            continue
+        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+        hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(known)}"
+        problems.append(SourceError(shown, line_of(instance, key, default=None),
+                                    f"unknown key '{key}'{_in(where)} ({hint})"))
+    return problems
+
+
+def _at(data: Any, path: list[Any]) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+def _parent(data: Any, path: list[Any]) -> tuple[Any, Any]:
+    if not path:
+        return None, None
+    return _at(data, path[:-1]), path[-1]
+
+
+def _path_text(path: list[Any]) -> str:
+    """Where in the file, in words: ``'players.min'``, ``'aliases' of entry 2``, ``'steps[3].expect'``.
+
+    Positions count from 1, as a reader counts; a file that is a list names its items "entry N".
+    """
+    entry = ""
+    if path and isinstance(path[0], int):
+        entry, path = f"entry {path[0] + 1}", path[1:]
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part + 1}]"
+        else:
+            text += ("." if text else "") + str(part)
+    if text and entry:
+        return f"'{text}' of {entry}"
+    return f"'{text}'" if text else entry
+
+
+def _in(where: str) -> str:
+    return f" in {where}" if where else ""
+
+
+def _expect(schema: dict[str, Any], prefix: str | None) -> str:
+    if "x-expect" in schema:
+        return str(schema["x-expect"]).replace("{prefix}", prefix or "<prefix>")
+    if "const" in schema:
+        return repr(schema["const"])
+    kinds = schema.get("type", "string")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return " or ".join(TYPE_WORDS.get(kind, kind) for kind in kinds)
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"'{value}'" if len(value) <= 60 else f"'{value[:57]}...'"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"

@@ -1,0 +1,405 @@
+"""The checks behind ``preflight_pdf``, one function per thing a printer or a reader would refuse.
+
+Each check reads the PDF back with pikepdf and returns findings naming the page and the PDF object.
+Content streams are walked with the graphics state that matters here: the current matrix (``cm``, form
+XObject matrices), the text matrix and font size (``Tm``, ``Td``, ``Tf``) and the colour operators.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pikepdf
+
+from rulepress.publish.preflight import Finding
+
+Check = Callable[[pikepdf.Pdf, str], list[Finding]]
+Matrix = tuple[float, float, float, float, float, float]
+IDENTITY: Matrix = (1, 0, 0, 1, 0, 0)
+MM = 72 / 25.4
+SMALLEST_PT = 6.0  # no text smaller than this at printed size
+BODY_PT = 8.0  # the size most text is set in must be at least this
+SAFE_MM = 5.0  # text at least this far inside the trim
+BLEED_MM = 3.0
+
+
+def _mul(a: Matrix, b: Matrix) -> Matrix:
+    """``a`` then ``b`` (PDF row-vector convention: a point p maps to p·a·b)."""
+    return (a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+            a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3],
+            a[4] * b[0] + a[5] * b[2] + b[4], a[4] * b[1] + a[5] * b[3] + b[5])
+
+
+def _matrix(operands: list[object]) -> Matrix:
+    values = tuple(float(v) for v in operands)  # type: ignore[arg-type]
+    return values if len(values) == 6 else IDENTITY  # type: ignore[return-value]
+
+
+# -- walking content streams ------------------------------------------------------------------------------
+
+
+@dataclass
+class Shown:
+    """One text-showing operator: where (in page space), how large (in points) and with which font."""
+
+    x: float
+    y: float
+    size: float
+    font: str
+    glyphs: int
+
+
+@dataclass
+class Op:
+    where: str  # "page content" or "form /Fm0"
+    operator: str
+    operands: list[object]
+    resources: pikepdf.Dictionary
+
+
+def _walk(stream: pikepdf.Object, resources: pikepdf.Dictionary, ctm: Matrix, where: str,
+          shown: list[Shown], seen: set[tuple[int, int]]) -> Iterator[Op]:
+    """Every operator of a content stream and of the form XObjects it draws, text positions into ``shown``."""
+    stack: list[Matrix] = []
+    tm = tlm = IDENTITY
+    font, size, leading = "?", 0.0, 0.0
+    for operands, op in pikepdf.parse_content_stream(stream):
+        name = str(op)
+        yield Op(where, name, list(operands), resources)
+        if name == "q":
+            stack.append(ctm)
+        elif name == "Q" and stack:
+            ctm = stack.pop()
+        elif name == "cm":
+            ctm = _mul(_matrix(list(operands)), ctm)
+        elif name == "BT":
+            tm = tlm = IDENTITY
+        elif name == "Tf":
+            font, size = str(operands[0]), float(operands[1])
+        elif name == "TL":
+            leading = float(operands[0])
+        elif name == "Tm":
+            tm = tlm = _matrix(list(operands))
+        elif name in ("Td", "TD"):
+            tlm = _mul((1, 0, 0, 1, float(operands[0]), float(operands[1])), tlm)
+            tm = tlm
+            if name == "TD":
+                leading = -float(operands[1])
+        elif name in ("T*", "'", '"'):
+            tlm = _mul((1, 0, 0, 1, 0, -leading), tlm)
+            tm = tlm
+        if name in ("Tj", "TJ", "'", '"'):
+            full = _mul(tm, ctm)
+            scale = math.hypot(full[2], full[3])  # the text space's vertical axis, in page units
+            text = operands[-1]
+            glyphs = len(bytes(text)) // 2 if isinstance(text, pikepdf.String) else sum(
+                len(bytes(t)) // 2 for t in text if isinstance(t, pikepdf.String))  # type: ignore[union-attr]
+            shown.append(Shown(full[4], full[5], abs(size) * scale, font, max(glyphs, 1)))
+        elif name == "Do":
+            xobject = resources.get("/XObject", {}).get(operands[0])
+            if xobject is None or xobject.get("/Subtype") != "/Form":
+                continue
+            key = xobject.objgen
+            if key in seen:  # a form drawn twice is checked (for colours) once; positions still count
+                continue
+            inner = _mul(_matrix(list(xobject.get("/Matrix", IDENTITY))), ctm)
+            yield from _walk(xobject, xobject.get("/Resources", resources), inner, f"form {operands[0]}", shown,
+                             seen | {key})
+
+
+def _pages(pdf: pikepdf.Pdf) -> Iterator[tuple[int, pikepdf.Page, list[Op], list[Shown]]]:
+    for number, page in enumerate(pdf.pages, start=1):
+        shown: list[Shown] = []
+        ops = list(_walk(page.obj, page.obj.get("/Resources", pikepdf.Dictionary()), IDENTITY, "page content",
+                         shown, set()))
+        yield number, page, ops, shown
+
+
+# -- print ------------------------------------------------------------------------------------------------
+
+
+def page_count(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    count = len(pdf.pages)
+    if count % 4:
+        return [Finding(name, None, "/Pages", f"{count} pages, not a multiple of 4 (folded sheets carry 4 pages)")]
+    return []
+
+
+def pdfx_identification(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    """PDF/X-4 says so in the XMP metadata (``pdfxid:GTS_PDFXVersion``); X-1a/X-3 also in the Info dict."""
+    versions = []
+    with pdf.open_metadata() as meta:
+        versions += [str(meta.get(key, "")) for key in ("pdfxid:GTS_PDFXVersion", "pdfx:GTS_PDFXVersion")]
+    info = pdf.trailer.get("/Info")
+    if info is not None and "/GTS_PDFXVersion" in info:
+        versions.append(str(info["/GTS_PDFXVersion"]))
+    if not any(v.startswith("PDF/X-4") for v in versions):
+        return [Finding(name, None, "XMP pdfxid:GTS_PDFXVersion", "no PDF/X-4 identification (found: "
+                        f"{', '.join(v for v in versions if v) or 'none'})")]
+    return []
+
+
+def output_intent(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    intents = pdf.Root.get("/OutputIntents")
+    if not intents:
+        return [Finding(name, None, "/OutputIntents", "no output intent (a PDF/X file must say which press "
+                                                      "condition its CMYK is for)")]
+    for index, intent in enumerate(intents):
+        if intent.get("/S") == "/GTS_PDFX":
+            profile = intent.get("/DestOutputProfile")
+            if profile is None:
+                return [Finding(name, None, f"/OutputIntents[{index}]", "GTS_PDFX intent without "
+                                                                        "/DestOutputProfile")]
+            if int(profile.get("/N", 0)) != 4:
+                return [Finding(name, None, f"/OutputIntents[{index}] /DestOutputProfile",
+                                f"profile has {profile.get('/N')} components, not 4 (CMYK)")]
+            return []
+    return [Finding(name, None, "/OutputIntents", "no /GTS_PDFX output intent")]
+
+
+def _rgb_space(space: object, resources: pikepdf.Dictionary) -> bool:
+    """Whether a colour space (a name or array, resolved through the resources) is RGB."""
+    if isinstance(space, pikepdf.Name):
+        if space in ("/DeviceRGB", "/CalRGB"):
+            return True
+        named = resources.get("/ColorSpace", {}).get(space)
+        return named is not None and _rgb_space(named, resources)
+    if isinstance(space, pikepdf.Array) and len(space) > 0:
+        family = space[0]
+        if family == "/ICCBased":
+            return int(space[1].get("/N", 0)) == 3
+        if family == "/CalRGB":
+            return True
+        if family in ("/Indexed", "/Separation", "/DeviceN") and len(space) > 1:
+            base = space[1] if family == "/Indexed" else space[2]
+            return _rgb_space(base, resources)
+    return False
+
+
+def _image_findings(name: str, number: int, resources: pikepdf.Dictionary) -> list[Finding]:
+    found = []
+    for key, xobject in resources.get("/XObject", {}).items():
+        if xobject.get("/Subtype") == "/Image" and _rgb_space(xobject.get("/ColorSpace"), resources):
+            found.append(Finding(name, number, f"image {key}", "RGB image (convert it to CMYK)"))
+    return found
+
+
+def no_rgb(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    """No RGB colour anywhere a press would see it: operators, colour spaces, images, shadings, groups."""
+    findings: list[Finding] = []
+    for number, page, ops, _ in _pages(pdf):
+        reported: set[tuple[str, str]] = set()
+        for op in ops:
+            what = ""
+            if op.operator in ("rg", "RG"):
+                values = " ".join(f"{float(v):g}" for v in op.operands)  # type: ignore[arg-type]
+                what = f"'{values} {op.operator}' sets an RGB colour"
+            elif op.operator in ("cs", "CS") and _rgb_space(op.operands[0], op.resources):
+                what = f"'{op.operands[0]} {op.operator}' selects an RGB colour space"
+            elif op.operator == "sh":
+                shading = op.resources.get("/Shading", {}).get(op.operands[0])
+                if shading is not None and _rgb_space(shading.get("/ColorSpace"), op.resources):
+                    what = f"shading {op.operands[0]} is RGB"
+            if what and (op.where, what) not in reported:
+                reported.add((op.where, what))
+                findings.append(Finding(name, number, op.where, what))
+        resources = page.obj.get("/Resources", pikepdf.Dictionary())
+        findings += _image_findings(name, number, resources)
+        for key, pattern in resources.get("/Pattern", {}).items():
+            shading = pattern.get("/Shading")
+            if shading is not None and _rgb_space(shading.get("/ColorSpace"), resources):
+                findings.append(Finding(name, number, f"pattern {key}", "RGB shading"))
+        group = page.obj.get("/Group")
+        if group is not None and _rgb_space(group.get("/CS"), resources):
+            findings.append(Finding(name, number, "page /Group", "transparency blends in RGB"))
+    return findings
+
+
+def fonts_embedded(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    findings = []
+    seen: set[tuple[int, int]] = set()
+    for number, page in enumerate(pdf.pages, start=1):
+        fonts = page.obj.get("/Resources", {}).get("/Font", {})
+        for key, font in fonts.items():
+            if font.objgen in seen or font.get("/Subtype") == "/Type3":
+                continue
+            seen.add(font.objgen)
+            descriptor = font.get("/FontDescriptor")
+            if descriptor is None and "/DescendantFonts" in font:
+                descriptor = font["/DescendantFonts"][0].get("/FontDescriptor")
+            if descriptor is None or not any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")):
+                findings.append(Finding(name, number, f"font {key} ({font.get('/BaseFont')})", "not embedded"))
+    return findings
+
+
+def text_sizes(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    """No text below 6 pt at printed size, and body text (the most used size) at 8 pt or more."""
+    findings = []
+    used: Counter[float] = Counter()
+    for number, _, _, shown in _pages(pdf):
+        small = [s for s in shown if s.size < SMALLEST_PT - 0.05]
+        for size, font in sorted({(round(s.size, 1), s.font) for s in small}):
+            findings.append(Finding(name, number, f"text in font {font}",
+                                    f"{size:g} pt, smaller than {SMALLEST_PT:g} pt at printed size"))
+        for s in shown:
+            used[round(s.size, 1)] += s.glyphs
+    if used:
+        body, _ = used.most_common(1)[0]
+        if body < BODY_PT:
+            findings.append(Finding(name, None, "body text", f"most text is set at {body:g} pt, below {BODY_PT:g} pt"))
+    return findings
+
+
+def _box(page: pikepdf.Page, key: str) -> tuple[float, float, float, float] | None:
+    box = page.obj.get(key)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = (float(v) for v in box)
+    return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+
+
+def boxes(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    """Every page has a TrimBox and a BleedBox at least 3 mm past the trim on every side."""
+    findings = []
+    for number, page in enumerate(pdf.pages, start=1):
+        trim, bleed = _box(page, "/TrimBox"), _box(page, "/BleedBox")
+        if trim is None or bleed is None:
+            missing = " and ".join(k for k, b in (("/TrimBox", trim), ("/BleedBox", bleed)) if b is None)
+            findings.append(Finding(name, number, missing, "missing (the printer cannot place the page)"))
+            continue
+        margins = (trim[0] - bleed[0], trim[1] - bleed[1], bleed[2] - trim[2], bleed[3] - trim[3])
+        if min(margins) < BLEED_MM * MM - 0.1:
+            findings.append(Finding(name, number, "/BleedBox", f"bleed of {min(margins) / MM:.1f} mm, less than "
+                                                               f"{BLEED_MM:g} mm past the trim"))
+    return findings
+
+
+def safe_area(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    """Text starts at least 5 mm inside the trim (where a text run begins: its baseline origin)."""
+    findings = []
+    inset = SAFE_MM * MM
+    for number, page, _, shown in _pages(pdf):
+        trim = _box(page, "/TrimBox") or _box(page, "/MediaBox")
+        if trim is None:
+            continue
+        outside = [s for s in shown if not (trim[0] + inset - 0.5 <= s.x <= trim[2] - inset + 0.5
+                                            and trim[1] + inset - 0.5 <= s.y <= trim[3] - inset + 0.5)]
+        if outside:
+            first = outside[0]
+            findings.append(Finding(name, number, f"text in font {first.font}",
+                                    f"{len(outside)} text run(s) closer than {SAFE_MM:g} mm to the trim, the first "
+                                    f"at {(first.x - trim[0]) / MM:.1f} mm, {(first.y - trim[1]) / MM:.1f} mm from "
+                                    "the trim's lower left corner"))
+    return findings
+
+
+# -- digital ----------------------------------------------------------------------------------------------
+
+
+def tagged(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    findings = []
+    if "/StructTreeRoot" not in pdf.Root:
+        findings.append(Finding(name, None, "/StructTreeRoot", "not a tagged PDF (no structure tree)"))
+    mark = pdf.Root.get("/MarkInfo")
+    if mark is None or not bool(mark.get("/Marked", False)):
+        findings.append(Finding(name, None, "/MarkInfo", "/Marked is not true"))
+    if not str(pdf.Root.get("/Lang", "")).strip():
+        findings.append(Finding(name, None, "/Lang", "no document language"))
+    return findings
+
+
+def title_shown(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    findings = []
+    info = pdf.trailer.get("/Info")
+    title = str(info.get("/Title", "")).strip() if info is not None else ""
+    if not title:
+        findings.append(Finding(name, None, "/Info /Title", "no document title"))
+    preferences = pdf.Root.get("/ViewerPreferences")
+    if preferences is None or not bool(preferences.get("/DisplayDocTitle", False)):
+        findings.append(Finding(name, None, "/ViewerPreferences /DisplayDocTitle",
+                                "not true: viewers will show the file name instead of the title"))
+    return findings
+
+
+def _structure(node: pikepdf.Object, path: str) -> Iterator[tuple[pikepdf.Dictionary, str]]:
+    kids = node.get("/K") if isinstance(node, pikepdf.Dictionary) else None
+    children = list(kids) if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []
+    for index, kid in enumerate(children):
+        if isinstance(kid, pikepdf.Dictionary) and "/S" in kid:
+            here = f"{path}/{str(kid['/S'])[1:]}[{index}]"
+            yield kid, here
+            yield from _structure(kid, here)
+
+
+def _page_of(pdf: pikepdf.Pdf, element: pikepdf.Dictionary) -> int | None:
+    page = element.get("/Pg")
+    if page is None:
+        return None
+    for number, candidate in enumerate(pdf.pages, start=1):
+        if candidate.obj.objgen == page.objgen:
+            return number
+    return None
+
+
+def figures_have_alt(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    root = pdf.Root.get("/StructTreeRoot")
+    if root is None:
+        return []  # reported by ``tagged``
+    return [Finding(name, _page_of(pdf, element), f"structure element {path}", "/Figure without /Alt text")
+            for element, path in _structure(root, "") if element.get("/S") == "/Figure"
+            and not str(element.get("/Alt", "")).strip()]
+
+
+def _destinations(pdf: pikepdf.Pdf) -> set[str]:
+    names: set[str] = set()
+    tree = pdf.Root.get("/Names", {}).get("/Dests")
+    if tree is not None:
+        names.update(str(key) for key, _ in pikepdf.NameTree(tree).items())
+    old = pdf.Root.get("/Dests")
+    if old is not None:
+        names.update(str(key)[1:] for key in old.keys())
+    return names
+
+
+def links_resolve(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    """Every internal link (GoTo action or /Dest) lands somewhere: a named destination that exists."""
+    findings = []
+    known = _destinations(pdf)
+    pages = {page.obj.objgen for page in pdf.pages}
+    for number, page in enumerate(pdf.pages, start=1):
+        for index, annot in enumerate(page.obj.get("/Annots", [])):
+            if annot.get("/Subtype") != "/Link":
+                continue
+            action = annot.get("/A")
+            target = annot.get("/Dest")
+            if action is not None and action.get("/S") == "/GoTo":
+                target = action.get("/D")
+            if target is None:
+                continue
+            if isinstance(target, pikepdf.Array):
+                if len(target) == 0 or target[0].objgen not in pages:
+                    findings.append(Finding(name, number, f"/Annots[{index}]", "link to a page not in the file"))
+            elif str(target).lstrip("/") not in known:
+                findings.append(Finding(name, number, f"/Annots[{index}]",
+                                        f"link to '{target}', which is no destination in the file"))
+    if not pdf.Root.get("/Outlines", {}).get("/First"):
+        findings.append(Finding(name, None, "/Outlines", "no bookmarks"))
+    return findings
+
+
+CHECKS: dict[str, tuple[Check, ...]] = {
+    "print": (pdfx_identification, output_intent, no_rgb, fonts_embedded, text_sizes, safe_area, boxes,
+              page_count),
+    "digital": (tagged, title_shown, figures_have_alt, links_resolve, fonts_embedded, text_sizes),
+    "designer": (fonts_embedded, text_sizes, boxes, page_count),
+}
+
+
+def check(pdf: pikepdf.Pdf, name: str, edition: str) -> list[Finding]:
+    findings: list[Finding] = []
+    for one in CHECKS[edition]:
+        findings += one(pdf, name)
+    return findings

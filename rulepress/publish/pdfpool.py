@@ -1,0 +1,227 @@
+"""Every edition of every book, rendered in parallel processes and reused from the content-hash cache.
+
+WeasyPrint is pure CPU work in one thread, so the editions are spread over processes, one per core.  The
+print edition settles the layout (gutter, index pages) its digital and designer editions reuse, so those two
+start as soon as their book's print edition is done, while other books' editions are still rendering.
+
+Workers are forked: a job holds a book's engine (a module, which does not pickle), so each worker finds its
+job by index in :data:`_JOBS`, set before the fork.  What WeasyPrint logs in a worker is sent back and logged
+again in the build's process, where the build decides which warnings refuse the output.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+import multiprocessing
+import os
+import pickle
+import queue
+import signal
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rulepress import progress
+from rulepress.cache import Cache, get_pdf, pdf_key, put_pdf, source_epoch
+from rulepress.render import pdf
+
+if TYPE_CHECKING:
+    from rulepress.verify.gate import Report
+
+
+@dataclass
+class Job:
+    name: str  # "<book>", "<book>-digital", "<book>-designer": the file name without .pdf
+    edition: str
+    target: Path
+    printing: pdf.PrintInput
+
+
+@dataclass
+class Done:
+    pages: int
+    layout: pdf.Layout
+    own: float = 0.0
+    tool: float = 0.0
+    seconds: float = 0.0
+    logs: tuple[tuple[str, int, str], ...] = ()  # (logger, level, message) seen in a worker
+    reused: bool = False
+
+
+_JOBS: list[Job] = []
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def workers_wanted(jobs: int) -> int:
+    """One process per core this process may run on (``$RULEPRESS_JOBS`` overrides), never more than jobs."""
+    env = os.environ.get("RULEPRESS_JOBS", "")
+    cores = int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
+    return max(1, min(cores, jobs))
+
+
+@contextmanager
+def reproducible(epoch: int, name: str) -> Iterator[None]:
+    """WeasyPrint stamps PDF/X files with the time and a random document ID: make both follow the sources.
+
+    The date is :func:`~rulepress.cache.source_epoch`, the ID a UUID derived from the edition's name,
+    so a cached PDF and a fresh one are the same bytes.
+    """
+    from weasyprint.pdf import metadata, pdfx
+
+    saved = pdfx.localtime, metadata.uuid4
+    pdfx.localtime = lambda *_: time.gmtime(epoch)  # type: ignore[assignment]
+    metadata.uuid4 = lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"rulepress:{name}:{epoch}")  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        pdfx.localtime, metadata.uuid4 = saved  # type: ignore[assignment]
+
+
+class _Captured(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.seen: list[tuple[str, int, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.append((record.name, record.levelno, record.getMessage()))
+
+
+def _work(index: int, settled: pdf.Layout | None, epoch: int, captured: bool) -> Done | BaseException:
+    """Render job ``index`` (in a worker, or in the build's process when ``captured`` is False)."""
+    job = _JOBS[index]
+    handler = _Captured()
+    logger = logging.getLogger("weasyprint")
+    if captured:
+        logger.addHandler(handler)
+    start = time.perf_counter()
+    try:
+        split: dict[str, float] = {}
+        with reproducible(epoch, job.name):
+            pages = pdf.write_pdf(job.printing, job.target, split, settled)
+        assert job.printing.layout is not None
+        return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
+                    time.perf_counter() - start, tuple(handler.seen))
+    except BaseException as exc:  # returned, not raised: a pool worker dies on a BaseException and hangs the pool
+        if not captured:
+            raise
+        try:
+            pickle.loads(pickle.dumps(exc))
+            return exc
+        except Exception:  # an exception that does not survive pickling is told by its text
+            return RuntimeError(f"{type(exc).__name__}: {exc}")
+    finally:
+        logger.removeHandler(handler)
+
+
+def _quiet_worker(parent: int) -> None:
+    # Ctrl-C reaches the whole process group: the build's process decides, and terminates the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # A build killed outright (SIGKILL) cannot end its workers: the kernel does, so none writes into a staging
+    # folder after the next build swept it.
+    libc = ctypes.util.find_library("c")
+    if libc is not None:
+        ctypes.CDLL(libc, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the build died before the line above took effect
+        os._exit(1)
+
+
+def _jobs(report: Report, impacts: dict[str, Any], staging: Path) -> list[Job]:
+    jobs = []
+    for check in report.books:
+        book_id = check.book.id
+        diagrams = staging / book_id / "diagrams"
+        diagrams.mkdir(parents=True, exist_ok=True)
+        for edition in pdf.EDITIONS:
+            name = book_id + pdf.SUFFIX[edition]
+            printing = pdf.PrintInput(check, diagrams, impact=impacts.get(book_id) if edition == "designer" else None,
+                                      edition=edition)
+            jobs.append(Job(name, edition, staging / "pdf" / f"{name}.pdf", printing))
+    return jobs
+
+
+def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any,
+                    workers: int | None = None, store: Cache | None = None) -> None:
+    """What :func:`rulepress.render.pdf.render_editions` makes (same files, same bytes), in parallel and cached.
+
+    ``timings`` is the build's ``Timings``: seconds per PDF are each edition's own rendering time.
+    """
+    global _JOBS
+    if not report.books:
+        return
+    root = report.books[0].book.root
+    store = store or Cache(root)
+    epoch = source_epoch(root)
+    jobs = _jobs(report, impacts, staging)
+    (staging / "pdf").mkdir(parents=True, exist_ok=True)
+    results: dict[int, Done] = {}
+    finished: queue.Queue[tuple[int, Done | BaseException, str]] = queue.Queue()
+    count = workers or workers_wanted(len(jobs))
+    _JOBS = jobs
+    pool: Any = None  # forked at the first PDF the cache does not have: a rebuild that has them all forks nothing
+    closed = False
+    shown = progress.bar(len(jobs), "PDF editions", unit="pdf")
+    try:
+        def start(index: int, settled: pdf.Layout | None) -> None:
+            nonlocal pool
+            job = jobs[index]
+            begun = time.perf_counter()
+            key = pdf_key(pdf.print_html(job.printing), job.edition, settled, job.printing.check.book, epoch)
+            kept = get_pdf(store, key)
+            if kept is not None:
+                data, meta = kept
+                job.target.write_bytes(data)
+                layout = pdf.Layout(meta["layout"]["gutter_mm"], meta["layout"]["index_pages"])
+                finished.put((index, Done(meta["pages"], layout, seconds=time.perf_counter() - begun,
+                                          reused=True), key))
+            elif count == 1:
+                finished.put((index, _work(index, settled, epoch, False), key))
+            else:
+                if pool is None:
+                    pool = multiprocessing.get_context("fork").Pool(count, initializer=_quiet_worker,
+                                                                 initargs=(os.getpid(),))
+                pool.apply_async(_work, (index, settled, epoch, True),
+                                 callback=lambda done: finished.put((index, done, key)),
+                                 error_callback=lambda exc: finished.put((index, exc, key)))
+
+        editions = len(pdf.EDITIONS)
+        for first in range(0, len(jobs), editions):  # each book's print edition; it settles the layout
+            start(first, None)
+        while len(results) < len(jobs):
+            index, done, key = finished.get()
+            if isinstance(done, BaseException):
+                raise done
+            for name, level, message in done.logs:
+                logging.getLogger(name).log(level, "%s", message)
+            results[index] = done
+            shown.update()
+            if not done.reused:
+                put_pdf(store, key, jobs[index].target,
+                        {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
+                                                         "index_pages": done.layout.index_pages}})
+            if index % editions == 0:
+                for other in range(index + 1, index + editions):
+                    start(other, done.layout)
+        if pool is not None:
+            pool.close()
+            pool.join()
+            closed = True
+    finally:
+        shown.close()
+        if pool is not None and not closed:
+            pool.terminate()  # an error or an interrupt: no worker outlives the build
+            pool.join()
+        _JOBS = []
+    for index, job in enumerate(jobs):  # in the order the one-at-a-time loop reports them
+        done = results[index]
+        job.printing.layout = done.layout
+        timings.pdf[job.name] = done.seconds
+        timings.pages[job.name] = done.pages
+        timings.own += done.own
+        timings.tools += done.tool

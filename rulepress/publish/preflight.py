@@ -1,0 +1,75 @@
+"""Preflight: read the staged PDFs back and check what a printer (or a screen reader) would refuse.
+
+``preflight_staged`` runs on the staging folder right before the swap; ``preflight_pdf`` checks one PDF
+and is what ``rulepress preflight`` runs.  Each finding names the file, the page and the PDF object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pikepdf
+
+from rulepress.render import markdown as render
+from rulepress.verify.gate import Report
+
+EDITIONS = ("print", "digital", "designer")
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    page: int | None  # 1-based; None for the document as a whole
+    object: str  # what in the PDF: "/OutputIntents", "font DejaVuSans", "Im0 in page content"...
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file + (f", page {self.page}" if self.page else "")
+        return f"{where}: {self.object}: {self.message}"
+
+
+def edition_of(path: Path) -> str:
+    """The edition a PDF's file name says it is: ``<book>-digital.pdf``, ``<book>-designer.pdf`` or print."""
+    stem = path.stem
+    for edition in ("digital", "designer"):
+        if stem.endswith(f"-{edition}"):
+            return edition
+    return "print"
+
+
+def preflight_pdf(path: Path, edition: str | None = None) -> list[Finding]:
+    """Every problem found in one PDF; ``edition`` defaults to the one its file name says."""
+    from rulepress.publish import pdfchecks
+
+    edition = edition or edition_of(path)
+    if edition not in EDITIONS:
+        raise ValueError(f"unknown edition {edition!r} (known: {', '.join(EDITIONS)})")
+    try:
+        pdf = pikepdf.open(path)
+    except (pikepdf.PdfError, OSError) as exc:
+        return [Finding(str(path), None, "file", f"cannot be read as a PDF: {exc}")]
+    with pdf:
+        return pdfchecks.check(pdf, str(path), edition)
+
+
+def preflight_staged(staging: Path, report: Report) -> list[str]:
+    """Problems in a staged build (every edition of every book, every diagram), one line each."""
+    problems: list[str] = []
+    for check in report.books:
+        book_id = check.book.id
+        for result in check.results:
+            for name, checkpoint in result.checkpoints.items():
+                if checkpoint.svg is None:
+                    continue
+                diagram = staging / book_id / "diagrams" / render.diagram_name(result.example.id, name)
+                if not diagram.is_file():
+                    problems.append(f"{diagram.relative_to(staging)}: diagram missing (example "
+                                    f"{result.example.id}, checkpoint '{name}')")
+        for suffix in ("", "-digital", "-designer"):
+            target = staging / "pdf" / f"{book_id}{suffix}.pdf"
+            if not target.is_file():
+                problems.append(f"{target.relative_to(staging)}: PDF missing")
+                continue
+            problems += [str(f) for f in preflight_pdf(target)]
+    return problems

@@ -1,0 +1,103 @@
+"""The player edition speaks to players: no rule IDs, engine notation, solver output or source notes.
+
+``check_player_text(text, book, where)`` reads the Markdown or HTML of one player page and returns one message
+per offending passage, naming the file, the line and what was found. Links, anchors and attributes are not
+text (a rule ID in ``href="#lm.turn.light"`` is fine); image descriptions (``alt``) are.  Each engine adds
+its own notation through ``NOTATION`` (a name -> regex mapping) in its ``narrate`` module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+import lxml.html
+
+from rulepress.load.book import Book
+
+# Notation no engine may leak into a player page, whatever the game.
+GENERIC: dict[str, str] = {
+    "solver output": r"\bSolver:",
+    "source note": r"\bfrom the rulebook \(",
+    "list in brackets": r"\[\d+(?:, \d+)+\]",  # Python's [1, 2, 3]
+    "example step": r"\b(?:do|player|tile|card): [a-z0-9-]+,",  # do: light, tile: b2
+    "engine name": r"\b[a-z]+_[a-z0-9_]+\b",  # dusk_in_refill
+}
+
+# Markdown that is not text: link targets, attribute lists, HTML tags (their alt= text is kept).
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+_ATTR_LIST = re.compile(r"\{[:#.][^}]*\}")
+_ALT = re.compile(r"""\b(?:alt|title|aria-label)=(?:"([^"]*)"|'([^']*)')""")
+_TAG = re.compile(r"<[^>]*>")
+_SKIP = {"script", "style"}
+
+
+@cache
+def _patterns(prefix: str, engine: str, root: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    from pathlib import Path
+
+    from rulepress.project import load_engine
+
+    found = {"rule ID": rf"\b{re.escape(prefix)}\.[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\b", **GENERIC}
+    narrate = getattr(load_engine(engine, Path(root)), "narrate", None)
+    found.update(getattr(narrate, "NOTATION", {}) or {})
+    return tuple((name, re.compile(pattern)) for name, pattern in found.items())
+
+
+def patterns(book: Book) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """What the player edition of ``book`` must not contain, by name."""
+    return _patterns(book.prefix, book.engine_package, str(book.root))
+
+
+def _markdown_lines(text: str) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        alts = " ".join(a or b for a, b in _ALT.findall(line))
+        line = _TAG.sub(" ", _ATTR_LIST.sub("", _LINK_TARGET.sub("]", line)))
+        yield number, f"{line} {alts}".strip()
+
+
+def _html_lines(text: str) -> Iterator[tuple[int, str]]:
+    root = lxml.html.document_fromstring(text)
+    for element in root.iter():
+        if not isinstance(element.tag, str) or element.tag in _SKIP:
+            tail = element.tail
+            if tail and tail.strip():
+                yield element.sourceline or 0, tail
+            continue
+        line = element.sourceline or 0
+        for name in ("alt", "title", "aria-label"):
+            if element.get(name):
+                yield line, element.get(name)
+        for piece in (element.text, element.tail):
+            if piece and piece.strip():
+                yield line, piece
+
+
+def check_player_text(text: str, book: Book, where: str = "") -> list[str]:
+    """Every rule ID or piece of engine notation in a player page's visible text, one message each.
+
+    ``text`` is Markdown, an HTML document (a leading ``<!doctype``/``<html``) or an SVG diagram (``<svg``,
+    ``<?xml``); ``where`` names the file for the messages.
+    """
+    head = text.lstrip()[:15].lower()
+    if head.startswith(("<svg", "<?xml")):  # a diagram: its text elements are read like a page's
+        text = "<!DOCTYPE html><html><body>" + re.sub(r"^\s*<\?xml[^>]*\?>", "", text) + "</body></html>"
+        head = "<!doctype"
+    lines = _html_lines(text) if head.startswith(("<!doctype", "<html")) else _markdown_lines(text)
+    problems = []
+    for number, line in lines:
+        taken: list[tuple[int, int]] = []  # one message per passage, from the first pattern that finds it
+        found: list[tuple[int, str]] = []
+        for name, pattern in patterns(book):
+            for match in pattern.finditer(line):
+                if any(match.start() < end and start < match.end() for start, end in taken):
+                    continue
+                taken.append(match.span())
+                start, end = max(0, match.start() - 30), min(len(line), match.end() + 30)
+                context = " ".join(line[start:end].split())
+                found.append((match.start(), f"{where or book.id}:{number}: {name} '{match.group(0)}' in the player "
+                                             f"edition of {book.title} (…{context}…); it belongs in the designer "
+                                             "edition"))
+        problems += [message for _, message in sorted(found)]  # in reading order
+    return problems

@@ -1,0 +1,286 @@
+"""``rulepress new BOOK``: a working skeleton of a new book that passes ``rulepress verify`` at once.
+
+It writes the book data, one chapter, an engine on :class:`rulepress.basegame.BaseGame` and two worked examples,
+one played and one refused setup (a two-player race to a target count, small enough to read in a minute and
+replace with the real game).
+Nothing existing is ever overwritten.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+
+import yaml
+
+BOOK_ID = re.compile(r"^[a-z][a-z0-9-]*$")
+PREFIX = re.compile(r"^[a-z]+$")
+
+
+class ScaffoldError(Exception):
+    """The skeleton cannot be written (a bad name, or a file that already exists): nothing was written."""
+
+
+@dataclass(frozen=True)
+class Names:
+    book: str  # the book ID: rules_src/<book>/, examples/<book>/
+    package: str  # engine/<package>/
+    prefix: str  # every rule ID starts with "<prefix>."
+    title: str
+
+
+def names_for(book: str, prefix: str | None = None, title: str | None = None) -> Names:
+    """The names a book ID implies; raises ScaffoldError naming what is wrong with a bad one."""
+    if not BOOK_ID.match(book):
+        raise ScaffoldError(f"'{book}' cannot be a book ID: use lower case letters, digits and '-', starting with "
+                            f"a letter (e.g. tic-tac-toe)")
+    chosen = prefix if prefix is not None else "".join(part[0] for part in book.split("-") if part)
+    if not PREFIX.match(chosen):
+        raise ScaffoldError(f"'{chosen}' cannot be a rule prefix: use lower case letters only (--prefix)")
+    shown = title or " ".join(part.capitalize() for part in book.split("-"))
+    return Names(book, book.replace("-", "_"), chosen, shown)
+
+
+def skeleton(names: Names) -> dict[str, str]:
+    """Every file of the skeleton, by its path under the project root."""
+    fill = {"book": names.book, "package": names.package, "prefix": names.prefix,
+            "title_yaml": yaml.safe_dump(names.title, default_style='"').strip()}
+    files = {
+        f"rules_src/{names.book}/book.yaml": BOOK_YAML,
+        f"rules_src/{names.book}/components.yaml": COMPONENTS_YAML,
+        f"rules_src/{names.book}/chapters/play.md": CHAPTER,
+        f"rules_src/{names.book}/prose_only.yaml": PROSE_ONLY,
+        f"rules_src/{names.book}/provenance.yaml": PROVENANCE,
+        f"engine/{names.package}/__init__.py": ENGINE_INIT,
+        f"engine/{names.package}/game.py": ENGINE_GAME,
+        f"examples/{names.book}/{names.book}-first-race.yaml": EXAMPLE,
+        f"examples/{names.book}/{names.book}-two-players.yaml": EXAMPLE_REFUSED,
+    }
+    return {path: Template(text).substitute(fill) for path, text in files.items()}
+
+
+def write_skeleton(root: Path, names: Names) -> list[Path]:
+    """Write the skeleton under ``root`` (created when missing) and return the files written.
+
+    Refuses, before writing anything, when the book, its engine or its examples exist, or when another book
+    of the project already uses the rule prefix.
+    """
+    for folder in (f"rules_src/{names.book}", f"engine/{names.package}", f"examples/{names.book}"):
+        if (root / folder).exists():
+            raise ScaffoldError(f"{folder} already exists: choose another book ID (nothing was written)")
+    for other in sorted((root / "rules_src").glob("*/book.yaml")):
+        try:
+            data = yaml.safe_load(other.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            continue  # a broken book is verify's to report, not ours
+        if isinstance(data, dict) and data.get("rule_prefix") == names.prefix:
+            raise ScaffoldError(f"rule prefix '{names.prefix}' is already used by {other.relative_to(root)}: "
+                                f"choose another with --prefix (nothing was written)")
+    written = []
+    for path, text in skeleton(names).items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("x", encoding="utf-8") as handle:  # "x": never overwrite
+            handle.write(text)
+        written.append(target)
+    return written
+
+
+BOOK_YAML = """\
+id: $book
+title: $title_yaml
+edition: "0.1"
+players: {min: 2, max: 2}
+ages: "6+"
+play_time: "5 min"
+trim: A5
+engine: $package
+rule_prefix: $prefix
+chapters:
+  - play.md
+checks:                    # arithmetic on components.yaml that must hold (docs/FORMATS.md)
+  - expr: race.most < race.target
+    why: nobody can win on the very first turn
+"""
+
+COMPONENTS_YAML = """\
+# The numbers the chapters print and the engine plays by (one place for both).
+race: {target: 10, most: 2}
+"""
+
+CHAPTER = """\
+# Playing {#$prefix.play}
+
+## Players {#$prefix.play.players}
+
+Two players race to bring the count to {{ race.target }}. The first player listed starts.
+
+## Adding {#$prefix.play.add}
+
+The count starts at 0. On your turn, add 1 to {{ race.most }} to it. The count may never pass
+{{ race.target }}.
+
+## Winning {#$prefix.play.win}
+
+Whoever brings the count to exactly {{ race.target }} wins (see [[$prefix.play.add]]).
+"""
+
+PROSE_ONLY = """\
+# Rules no engine code enforces, each with the reason (docs/FORMATS.md).
+{}
+"""
+
+PROVENANCE = """\
+# Where each rule comes from (docs/FORMATS.md): the source passage it carries over, or the designer question
+# that records why it was added. This skeleton's rules are its own: replace them with your game's.
+$prefix.play:
+  source: "written for this skeleton"
+$prefix.play.players:
+  source: "written for this skeleton"
+$prefix.play.add:
+  source: "written for this skeleton"
+$prefix.play.win:
+  source: "written for this skeleton"
+"""
+
+ENGINE_INIT = '''\
+"""The engine of rules_src/$book/ (docs/ENGINE.md): ``make_game(components, options)`` builds the game."""
+
+from .game import BOOK_ID, Game
+
+make_game = Game
+__all__ = ["BOOK_ID", "Game", "make_game"]
+'''
+
+ENGINE_GAME = '''\
+"""The rules of rules_src/$book/, on rulepress.basegame (docs/ENGINE.md).
+
+``moves`` lists what could be done now, ``check`` refuses what the rules forbid (naming the rule) and
+``perform`` carries out the rest, saying what happened.  Replace the race with your game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rulepress.basegame import BaseGame, Move, cmyk, shape, text
+from rulepress.protocol import DescriptionError, Event, RuleViolation
+
+BOOK_ID = "$book"
+FILLED = cmyk(0, 55, 100, 0)  # the diagram's colours: CMYK percentages, converted for screens by the build
+
+
+@dataclass
+class State:
+    players: list[str]
+    count: int = 0
+    turns: int = 0
+    winner: str | None = None
+
+    @property
+    def current(self) -> str:
+        return self.players[self.turns % len(self.players)]
+
+
+class Game(BaseGame):
+    book_id = BOOK_ID
+    PLAYERS_RULE = "$prefix.play.players"
+    STATE_KEYS = ("count", "turn")
+    ACTIONS = {"add": {"amount": None}}  # {do: add, amount: 2}; any amount parses, check() judges it
+    HEIGHT = 90
+
+    def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(components, options)
+        self.target, self.most = int(components["race"]["target"]), int(components["race"]["most"])
+
+    def start(self, players: list[str]) -> State:
+        return State(players)
+
+    def describe(self, description: Mapping[str, Any], players: list[str]) -> State:
+        """``{count: 7, turn: Ben}``: the count so far and whose turn it is (default: the first player)."""
+        count, turn = description.get("count", 0), description.get("turn", players[0])
+        if not isinstance(count, int) or not 0 <= count < self.target:
+            raise DescriptionError("start.state.count", f"the count is a whole number from 0 to {self.target - 1}")
+        if turn not in players:
+            raise DescriptionError("start.state.turn", f"unknown player {turn!r} (players: {', '.join(players)})")
+        return State(players, count, players.index(turn))
+
+    def moves(self, state: State) -> list[Move]:
+        return [Move.of(state.current, "add", amount=amount) for amount in range(1, self.most + 1)]
+
+    def check(self, state: State, move: Move) -> None:
+        if state.winner is not None:
+            raise RuleViolation("$prefix.play.win", f"the race is over: {state.winner} has won")
+        if move.player != state.current:
+            raise RuleViolation("$prefix.play.add", f"it is {state.current}'s turn, not {move.player}'s")
+        amount = move["amount"]
+        if not isinstance(amount, int) or not 1 <= amount <= self.most:
+            raise RuleViolation("$prefix.play.add", f"add 1 to {self.most}, not {amount!r}")
+        if state.count + amount > self.target:
+            raise RuleViolation("$prefix.play.add", f"the count may not pass {self.target}")
+
+    def perform(self, state: State, move: Move) -> list[Event]:
+        state.count += move["amount"]
+        events = [Event("add", "$prefix.play.add", {"player": move.player, "amount": move["amount"],
+                                                    "count": state.count})]
+        if state.count == self.target:
+            state.winner = move.player
+            events.append(Event("win", "$prefix.play.win", {"player": move.player}))
+        state.turns += 1
+        return events
+
+    def snapshot(self, state: State) -> dict[str, Any]:
+        return {"count": state.count, "left": self.target - state.count, "winner": state.winner,
+                "turn": None if state.winner else state.current}
+
+    def result(self, state: State) -> dict[str, Any]:
+        return {"winner": state.winner}
+
+    def draw(self, state: State) -> list[str]:
+        side = min(40, (self.WIDTH - 20) / self.target)
+        status = f"{state.winner} wins" if state.winner else f"Count {state.count}: {state.current} to play"
+        parts = [text(10, 20, status, 14, anchor="start", weight="bold")]
+        for box in range(self.target):
+            x = 10 + box * side
+            fill = FILLED if box < state.count else "none"
+            parts += [shape("rect", fill=fill, x=x, y=34, width=side - 4, height=side - 4),
+                      text(x + (side - 4) / 2, 34 + side + 10, str(box + 1), 10)]
+        return parts
+'''
+
+EXAMPLE = """\
+id: $book-first-race
+title: Reaching the target exactly
+rules: [$prefix.play.add, $prefix.play.win]
+players: [Ann, Ben]
+start:
+  state: {count: 7, turn: Ann}
+steps:
+  - checkpoint: before
+    expect: {count: 7, left: 3, turn: Ann, legal_actions: 2}
+  - {player: Ann, do: add, amount: 3, illegal: $prefix.play.add}
+  - {player: Ann, do: add, amount: 1}
+  - {player: Ben, do: add, amount: 2}
+  - checkpoint: end
+    expect: {count: 10, winner: Ben, legal_actions: 0}
+    events:
+      - {kind: win, player: Ben}
+    diagram: Ben brings the count to the target
+text: |
+  With the count at {{ cp.before.count }}, Ann may not add {{ cp.before.left }}: it is more than a turn allows.
+  She adds 1; Ben adds 2, brings the count to {{ cp.end.count }} and wins the race.
+"""
+
+EXAMPLE_REFUSED = """\
+id: $book-two-players
+title: Two players only
+rules: [$prefix.play.players]
+players: [Ann, Ben, Cat]
+start:
+  setup: true
+  refused: $prefix.play.players
+"""

@@ -1,0 +1,96 @@
+"""The preview server: mkdocs' own live-reload server, serving the session's last good site with a banner for
+every problem on the page it concerns, and watching the project's sources with inotify (watchdog)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import watchdog.events
+import watchdog.observers
+from mkdocs.livereload import LiveReloadServer
+
+from rulepress.serve import banner, watcher
+from rulepress.serve.session import Session
+
+
+def _ignored(path: str) -> bool:
+    """Bytecode and editors' scratch files: writing them is no change to the book."""
+    name = os.path.basename(path)
+    return "__pycache__" in path or name.startswith((".", "#")) or name.endswith("~")
+
+
+class PreviewServer(LiveReloadServer):
+    def __init__(self, session: Session, host: str, port: int) -> None:
+        super().__init__(builder=self.rebuild, host=host, port=port, root=str(session.site))
+        self.session = session
+        self.observer = watchdog.observers.Observer()  # inotify: a save is seen at once, not at the next poll
+        self.build_delay = 0.05
+        self._request = threading.local()
+
+    def watch(self, path: str, func: None = None, *, recursive: bool = True) -> None:
+        path = os.path.abspath(path)
+        server = self
+
+        class Handler(watchdog.events.FileSystemEventHandler):
+            def on_any_event(self, event: watchdog.events.FileSystemEvent) -> None:
+                if event.is_directory or _ignored(str(event.src_path)):
+                    return
+                with server._rebuild_cond:
+                    server._want_rebuild = True
+                    server._rebuild_cond.notify_all()
+
+        self._watched_paths[path] = 1
+        self._watch_refs[path] = self.observer.schedule(Handler(), path, recursive=recursive)
+
+    def rebuild(self) -> None:
+        self.session.update()
+        self.root = str(self.session.site)
+
+    def _serve_request(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes] | None:
+        path = environ["PATH_INFO"].encode("latin-1").decode("utf-8", "ignore")
+        page = path[len(self.mount_path):] if path.startswith(self.mount_path) else path.lstrip("/")
+        self._request.page = page + "index.html" if page == "" or page.endswith("/") else page
+        return super()._serve_request(environ, start_response)
+
+    def _inject_js_into_html(self, content: bytes, epoch: int) -> bytes:
+        page = getattr(self._request, "page", "index.html")
+        marked = banner.inject(content, banner.banner_html(page, self.session.placed()))
+        return super()._inject_js_into_html(marked, epoch)
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops the server as Ctrl-C does: PDF jobs ended, scratch folders removed
+
+
+def run_serve(root: Path, port: int, books: list[str] | None, pdfs: bool = True, host: str = "127.0.0.1") -> int:
+    """Build, serve and watch until interrupted (Ctrl-C); ``pdfs``: each verified book's PDFs follow."""
+    sys.dont_write_bytecode = True  # re-imported engines must not write bytecode into the watched folders
+    signal.signal(signal.SIGTERM, _stop)
+    folder = root / ".rulepress-cache" / f"serve-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    session = Session(root, folder, books, say=lambda line: print(line, flush=True), pdfs=pdfs)
+    try:
+        session.start()
+        server = PreviewServer(session, host, port)
+        for top in watcher.WATCHED:
+            if (root / top).is_dir():
+                server.watch(str(root / top))
+        print(f"serving {server.url} (Ctrl-C stops)", flush=True)
+        try:
+            server.serve()
+        except KeyboardInterrupt:
+            print("rulepress serve: stopped", flush=True)
+        finally:
+            server.shutdown()
+    finally:
+        session.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0

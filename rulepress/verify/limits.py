@@ -1,0 +1,206 @@
+"""Engine code runs under a guard: a hang, an exit or a crash becomes a fault naming the engine's file and line.
+
+Engines are trusted code, but a bug in one must never hang the build (an endless loop), end it while
+reporting success (``sys.exit(0)`` from engine code) or show up as a bare traceback.  :class:`engine_guard`
+wraps a call into an engine and turns each of those into an :class:`EngineFault` that says where, in the
+engine's own files, it happened.
+
+The time limit is a ``SIGALRM`` from ``signal.setitimer`` (wall-clock time): Python runs the handler on the
+main thread between bytecodes, so it raises inside the engine's frame and the frame it interrupts is the one
+reported.  Signals can only be handled on the main thread: elsewhere (a worker thread) the guard still
+reports exits and crashes but sets no time limit.  The guard composes with an outer ``SIGALRM`` timer (a
+pytest timeout plugin, a nested guard): the outer handler and its remaining time are restored on the way
+out, and an outer timer due first is handed to the outer handler.
+
+A ``KeyboardInterrupt`` is a real Ctrl-C only when ``SIGINT`` arrived during the call; one that engine code
+raises itself is the engine's fault.  The guard tells the two apart by watching ``SIGINT`` (main thread
+only; elsewhere every ``KeyboardInterrupt`` is taken for a real one and lets the run stop).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any
+
+from rulepress.errors import SourceError
+
+IMPORT_SECONDS = 10.0
+"""How long importing one engine package may take (``$RULEPRESS_IMPORT_TIMEOUT`` overrides; 0: no limit)."""
+
+REPLAY_SECONDS = 10.0
+"""How long replaying one example may take (``$RULEPRESS_REPLAY_TIMEOUT`` overrides; 0: no limit).
+
+The slowest bundled example replays in about 0.3 s, so the limit only catches engines that never answer."""
+
+
+def seconds(variable: str, default: float) -> float:
+    """The limit set by environment ``variable`` (seconds, 0 for none), else ``default``."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):  # also refuses NaN
+        raise SourceError(f"${variable}", None, f"'{text}' is not a number of seconds (0 switches the limit off)")
+    return value
+
+
+def import_seconds() -> float:
+    return seconds("RULEPRESS_IMPORT_TIMEOUT", IMPORT_SECONDS)
+
+
+def replay_seconds() -> float:
+    return seconds("RULEPRESS_REPLAY_TIMEOUT", REPLAY_SECONDS)
+
+
+@dataclass
+class Place:
+    """A line of engine code."""
+
+    file: str  # relative to the project root when inside it
+    line: int
+    function: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}, function {self.function}"
+
+
+class EngineFault(Exception):
+    """Engine code hung, exited, was interrupted by itself or crashed; ``place`` is where, when known."""
+
+    def __init__(self, kind: str, detail: str, place: Place | None, cause: BaseException | None = None) -> None:
+        super().__init__(detail)
+        self.kind = kind  # "timeout" | "exit" | "interrupt" | "crash"
+        self.detail = detail
+        self.place = place
+        self.cause = cause
+
+    def __str__(self) -> str:
+        return self.detail + (f" (in {self.place})" if self.place else "")
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm inside the engine's frame.  A BaseException so that an engine's own
+    ``except Exception`` cannot swallow it."""
+
+    def __init__(self) -> None:
+        super().__init__("time limit")
+
+
+def _on_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+
+
+class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
+    """``with engine_guard(folder, root, limit):`` runs engine code, turning faults into :class:`EngineFault`.
+
+    ``folder`` is the engine package's folder: a fault names the innermost frame inside it.  ``limit`` is in
+    seconds (0: none).  Ordinary exceptions become a fault only with ``crashes=True``; callers that tell engine
+    bugs from expected exceptions (RuleViolation, DescriptionError) catch those themselves, inside the guard.
+    """
+
+    def __init__(self, folder: Path, root: Path, limit: float, *, crashes: bool = False) -> None:
+        self.folder = folder.resolve()
+        self.root = root.resolve()
+        self.limit = limit
+        self.crashes = crashes
+        self._main = False
+        self._armed = False
+        self._deadline = 0.0
+        self._outer_alarm: Any = None
+        self._outer_due: float | None = None  # when the outer timer wants to fire (monotonic)
+        self._outer_interval = 0.0
+        self._watching_int = False
+        self._outer_int: Any = None
+        self._interrupted = False
+
+    def __enter__(self) -> engine_guard:
+        self._main = _on_main_thread()
+        if not self._main:
+            return self
+        outer_int = signal.getsignal(signal.SIGINT)
+        if callable(outer_int):  # SIG_IGN or SIG_DFL: no Ctrl-C can arrive as a KeyboardInterrupt
+            self._outer_int, self._watching_int = outer_int, True
+            signal.signal(signal.SIGINT, self._on_interrupt)
+        if self.limit > 0:
+            self._outer_alarm = signal.signal(signal.SIGALRM, self._on_alarm)
+            remaining, self._outer_interval = signal.setitimer(signal.ITIMER_REAL, 0)
+            now = time.monotonic()
+            self._deadline = now + self.limit
+            self._outer_due = now + remaining if remaining > 0 else None
+            self._armed = True
+            signal.setitimer(signal.ITIMER_REAL, min(self.limit, remaining) if remaining > 0 else self.limit)
+        return self
+
+    def _on_alarm(self, signum: int, frame: FrameType | None) -> None:
+        if not self._armed:
+            return
+        now = time.monotonic()
+        if self._outer_due is not None and self._outer_due <= now:  # the outer timer is due: its handler decides
+            outer, self._outer_due = self._outer_alarm, None
+            signal.setitimer(signal.ITIMER_REAL, max(self._deadline - now, 1e-3))
+            if callable(outer):
+                outer(signum, frame)
+            return
+        if now < self._deadline:  # woken early (an outer timer that moved): wait for the rest
+            signal.setitimer(signal.ITIMER_REAL, self._deadline - now)
+            return
+        # Fire again each second in case engine code swallows the first one with a bare ``except:``.
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        raise _Timeout()
+
+    def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
+        self._interrupted = True  # a real Ctrl-C: whatever KeyboardInterrupt follows must stop the run
+        self._outer_int(signum, frame)
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> bool:
+        self._armed = False  # first thing: an alarm arriving from here on is ignored
+        if self._main:
+            if self.limit > 0:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, self._outer_alarm)
+                if self._outer_due is not None:  # give the outer timer back what is left of its time
+                    left = self._outer_due - time.monotonic()
+                    signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), self._outer_interval)
+            if self._watching_int:
+                signal.signal(signal.SIGINT, self._outer_int)
+        if error is None or isinstance(error, EngineFault):
+            return False
+        if isinstance(error, _Timeout):
+            raise EngineFault("timeout", f"engine did not answer within {self.limit:g} s", self.place_of(error),
+                              error) from None
+        if isinstance(error, KeyboardInterrupt):
+            if self._interrupted or not self._main:
+                return False  # a real Ctrl-C stops the run
+            raise EngineFault("interrupt", "engine code raised KeyboardInterrupt", self.place_of(error),
+                              error) from error
+        if isinstance(error, SystemExit):
+            raise EngineFault("exit", f"engine code called exit({error.code!r})", self.place_of(error),
+                              error) from error
+        if isinstance(error, Exception) and self.crashes:
+            raise EngineFault("crash", f"{type(error).__name__}: {error}", self.place_of(error), error) from error
+        return False
+
+    def place_of(self, error: BaseException) -> Place | None:
+        """The innermost line of the engine's own code in ``error``'s traceback (None when none is)."""
+        found = None
+        tb = error.__traceback__
+        while tb is not None:
+            path = Path(tb.tb_frame.f_code.co_filename)
+            if path.is_absolute() and path.resolve().is_relative_to(self.folder):
+                found = Place(self._shown(path), tb.tb_lineno, tb.tb_frame.f_code.co_name)
+            tb = tb.tb_next
+        return found
+
+    def _shown(self, path: Path) -> str:
+        path = path.resolve()
+        return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)

@@ -1,0 +1,197 @@
+"""The content-hash cache: what an edit reaches is redone, the rest reused, and the output is the same bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rulepress import cache
+from rulepress.publish import pdfpool
+from rulepress.publish.build import Timings, build
+from rulepress.verify import replay as replay_module
+from rulepress.verify.gate import load_checked_book, verify
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_a_replay_is_reused_until_its_example_or_engine_changes(mini: Path) -> None:
+    store = cache.Cache(mini)
+    check = load_checked_book(mini, "mini")
+    example = check.examples[0]
+    fresh = replay_module.replay(example, check.book, check.engine)
+    first = cache.cached_replay(example, check.book, check.engine, store=store)
+    again = cache.cached_replay(example, check.book, check.engine, store=store)
+    assert (store.misses, store.hits) == ({"replay": 1}, {"replay": 1})
+    assert again.example is example and again == fresh == first  # every field: checkpoints, SVGs, prose
+
+    _edit(mini / "examples/mini/mini-last-stone.yaml", "she takes 2", "she takes two")
+    check = load_checked_book(mini, "mini")
+    edited = cache.cached_replay(check.examples[0], check.book, check.engine, store=store)
+    assert store.misses == {"replay": 2} and "she takes two" in edited.text
+
+    engine = mini / "engine/mini/__init__.py"
+    engine.write_text(engine.read_text(encoding="utf-8") + "\n# a comment is a change too\n", encoding="utf-8")
+    cache.cached_replay(check.examples[0], check.book, check.engine, store=store)
+    assert store.misses == {"replay": 3}
+
+
+def test_a_failed_replay_is_never_kept(mini: Path) -> None:
+    store = cache.Cache(mini)
+    _edit(mini / "examples/mini/mini-last-stone.yaml", "winner: Ben}", "winner: Ann}")
+    check = load_checked_book(mini, "mini")
+    for _ in range(2):
+        result = cache.cached_replay(check.examples[0], check.book, check.engine, store=store)
+        assert result.status == "failed"
+        assert "checkpoint 'end': winner expected 'Ann', got 'Ben'" in result.message
+    assert store.hits == {} and not (mini / cache.FOLDER / "replay").exists()
+
+
+def test_a_damaged_entry_is_replayed_afresh(mini: Path) -> None:
+    store = cache.Cache(mini)
+    check = load_checked_book(mini, "mini")
+    example = check.examples[0]
+    cache.cached_replay(example, check.book, check.engine, store=store)
+    key = cache.replay_key(example, check.book, check.engine, True, True, None)
+    store.path("replay", key).write_bytes(b"not a pickle")
+    assert cache.cached_replay(example, check.book, check.engine, store=store).ok
+
+
+def test_pdfs_are_the_same_bytes_cold_in_one_process_in_parallel_and_from_the_cache(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    report = verify(mini, draw=True)
+    calls: list[str] = []
+    real = pdfpool.pdf.write_pdf
+    monkeypatch.setattr(pdfpool.pdf, "write_pdf", lambda job, *a, **k: calls.append(job.edition) or real(job, *a, **k))
+    runs = {}
+    for name, workers in (("alone", 1), ("parallel", 3), ("cached", 3)):
+        if name != "cached":
+            shutil.rmtree(mini / ".rulepress-cache", ignore_errors=True)
+        timings = Timings()
+        pdfpool.render_editions(report, {}, tmp_path / name, timings, workers=workers)
+        runs[name] = digests(tmp_path / name / "pdf")
+        assert timings.pages == {"mini": 8, "mini-digital": 7, "mini-designer": 12}
+    assert sorted(runs["alone"]) == ["mini-designer.pdf", "mini-digital.pdf", "mini.pdf"]
+    assert runs["alone"] == runs["parallel"] == runs["cached"]
+    assert calls == ["print", "digital", "designer"]  # the parallel run's calls were in its workers
+
+
+def test_the_pdf_date_is_the_sources_not_the_clock(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache.source_epoch.cache_clear()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert cache.source_epoch(mini) == 1700000000
+    cache.source_epoch.cache_clear()
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert cache.source_epoch(mini) == 315532800  # not a git checkout: 1980-01-01
+    cache.source_epoch.cache_clear()
+
+
+def test_what_weasyprint_says_in_a_worker_reaches_the_build_and_an_error_stops_it(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    report = verify(mini, draw=True)
+    real = pdfpool.pdf.write_pdf
+
+    def warns(job: pdfpool.pdf.PrintInput, *args: object, **kwargs: object) -> int:
+        logging.getLogger("weasyprint").warning("Failed to load image at %s", f"{job.edition}.png")
+        return real(job, *args, **kwargs)
+
+    monkeypatch.setattr(pdfpool.pdf, "write_pdf", warns)
+    with caplog.at_level(logging.WARNING, logger="weasyprint"):
+        pdfpool.render_editions(report, {}, tmp_path / "warned", Timings(), workers=2)
+    assert sorted(r.getMessage() for r in caplog.records if r.name == "weasyprint") == [
+        "Failed to load image at designer.png", "Failed to load image at digital.png",
+        "Failed to load image at print.png"]
+
+    def fails(job: pdfpool.pdf.PrintInput, *args: object, **kwargs: object) -> int:
+        raise ValueError(f"cannot lay out the {job.edition} edition")
+
+    shutil.rmtree(mini / ".rulepress-cache")
+    monkeypatch.setattr(pdfpool.pdf, "write_pdf", fails)
+    with pytest.raises(ValueError, match="^cannot lay out the print edition$"):
+        pdfpool.render_editions(report, {}, tmp_path / "failed", Timings(), workers=2)
+    assert not multiprocessing.active_children()  # the pool was ended, no worker left behind
+
+
+def test_a_rebuild_redoes_only_what_an_edit_reaches_and_gives_the_bytes_of_a_cold_build(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mkdocs.commands import build as mkdocs_build
+
+    done: list[str] = []
+    for module, name in ((cache, "replay"), (pdfpool.pdf, "write_pdf"), (mkdocs_build, "build")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: done.append(_name) or _real(*a, **k))
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")  # in this process, where the calls are counted
+
+    def built(name: str) -> dict[str, str]:
+        done.clear()
+        build(mini, site_dir=tmp_path / name)
+        return digests(tmp_path / name)
+
+    cold = built("cold")
+    assert sorted(set(done)) == ["build", "replay", "write_pdf"]
+    assert built("again") == cold and done == []  # nothing touched: nothing redone, every byte the same
+
+    _edit(mini / "rules_src/mini/chapters/play.md", "On your turn take", "On your turn, take")
+    warm = built("edited")
+    assert sorted(done) == ["build", "write_pdf", "write_pdf", "write_pdf"]  # the replay was reused
+    changed = sorted(path for path in warm if warm[path] != cold.get(path))
+    assert "mini/rules/mini.play.html" in changed and "pdf/mini.pdf" in changed
+    assert "mini/diagrams/mini-last-stone--end.svg" not in changed
+    shutil.rmtree(mini / ".rulepress-cache")
+    assert built("edited-cold") == warm
+
+
+def test_pdf_workers_die_with_a_build_killed_outright(mini: Path, tmp_path: Path) -> None:
+    script = f"""
+import os, time
+from pathlib import Path
+from rulepress.publish import pdfpool
+from rulepress.publish.build import Timings
+from rulepress.verify.gate import verify
+
+def stuck(job, *args, **kwargs):
+    Path({str(tmp_path)!r}, f"worker-{{os.getpid()}}").touch()
+    time.sleep(120)
+
+report = verify(Path({str(mini)!r}), draw=True)
+pdfpool.pdf.write_pdf = stuck
+pdfpool.render_editions(report, {{}}, Path({str(tmp_path)!r}) / "staging", Timings(), workers=2)
+"""
+    build = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob("worker-*")):
+        assert time.monotonic() < deadline and build.poll() is None, "no worker started"
+        time.sleep(0.2)
+    worker = int(next(tmp_path.glob("worker-*")).name.removeprefix("worker-"))
+    build.kill()
+    build.wait()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{worker}").exists() and Path(f"/proc/{worker}/stat").read_text().split()[2] != "Z":
+        assert time.monotonic() < deadline, f"PDF worker {worker} outlived its build"
+        time.sleep(0.1)
+
+
+def test_rulepress_cache_0_reads_and_keeps_nothing(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")
+    store = cache.Cache(mini)
+    check = load_checked_book(mini, "mini")
+    for _ in range(2):
+        assert cache.cached_replay(check.examples[0], check.book, check.engine, store=store).ok
+    assert (store.hits, store.misses) == ({}, {"replay": 2})
+    assert not (mini / cache.FOLDER).exists()

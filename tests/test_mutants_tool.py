@@ -1,0 +1,150 @@
+"""The mutation-testing driver (tools/mutants.py) and its pytest plugin: sampling, scoring, engine names.
+
+Runs no mutant: mutmut itself is exercised by `nox -s mutants` (docs/MUTATION.md).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from .conftest import ROOT
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"rulepress_tools_{name}", ROOT / "tools" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+M = _load("mutants")
+
+
+def _mutant(path: str, function: str = "go", n: int = 1) -> object:
+    module = path.removesuffix(".py").replace("/", ".").replace(".__init__", "")
+    cls, _, name = function.rpartition(".")
+    mangled = f"xǁ{cls}ǁ{name}" if cls else f"x_{name}"
+    return M.Mutant(f"{module}.{mangled}__mutmut_{n}", path, M.group_of(path))
+
+
+def test_keys_name_the_function_people_see() -> None:
+    assert _mutant("engine/lantern/game.py", "LanternGame.apply", 7).function == "LanternGame.apply"
+    assert _mutant("rulepress/verify/replay.py", "_check_step", 3).function == "_check_step"
+    assert M.group_of("engine/lantern/game.py") == "engine/lantern"
+    assert M.group_of("rulepress/verify/gate.py") == "rulepress/verify/gate.py"
+
+
+def test_sample_spreads_over_modules_and_a_small_module_leaves_its_share_to_the_others() -> None:
+    mutants = ([_mutant("rulepress/verify/gate.py", n=i) for i in range(2)]
+               + [_mutant("engine/lantern/game.py", n=i) for i in range(50)]
+               + [_mutant("engine/last_lantern/fog.py", n=i) for i in range(50)])
+    chosen = M.sample(mutants, 12, seed=1)
+    groups = sorted(m.group for m in chosen)
+    assert groups.count("rulepress/verify/gate.py") == 2
+    assert groups.count("engine/lantern") == 5 and groups.count("engine/last_lantern") == 5
+    assert len(set(chosen)) == 12
+    assert M.sample(mutants, 12, seed=1) == chosen
+    assert M.sample(mutants, 12, seed=2) != chosen
+    assert len(M.sample(mutants, 500, seed=1)) == 102
+
+
+def test_a_module_glob_matching_nothing_names_the_mutated_files() -> None:
+    mutants = [_mutant("engine/lantern/game.py"), _mutant("rulepress/verify/gate.py")]
+    assert M.select(mutants, ["engine/lantern/*"]) == mutants[:1]
+    with pytest.raises(M.MutantsError) as error:
+        M.select(mutants, ["engine/lanterns/*"])
+    assert str(error.value) == ("--module engine/lanterns/* matches no mutated file "
+                                "(they are: engine/lantern/game.py, rulepress/verify/gate.py)")
+
+
+def test_locate_numbers_the_changed_line_as_in_the_file() -> None:
+    orig = ["@cache", "def go(x):", "    y = x + 1", "    return y < 3"]
+    mutated = ["@cache", "def go(x):", "    y = x + 1", "    return y <= 3"]
+    assert M.locate(orig, mutated, def_line=40) == M.Change(42, "return y < 3", "return y <= 3")
+    assert M.locate(orig, orig, def_line=40) == M.Change(40, "", "")
+
+
+def test_score_leaves_out_equivalents_counts_unreached_code_as_missed_and_shows_timeouts(tmp_path: Path) -> None:
+    mutants = [_mutant("engine/lantern/game.py", "G.apply", n) for n in range(1, 6)]
+    status = {mutants[0].key: "killed", mutants[1].key: "timeout", mutants[2].key: "survived",
+              mutants[3].key: "no tests", mutants[4].key: "survived"}
+    changes = {mutants[2].key: M.Change(10, "a < b", "a <= b"), mutants[3].key: M.Change(12, "x", "None"),
+               mutants[4].key: M.Change(14, "n = 1", "n = 2")}
+    (tmp_path / "eq.toml").write_text(textwrap.dedent("""
+        [[equivalent]]
+        path = "engine/lantern/game.py"
+        function = "G.apply"
+        before = "n = 1"
+        after = "n = 2"
+        why = "n is overwritten before it is read"
+    """), encoding="utf-8")
+    rows, survivors = M.score(mutants, status, M.load_equivalents(tmp_path / "eq.toml"),
+                              describe=lambda m: changes[m.key])
+    game, total = rows
+    assert (game.killed, game.timeout, game.survived, game.no_tests, game.equivalent) == (1, 1, 1, 1, 1)
+    assert game.score == pytest.approx(50.0) and total.score == pytest.approx(50.0)
+    assert game.score_without_timeouts == pytest.approx(100 / 3)
+    assert [(s["path"], s["line"], s["status"]) for s in survivors] == [
+        ("engine/lantern/game.py", 10, "survived"), ("engine/lantern/game.py", 12, "no tests")]
+    text = M.markdown(rows, survivors, "Mutation score (test)")
+    assert "| `engine/lantern` | 1 | 1 | 1 | 1 | 1 | 0 | 50.0% | 33.3% |" in text
+    assert "- `engine/lantern/game.py:10` G.apply (survived): `a < b` -> `a <= b`" in text
+
+
+def test_an_equivalent_without_a_reason_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "eq.toml"
+    path.write_text('[[equivalent]]\npath = "engine/lantern/game.py"\nfunction = "G.apply"\n'
+                    'before = "n = 1"\nafter = "n = 2"\n', encoding="utf-8")
+    with pytest.raises(M.MutantsError) as error:
+        M.load_equivalents(path)
+    assert str(error.value) == f"{path}: equivalent #1 lacks why"
+
+
+def test_the_equivalents_on_file_all_load() -> None:
+    for entry in M.load_equivalents():
+        assert (ROOT / entry.path).is_file(), entry
+
+
+def _python(code: str, root: Path) -> subprocess.CompletedProcess[str]:
+    """A fresh interpreter: aliasing engines rewrites sys.modules, which must not leak into this test run."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=root, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def test_plugin_makes_rulepress_engines_run_the_engine_modules_mutmut_names() -> None:
+    done = _python("""
+        import sys
+        sys.path.insert(0, ".")
+        from tools.mutmut_plugin import alias_engines
+        from rulepress.project import default_root, load_engine
+        names = alias_engines(default_root())
+        engine = load_engine("lantern")
+        print(engine.__name__, engine.LanternGame.__module__, "rulepress_engines.lantern.game" in names)
+    """, ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["engine.lantern", "engine.lantern.game", "True"]
+
+
+def test_plugin_refuses_a_root_other_than_the_one_rulepress_came_from(tmp_path: Path) -> None:
+    (tmp_path / "engine").mkdir()
+    done = _python(f"""
+        import sys
+        sys.path.insert(0, ".")
+        from pathlib import Path
+        from tools.mutmut_plugin import EngineAliasError, alias_engines
+        try:
+            alias_engines(Path({str(tmp_path)!r}))
+        except EngineAliasError as error:
+            print(error)
+    """, ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"{tmp_path} is not the project rulepress was imported from (rulepress_engines_")

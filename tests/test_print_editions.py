@@ -1,0 +1,236 @@
+"""The three PDF editions of a real book (Lantern, the smallest), built once, and the drawing rules behind them."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import SimpleNamespace
+
+import pikepdf
+import pytest
+from pypdf import PdfReader
+
+from rulepress.load.book import book_ids, load_book
+from rulepress.project import load_engine
+from rulepress.publish import pdfchecks
+from rulepress.publish.preflight import preflight_pdf
+from rulepress.render import cover, palette, pdf
+from rulepress.verify.gate import verify
+
+from .conftest import ROOT
+
+BOOK = "lantern"
+MM = 72 / 25.4
+
+
+@pytest.fixture(scope="module")
+def editions(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    staging = tmp_path_factory.mktemp("editions")
+    report = verify(ROOT, [BOOK], draw=True)
+    assert report.ok, report.failures()
+    timings = SimpleNamespace(pages={}, pdf={}, own=0.0, tools=0.0)
+    pdf.render_editions(report, {BOOK: None}, staging, timings)
+    return staging / "pdf", report
+
+
+def text_of(path: Path) -> list[str]:
+    """Each page's text, whitespace collapsed and hyphenated line breaks joined again."""
+    return [" ".join((page.extract_text() or "").split()).replace("\u2010 ", "") for page in PdfReader(path).pages]
+
+
+@pytest.mark.parametrize("edition", ["", "-digital", "-designer"])
+def test_every_edition_passes_preflight(editions: tuple[Path, object], edition: str) -> None:
+    folder, _ = editions
+    assert preflight_pdf(folder / f"{BOOK}{edition}.pdf") == []
+
+
+def test_print_edition_is_pdfx4_in_cmyk(editions: tuple[Path, object]) -> None:
+    folder, _ = editions
+    with pikepdf.open(folder / f"{BOOK}.pdf") as book:
+        with book.open_metadata() as meta:
+            assert meta["pdfxid:GTS_PDFXVersion"] == "PDF/X-4"
+        intent = book.Root.OutputIntents[0]
+        assert intent.S == "/GTS_PDFX" and int(intent.DestOutputProfile.N) == 4
+        # The profile shipped in rulepress/color/, byte for byte: nothing comes from the system.
+        assert intent.DestOutputProfile.read_bytes() == palette.PROFILE.read_bytes()
+        operators = {str(op.operator) for page in book.pages for op in pdfchecks._walk(
+            page.obj, page.obj.Resources, pdfchecks.IDENTITY, "page", [], set())}
+        assert not operators & {"rg", "RG"}
+        assert "scn" in operators  # colours are set, and only through colour spaces (DeviceCMYK)
+
+
+def test_body_text_is_black_ink_only(editions: tuple[Path, object]) -> None:
+    """Text is 100 % K: every colour set right before text is shown is 0 0 0 k (no rich black in text)."""
+    folder, _ = editions
+    with pikepdf.open(folder / f"{BOOK}.pdf") as book:
+        colours: set[tuple[float, ...]] = set()
+        for page in list(book.pages)[1:-1]:  # inside pages; the covers carry the cover colours
+            current: tuple[float, ...] = ()
+            for op in pdfchecks._walk(page.obj, page.obj.Resources, pdfchecks.IDENTITY, "page", [], set()):
+                if op.operator == "scn" and len(op.operands) == 4:
+                    current = tuple(float(v) for v in op.operands)  # type: ignore[arg-type]
+                elif op.operator in ("Tj", "TJ") and current:
+                    colours.add(current)
+        assert colours and all(c[:3] == (0, 0, 0) for c in colours), colours
+
+
+def test_page_count_is_padded_before_the_back_cover(editions: tuple[Path, object]) -> None:
+    folder, _ = editions
+    pages = text_of(folder / f"{BOOK}.pdf")
+    assert len(pages) % 4 == 0
+    assert pages[0].startswith("Lantern Rules for a solo roll-and-write adventure")
+    assert "A solo roll-and-write adventure." in pages[-1] and "IN THE BOX" in pages[-1]  # the back cover
+    assert all(text for text in pages), "a blank page"
+    fillers = [n for n, text in enumerate(pages, start=1) if text.startswith(("Notes", "Lantern at a glance"))]
+    assert fillers == list(range(len(pages) - len(fillers), len(pages)))  # right before the back cover
+
+
+def test_mirrored_margins_with_a_gutter(editions: tuple[Path, object]) -> None:
+    """Text starts at the gutter on right-hand (odd) pages and at the outer margin on left-hand ones."""
+    folder, _ = editions
+    gutter = pdf.gutter_mm(len(PdfReader(folder / f"{BOOK}.pdf").pages))
+    with pikepdf.open(folder / f"{BOOK}.pdf") as book:
+        starts = {}
+        for number, page, _, shown in pdfchecks._pages(book):
+            if 3 <= number <= 12 and shown:
+                trim = float(page.obj.TrimBox[0])
+                starts[number] = round((min(s.x for s in shown) - trim) / MM, 1)
+    assert {starts[n] for n in starts if n % 2} == {gutter}
+    assert {starts[n] for n in starts if not n % 2} == {pdf.OUTER_MM}
+
+
+def test_gutter_grows_with_the_page_count() -> None:
+    assert [pdf.gutter_mm(n) for n in (8, 32, 33, 64, 96, 160)] == [15, 15, 16, 16, 17, 19]
+
+
+def test_each_caption_prints_once(editions: tuple[Path, object]) -> None:
+    folder, report = editions
+    text = " ".join(text_of(folder / f"{BOOK}.pdf"))
+    results = report.results  # type: ignore[attr-defined]
+    captions = [cp.caption for r in results for cp in r.checkpoints.values() if cp.caption]
+    assert captions
+    for caption in set(captions):
+        # Once under each figure with this caption, plus wherever the example's prose says the same words.
+        said = sum(" ".join((r.text or "").split()).count(caption) for r in results)
+        assert text.count(" ".join(caption.split())) == captions.count(caption) + said, caption
+
+
+def running_heads(path: Path) -> list[str]:
+    """The text each page prints above its text block (17 mm top margin): its running head."""
+    heads = []
+    for page in PdfReader(path).pages:
+        parts: list[str] = []
+
+        def visit(text: str, cm: list[float], tm: list[float], font: object, size: float,
+                  top: float = float(page.trimbox.top), parts: list[str] = parts) -> None:
+            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+            if text.strip() and top - y < 15 * MM:
+                parts.append(text.strip())
+
+        page.extract_text(visitor_text=visit)
+        heads.append(" ".join(parts))
+    return heads
+
+
+def test_running_head_names_the_chapter(editions: tuple[Path, object]) -> None:
+    """The head names the first chapter that starts on the page, else the chapter the page continues."""
+    folder, _ = editions
+    path = folder / f"{BOOK}.pdf"
+    heads, pages = running_heads(path), text_of(path)
+    titles = [f"{c.number} {c.title}" for c in load_book(ROOT, BOOK).chapters]
+    first = next(n for n, text in enumerate(pages) if n > 2 and titles[0] in text)
+    last = next(n for n, text in enumerate(pages) if text.startswith("Worked examples") or
+                heads[n] == "Worked examples")
+    current, checked = "", 0
+    for number in range(first, last):
+        body = pages[number].replace(heads[number], "", 1)
+        starting = [t for t in titles if t in body]
+        assert heads[number] == (starting[0] if starting else current), number + 1
+        current = starting[-1] if starting else current
+        checked += 1
+    assert checked >= 5 and heads[last] == "Worked examples"
+
+
+def test_index_lists_the_pages_a_term_is_on(editions: tuple[Path, object]) -> None:
+    folder, _ = editions
+    pages = text_of(folder / f"{BOOK}.pdf")
+    index = next(text for text in pages if text.startswith("Index"))
+    book = load_book(ROOT, BOOK)
+    checked = 0
+    for term in book.glossary:
+        found = re.search(re.escape(term.term) + r", ((?:\d+, )*\d+)", index)
+        if not found:
+            continue
+        names = [term.term.lower(), *(a.lower() for a in term.aliases)]
+        for number in map(int, found.group(1).split(", ")):
+            assert any(name in pages[number - 1].lower() for name in names), (term.term, number)
+            checked += 1
+    assert checked >= 10
+
+
+def test_digital_edition_is_tagged_titled_and_described(editions: tuple[Path, object]) -> None:
+    folder, report = editions
+    with pikepdf.open(folder / f"{BOOK}-digital.pdf") as book:
+        assert str(book.Root.Lang) == "en" and bool(book.Root.ViewerPreferences.DisplayDocTitle)
+        assert str(book.trailer.Info.Title) == "Lantern — Digital edition"
+        assert "/BleedBox" not in book.pages[3].obj or book.pages[3].trimbox == book.pages[3].obj.BleedBox
+        alts = [str(e.Alt) for e, _ in pdfchecks._structure(book.Root.StructTreeRoot, "")
+                if e.get("/S") == "/Figure" and "/Alt" in e]
+        with book.open_outline() as outline:
+            titles = [item.title for item in outline.root]
+        assert titles[:3] == ["Contents", "1 About Lantern", "2 The adventure sheet"]
+        assert titles[-3:] == ["Worked examples", "Glossary", "Index"]
+    captions = [cp.caption for r in report.results for cp in r.checkpoints.values() if cp.caption]  # type: ignore[attr-defined]
+    described = [a for a in alts if a.startswith("Diagram: ")]
+    assert len(described) == len(captions)
+    # Caption first, then the engine's own words for the position (longer than the caption alone).
+    assert all(len(a) > len(f"Diagram: {c}. ") + 20 for a, c in zip(described, captions, strict=True))
+
+
+def test_cover_art_uses_the_game_palette_in_cmyk() -> None:
+    engine = load_engine("lantern", ROOT)
+    game = palette.game_palette(engine)
+    art = cover.artwork(game, "lantern", print_edition=True)
+    fills = set(re.findall(r'(?:fill|stroke)="([^"]+)"', art)) - {"none"}
+    assert fills and all(f.startswith("device-cmyk(") for f in fills)
+    assert palette.device_cmyk(game["accent"]) in fills
+    screen = cover.artwork(game, "lantern", print_edition=False)
+    assert "device-cmyk" not in screen and palette.rgb(game["accent"]) in screen
+
+
+def test_palette_maps_cmyk_to_rgb_through_the_profile() -> None:
+    assert palette.rgb((0, 0, 0, 0)) == "#ffffff"
+    assert palette.rgb((0, 0, 0, 100)) == "#231f20"  # 100 % K on coated stock: a warm near-black
+    svg = '<rect fill="device-cmyk(0 0 0 1)" stroke="device-cmyk(0% 0% 0% 100%)"/>'
+    assert palette.svg_rgb(svg) == '<rect fill="#231f20" stroke="#231f20"/>'
+
+
+@pytest.mark.parametrize("book_id", book_ids(ROOT))
+def test_engine_diagrams_are_cmyk_captionless_and_readable(book_id: str) -> None:
+    """Every colour in an engine's diagram is device-cmyk, no text is under 10 units, and no caption is drawn."""
+    book = load_book(ROOT, book_id)
+    engine = load_engine(book.engine_package, ROOT)
+    game = engine.make_game(book.components)
+    players = ["Ann", "Ben", "Cara"][: max(book.data["players"]["min"], min(3, book.data["players"]["max"]))]
+    caption = "A caption only the book prints"
+    svg = game.render_svg(game.new_state(players, 7), caption)
+    root = ET.fromstring(svg)
+    colours = {e.get(k) for e in root.iter() for k in ("fill", "stroke") if e.get(k)} - {"none"}
+    assert colours and all(c.startswith("device-cmyk(") for c in colours), colours
+    sizes = [float(e.get("font-size", "0")) for e in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert sizes and min(sizes) >= 10
+    assert caption not in svg
+    assert float(root.get("viewBox", "0 0 0 0").split()[2]) == 480  # printed across the text block
+
+
+def test_example_lead_keeps_title_first_paragraph_and_diagram_together() -> None:
+    head = '<h2>T</h2><p class="verified">v</p><p><em>Rules:</em> r</p><p>one</p>'
+    steps = '<div class="transcript"><p>Steps:</p></div>'
+    # The diagram right after the first paragraph joins the block; the second paragraph does not.
+    assert pdf._example_blocks(head + "<figure>F</figure><p>two</p>" + steps) == \
+        f'<div class="example-lead">{head}<figure>F</figure></div><p>two</p>{steps}'
+    # A diagram after the second paragraph stays out: the block is not allowed to grow to the whole example.
+    assert pdf._example_blocks(head + "<p>two</p><figure>F</figure>" + steps) == \
+        f'<div class="example-lead">{head}</div><p>two</p><figure>F</figure>{steps}'
+    assert pdf._example_blocks(head + steps) == f'<div class="example-lead">{head}</div>{steps}'

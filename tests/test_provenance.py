@@ -1,0 +1,193 @@
+"""Rule provenance: every rule of every book says where it comes from, and the loader refuses bad entries."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rulepress.errors import SourceError
+from rulepress.load.book import Book, book_ids, load_book
+from rulepress.load.problems import SourceErrors
+from rulepress.load.provenance import QUOTE, Provenance, load_provenance, missing
+
+from .conftest import ROOT
+
+SHOWN = "rules_src/mini/provenance.yaml"
+SEEDS = ROOT.parent / "shared" / "seeds"  # the source texts, beside the project here and in CI; checked where present
+SEED_FILES = {"lantern-moths": "000_f1a6bcade2f264b1.txt", "last-lantern": "002_4bfe3d7e1019daeb.txt",
+              "lantern": "003_84bd05a3e0a36db3.txt"}
+
+
+@pytest.fixture(scope="module")
+def books() -> dict[str, Book]:
+    return {book: load_book(ROOT, book) for book in book_ids(ROOT)}
+
+
+def _mini(project: Path, text: str) -> Book:
+    (project / "rules_src" / "mini" / "provenance.yaml").write_text(text, encoding="utf-8")
+    return load_book(project, "mini")
+
+
+def _refused(project: Path, text: str) -> list[tuple[str, int | None, str, str | None]]:
+    with pytest.raises(SourceError) as caught:
+        load_provenance(_mini(project, text))
+    error = caught.value
+    every = error.errors if isinstance(error, SourceErrors) else [error]
+    return [(str(e.file), e.line, e.message, e.rule) for e in every]
+
+
+# --- the bundled books -------------------------------------------------------------------------------------
+
+
+def test_every_rule_of_every_book_has_provenance(books: dict[str, Book]) -> None:
+    assert set(books) == {"lantern", "lantern-moths", "last-lantern"}
+    for book in books.values():
+        assert missing(book, load_provenance(book)) == [], book.id
+
+
+def test_rule_counts_are_the_books(books: dict[str, Book]) -> None:
+    # Guards the test above against a book that silently lost its chapters.
+    assert {book: len(b.rules) for book, b in books.items()} == {"lantern": 39, "lantern-moths": 58,
+                                                                  "last-lantern": 118}
+
+
+def test_added_rules_all_name_a_question_of_their_book(books: dict[str, Book]) -> None:
+    added = {}
+    for book in books.values():
+        known = {q.id for q in book.questions}
+        entries = load_provenance(book)
+        added[book.id] = sorted(rule for rule, entry in entries.items() if entry.added)
+        for rule in added[book.id]:
+            assert entries[rule].questions, rule
+            assert set(entries[rule].questions) <= known, rule
+    # The data marks added rules in every book; an empty list would mean the flag is never used.
+    assert all(added.values()), added
+    assert "ln.end.titles" in added["lantern"]  # the score-band tie-break the seed does not give
+    assert "lm.round.refill" in added["lantern-moths"]  # the end-of-round draw order
+    assert "ll.challenge.branches.loss" in added["last-lantern"]  # victory at 5 or fewer
+
+
+def test_new_questions_are_linked_from_provenance(books: dict[str, Book]) -> None:
+    linked = {q for book in books.values() for entry in load_provenance(book).values() for q in entry.questions}
+    assert {"ln.q17", "lm.q19", "ll.q33", "ll.q34", "ll.q35", "ll.q36", "ll.q37", "ll.q38", "ll.q39"} <= linked
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed texts are not on this machine")
+def test_every_quote_is_in_the_seed(books: dict[str, Book]) -> None:
+    def norm(text: str) -> str:
+        return re.sub(r"\s+", " ", text)
+
+    unfound = []
+    for book in books.values():
+        seed = norm((SEEDS / SEED_FILES[book.id]).read_text(encoding="utf-8"))
+        for entry in load_provenance(book).values():
+            for quote in QUOTE.findall(entry.source or ""):
+                for part in re.split(r"\s*(?:\.\.\.|\u2026)\s*", quote):
+                    if part and norm(part) not in seed:
+                        unfound.append((entry.rule, part))
+    assert unfound == []
+
+
+# --- the loader, on the mini fixture (rules mini.play, mini.play.take, mini.play.win; question mini.q1) ------
+
+
+def test_a_good_file_loads_with_lines(mini: Path) -> None:
+    book = _mini(mini, "mini.play:\n  source: \"Play: 'take stones'\"\n"
+                       "mini.play.win:\n  source: \"Play: 'the last stone wins'\"\n  questions: [mini.q1]\n"
+                       "  added: true\n")
+    entries = load_provenance(book)
+    assert entries == {
+        "mini.play": Provenance("mini.play", "Play: 'take stones'", (), False, 1),
+        "mini.play.win": Provenance("mini.play.win", "Play: 'the last stone wins'", ("mini.q1",), True, 3),
+    }
+    assert missing(book, entries) == ["mini.play.take"]
+
+
+def test_no_file_means_every_rule_is_missing(mini: Path) -> None:
+    book = load_book(mini, "mini")
+    assert load_provenance(book) == {}
+    assert missing(book, {}) == ["mini.play", "mini.play.take", "mini.play.win"]
+
+
+def test_unknown_rule_id(mini: Path) -> None:
+    text = "mini.play:\n  source: Play\nmini.play.lose:\n  source: Play\n"
+    assert _refused(mini, text) == [(SHOWN, 3, "unknown rule ID 'mini.play.lose'", "mini.play.lose")]
+
+
+def test_unknown_question_id(mini: Path) -> None:
+    text = "mini.play.win:\n  source: Play\n  questions:\n    - mini.q1\n    - mini.q9\n"
+    assert _refused(mini, text) == [(SHOWN, 5, "unknown question ID 'mini.q9'", "mini.play.win")]
+
+
+def test_added_without_a_question(mini: Path) -> None:
+    text = "mini.play.take:\n  source: Play\n  added: true\n"
+    assert _refused(mini, text) == [
+        (SHOWN, 3, "'added: true' needs a designer question recording why the rule was added", "mini.play.take")]
+
+
+def test_neither_source_nor_questions(mini: Path) -> None:
+    for text in ("mini.play.take:\n  added: false\n", "mini.play.take:\n  questions: []\n"):
+        assert _refused(mini, text) == [
+            (SHOWN, 1, "neither a source passage nor a designer question: say where the rule comes from",
+             "mini.play.take")]
+
+
+def test_unknown_key(mini: Path) -> None:
+    text = "mini.play.take:\n  source: Play\n  sources: Play again\n"
+    assert _refused(mini, text) == [
+        (SHOWN, 3, "unknown key 'sources' (allowed: source, questions, added)", "mini.play.take")]
+
+
+def test_wrong_types(mini: Path) -> None:
+    cases = {
+        "mini.play: Play\n": (1, "an entry must be a mapping with 'source', 'questions' and/or 'added'"),
+        "mini.play:\n  source: ''\n": (2, "'source' must be a non-empty text: the seed's section and a short quote"),
+        "mini.play:\n  source: Play\n  questions: mini.q1\n": (3, "'questions' must be a list of question IDs"),
+        "mini.play:\n  source: Play\n  added: yes please\n": (3, "'added' must be true or false"),
+    }
+    for text, (line, message) in cases.items():
+        assert _refused(mini, text) == [(SHOWN, line, message, "mini.play")], text
+
+
+def test_not_a_mapping(mini: Path) -> None:
+    assert _refused(mini, "- mini.play\n") == [
+        (SHOWN, 1, "provenance must be a mapping from rule ID to its entry (source, questions, added)", None)]
+
+
+def test_quote_too_long(mini: Path) -> None:
+    quote = "one two three four five six seven eight nine ten eleven twelve thirteen"
+    text = f"mini.play:\n  source: \"Play: '{quote}'\"\n"
+    assert _refused(mini, text) == [
+        (SHOWN, 2, f"the quote '{quote}' has 13 words: quote at most 12, enough to find the passage in the seed",
+         "mini.play")]
+    # Twelve words pass; an ellipsis is not a word, and an apostrophe inside a word does not end the quote.
+    book = _mini(mini, "mini.play:\n  source: \"Play: 'one two three four five ... six seven eight nine ten "
+                       "eleven player's'\"\n")
+    assert load_provenance(book)["mini.play"].source.endswith("player's'")
+
+
+def test_every_problem_is_reported_at_once(mini: Path) -> None:
+    text = ("mini.nope:\n  source: Play\n"
+            "mini.play.take:\n  source: Play\n  added: true\n"
+            "mini.play.win:\n  source: Play\n  questions: [mini.q7]\n  colour: red\n")
+    assert _refused(mini, text) == [
+        (SHOWN, 1, "unknown rule ID 'mini.nope'", "mini.nope"),
+        (SHOWN, 5, "'added: true' needs a designer question recording why the rule was added", "mini.play.take"),
+        (SHOWN, 9, "unknown key 'colour' (allowed: source, questions, added)", "mini.play.win"),
+        (SHOWN, 8, "unknown question ID 'mini.q7'", "mini.play.win"),
+    ]
+
+
+def test_malformed_yaml_names_the_line(mini: Path) -> None:
+    problems = _refused(mini, "mini.play:\n  source: [unclosed\n")
+    assert len(problems) == 1
+    file, line, message, rule = problems[0]
+    assert (file, rule) == (SHOWN, None)
+    assert line == 3 and message.startswith("malformed YAML")
+
+
+def test_the_book_folder_accepts_provenance_yaml(mini: Path) -> None:
+    # Without it in orphans.BOOK_FILES the book load reports the file as a stray.
+    _mini(mini, "mini.play:\n  source: Play\n")
