@@ -47,8 +47,9 @@ def tests(session: nox.Session) -> None:
     """Example replays, engine properties, loaders, the build gate, the PDFs and the site in a browser."""
     system_packages(session, browser=True)
     session.install("-e", ".[test]")
-    session.run("ruff", "check", "rulepress", "engine", "tests", "noxfile.py", "benchmarks")
-    session.run("pytest", *session.posargs)
+    session.run("ruff", "check", "rulepress", "engine", "tests", "noxfile.py", "benchmarks", "samples", "tools")
+    # Both cores; the modules that read the one full build of the bundled books share a worker (xdist_group).
+    session.run("pytest", "-n", "auto", "--dist", "loadgroup", *session.posargs)
 
 
 @nox.session

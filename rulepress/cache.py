@@ -7,8 +7,11 @@ rebuild after an edit redoes only what the edit reaches and reuses the rest byte
   ``components.yaml``, the options, the flags, and rulepress's own code;
 - the site: each book's sources, examples and engine (its pages are made from them), the saved impacts,
   ``mkdocs.yml``, ``site_src/``, the hooks file and the build date mkdocs stamps into ``sitemap.xml``;
+- a book's question impact (its examples replayed under every other answer): the book's sources, examples
+  and engine, and the saved simulations;
 - a PDF: the edition's HTML, the layout it starts from, the book's source folder (images the HTML may
-  fetch), the date stamped into it and rulepress's own code (which holds the template, fonts and profile).
+  fetch), the date stamped into it and rulepress's own code (which holds the template, fonts and profile);
+- a PDF's preflight: its bytes and edition (only a pass is kept).
 
 "rulepress's own code" is every file of the installed package, so changing rulepress invalidates all of it.
 Only good results are kept: a failed replay, a refused site or a broken PDF is redone every time.
@@ -37,7 +40,7 @@ from rulepress.load.examples import Example
 from rulepress.verify.replay import ExampleResult, engine_folder, replay
 
 if TYPE_CHECKING:
-    from rulepress.verify.gate import Report
+    from rulepress.verify.gate import BookCheck, Report
 
 FOLDER = ".rulepress-cache/content"
 PACKAGE = Path(__file__).resolve().parent  # rulepress/
@@ -91,7 +94,9 @@ class Cache:
             self.misses[kind] = self.misses.get(kind, 0) + 1
             return None
         try:
-            data = self.path(kind, key, suffix).read_bytes()
+            path = self.path(kind, key, suffix)
+            data = path.read_bytes()
+            os.utime(path)  # used now: pruning keeps what was used last
         except OSError:
             self.misses[kind] = self.misses.get(kind, 0) + 1
             return None
@@ -162,6 +167,35 @@ def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: boo
     return result
 
 
+# -- question impact ------------------------------------------------------------------------------------------
+
+
+def cached_impacts(root: Path, check: BookCheck, store: Cache | None = None) -> dict[str, Any]:
+    """:func:`~rulepress.analyze.impact.saved_impacts` (every example replayed under every other answer of every
+    question: most of a rebuild's verification), reused while the book, its examples, its engine and the saved
+    simulations are unchanged.  An answer whose replay hit the time limit is not kept: a loaded machine's."""
+    from rulepress.analyze.impact import report_path, saved_impacts
+
+    store = store or Cache(root)
+    book = check.book
+    saved = report_path(root, book.id)
+    key = key_of(code_digest(), book.id, tree_digest(root / "rules_src" / book.id),
+                 tree_digest(root / "examples" / book.id), engine_digest(engine_folder(check.engine, book)),
+                 saved.read_bytes() if saved.is_file() else b"", " ".join(r.status for r in check.results))
+    data = store.get("impact", key)
+    if data is not None:
+        try:
+            kept: dict[str, Any] = json.loads(data)
+            return kept
+        except ValueError:  # a damaged entry: work it out again
+            pass
+    impacts = saved_impacts(root, check)
+    text = json.dumps(impacts, sort_keys=True, ensure_ascii=False)
+    if json.loads(text) == impacts and "engine did not answer within" not in text:  # plain data, no time-out
+        store.put("impact", key, text.encode())
+    return impacts
+
+
 # -- PDFs ---------------------------------------------------------------------------------------------------
 
 
@@ -190,6 +224,22 @@ def pdf_key(html_text: str, edition: str, settled: Any, book: Book, epoch: int) 
     layout = json.dumps(settled.__dict__ if settled is not None else None, sort_keys=True)
     return key_of(code_digest(), weasyprint.__version__, edition, html_text, layout,
                   tree_digest(book.root / "rules_src" / book.id), str(epoch))
+
+
+def cached_preflight(path: Path, root: Path, store: Cache | None = None) -> list[Any]:
+    """:func:`~rulepress.publish.preflight.preflight_pdf` (reading every page back: seconds a PDF), skipped for
+    the same bytes of the same edition that passed before.  Findings are never kept: they name the staged file."""
+    from rulepress.publish.preflight import edition_of, preflight_pdf
+
+    store = store or Cache(root)
+    edition = edition_of(path)
+    key = key_of(code_digest(), edition, hashlib.sha256(path.read_bytes()).hexdigest())
+    if store.get("preflight", key) is not None:
+        return []
+    findings = preflight_pdf(path, edition)
+    if not findings:
+        store.put("preflight", key, b"passed")
+    return findings
 
 
 def get_pdf(store: Cache, key: str) -> tuple[bytes, dict[str, Any]] | None:
@@ -258,6 +308,8 @@ def cached_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
     logged = render(root, report, impacts, staging)
     if store.enabled and not logged.fatal("mkdocs"):
         keep_site(store, key, staging, logged.harmless())
+        for kind in ("pdf", "replay", "impact", "preflight"):  # once a build (its one site): the cache stays bounded
+            prune(store, kind)
     return logged
 
 
@@ -272,13 +324,29 @@ def keep_site(store: Cache, key: str, staging: Path, warnings: list[str]) -> Non
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(scratch, folder)
         store.put("site", key, json.dumps({"warnings": warnings}).encode(), ".json")  # last: marks it whole
-        prune_sites(store)
+        prune(store, "site")
     except OSError:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def prune_sites(store: Cache, keep: int = 3) -> None:
-    entries = sorted(store.folder.glob("site/*/*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for meta in entries[keep:]:
-        shutil.rmtree(meta.with_suffix(""), ignore_errors=True)
-        meta.unlink(missing_ok=True)
+# Entries of each kind kept: a site is a whole copy of the site, a PDF about 1 MB, the others a few kB.
+KEEP = {"site": 3, "pdf": 60, "replay": 5000, "impact": 100, "preflight": 200}
+
+
+def prune(store: Cache, kind: str) -> None:
+    """Drop all but the ``KEEP[kind]`` entries of ``kind`` used last (a hit touches its entry)."""
+    marker = "" if kind == "replay" else ".json"  # a site's or a PDF's .json is written last: it marks the entry
+    entries = []
+    for path in store.folder.glob(f"{kind}/*/*"):
+        if not path.name.startswith(".tmp-") and path.suffix == marker:
+            try:
+                entries.append((path.stat().st_mtime, path))
+            except OSError:  # pruned by another build meanwhile
+                continue
+    for _, path in sorted(entries, reverse=True)[KEEP[kind]:]:
+        for part in (path, path.with_suffix(""), path.with_suffix(".pdf")):
+            if part.is_dir():
+                shutil.rmtree(part, ignore_errors=True)
+            else:
+                part.unlink(missing_ok=True)
+

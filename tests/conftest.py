@@ -45,3 +45,17 @@ def load_books() -> tuple[dict[str, BookCheck], dict[str, str]]:
         except SourceError as error:
             errors[book] = str(error)
     return checks, errors
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One full build of the bundled books (site and every PDF edition), shared by the modules that read it.
+
+    Those modules are in the xdist group "real-build", so only one test worker pays for it.
+    """
+    from rulepress.publish.build import build
+
+    target = tmp_path_factory.mktemp("real") / "site"
+    build(ROOT, site_dir=target)
+    return target
+

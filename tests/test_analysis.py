@@ -102,6 +102,7 @@ def test_plots_are_svg(moths_analysis: dict) -> None:
     figures = moths_analysis["balance"]["random play"]
     svg = plots.seat_win_rates(figures, "Wins per seat")
     assert svg is not None and svg.startswith("<svg") and "Wins per seat" in svg
+    assert "<style" not in svg  # its "*" rule would reach every SVG of the page
     assert plots.length_histogram(figures, "Length").startswith("<svg")
     assert plots.seat_win_rates({"length": figures["length"]}, "none") is None
 

@@ -8,7 +8,6 @@ import pytest
 from pypdf import PdfReader
 
 from rulepress.load.book import book_ids
-from rulepress.publish.build import build
 
 from .conftest import ROOT
 from .test_build import assert_fonts_embedded_and_shipped
@@ -18,11 +17,12 @@ MM = 72 / 25.4
 TRIMS = {"A4": (210, 297), "A5": (148, 210), "A6": (105, 148)}
 
 
+pytestmark = pytest.mark.xdist_group("real-build")
+
+
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("real") / "site"
-    build(ROOT, site_dir=target)
-    return target
+def site(real_site: Path) -> Path:
+    return real_site
 
 
 @pytest.mark.parametrize("book", BOOKS)

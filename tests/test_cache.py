@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import multiprocessing
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -19,6 +21,12 @@ from rulepress.publish.build import Timings, build
 from rulepress.verify import replay as replay_module
 from rulepress.verify.gate import load_checked_book, verify
 
+
+@pytest.fixture(autouse=True)
+def cached_and_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What tests/conftest.py turns off for the other tests' builds (they patch the PDF writer in-process)."""
+    monkeypatch.delenv("RULEPRESS_CACHE", raising=False)
+    monkeypatch.delenv("RULEPRESS_JOBS", raising=False)
 
 def digests(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -195,3 +203,65 @@ def test_rulepress_cache_0_reads_and_keeps_nothing(mini: Path, monkeypatch: pyte
         assert cache.cached_replay(check.examples[0], check.book, check.engine, store=store).ok
     assert (store.hits, store.misses) == ({}, {"replay": 2})
     assert not (mini / cache.FOLDER).exists()
+
+
+def test_pruning_keeps_the_entries_used_last(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = cache.Cache(mini)
+    monkeypatch.setitem(cache.KEEP, "pdf", 2)
+    for number in range(4):
+        key = cache.key_of(str(number))
+        store.put("pdf", key, b"%PDF-", ".pdf")
+        store.put("pdf", key, b"{}", ".json")
+        stamp = 1_000_000 + number
+        for suffix in (".pdf", ".json"):
+            os.utime(store.path("pdf", key, suffix), (stamp, stamp))
+    assert store.get("pdf", cache.key_of("0"), ".json") == b"{}"  # used now: the newest
+    cache.prune(store, "pdf")
+    left = sorted(p.name for p in (mini / cache.FOLDER / "pdf").glob("*/*"))
+    assert left == sorted(f"{cache.key_of(str(n))}{s}" for n in (0, 3) for s in (".json", ".pdf"))
+
+
+def test_question_impact_is_reused_until_the_book_or_its_examples_change(
+        mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.analyze import impact
+
+    store = cache.Cache(mini)
+    check = verify(mini, draw=False).books[0]
+    fresh = impact.saved_impacts(mini, check)
+    assert fresh["mini.q1"]["alternatives"][0]["examples_changed"] != []  # the example's winner changes
+    assert cache.cached_impacts(mini, check, store) == fresh
+    calls: list[str] = []
+    monkeypatch.setattr(impact, "saved_impacts", lambda root, c: calls.append(c.book.id) or fresh)
+    assert cache.cached_impacts(mini, check, store) == fresh and calls == []
+    _edit(mini / "rules_src/mini/questions.yaml", "status: open", "status: answered")
+    cache.cached_impacts(mini, check, store)
+    assert calls == ["mini"]
+
+
+def test_a_pdf_worker_that_dies_fails_the_build_instead_of_hanging_it(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    report = verify(mini, draw=True)
+    monkeypatch.setattr(pdfpool.pdf, "write_pdf", lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL))
+    with pytest.raises(BrokenProcessPool):
+        pdfpool.render_editions(report, {}, tmp_path / "staging", Timings(), workers=2)
+    assert not multiprocessing.active_children()
+
+
+def test_a_preflight_pass_is_kept_for_the_same_bytes_and_a_finding_never(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.publish import preflight
+
+    checked: list[str] = []
+    found: list[preflight.Finding] = []
+    monkeypatch.setattr(preflight, "preflight_pdf", lambda path, edition=None: checked.append(edition) or found)
+    pdf_file = tmp_path / "mini-digital.pdf"
+    pdf_file.write_bytes(b"%PDF-1.7 one")
+    assert cache.cached_preflight(pdf_file, mini) == [] and cache.cached_preflight(pdf_file, mini) == []
+    assert checked == ["digital"]
+    pdf_file.write_bytes(b"%PDF-1.7 two")
+    found.append(preflight.Finding(str(pdf_file), 1, "font X", "not embedded"))
+    for _ in range(2):
+        assert cache.cached_preflight(pdf_file, mini) == found
+    assert checked == ["digital"] * 3

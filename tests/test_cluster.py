@@ -29,7 +29,7 @@ def test_chunks_cover_every_game_once_in_order() -> None:
 def test_same_seed_gives_identical_results_on_one_and_two_workers(root: Path) -> None:
     check = load_checked_book(root, "lantern-moths")
     results = []
-    for workers in (0, 1, 2):  # 300 games: two chunks (250 + 50), so two workers really share them
+    for workers in (0, 1, 2):  # 300 games: three chunks, so two workers really share them
         with pool(workers) as running:
             results.append(simulate(running, root, check, {}, 300, policy="random", seed=5))
     in_process, one, two = results

@@ -314,6 +314,8 @@ def test_failures_are_capped() -> None:
     assert len(shown) == MAX_PROBLEMS + 1 and shown[:2] == ["p0", "p1"]
     assert shown[-1] == "... and 5 more problem(s) not shown (fix these first)"
     assert Report(problems=["a", "b"]).failures() == ["a", "b"]
+    exactly = [f"p{n}" for n in range(MAX_PROBLEMS)]
+    assert Report(problems=exactly).failures() == exactly  # at the cap: all shown, no "and N more" line
 
 
 def test_limit_defaults(monkeypatch: pytest.MonkeyPatch) -> None:

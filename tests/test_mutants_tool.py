@@ -109,9 +109,12 @@ def test_an_equivalent_without_a_reason_is_refused(tmp_path: Path) -> None:
     assert str(error.value) == f"{path}: equivalent #1 lacks why"
 
 
-def test_the_equivalents_on_file_all_load() -> None:
-    for entry in M.load_equivalents():
+def test_the_equivalents_on_file_load_and_name_files_that_exist() -> None:
+    entries = M.load_equivalents()
+    assert entries, "tools/equivalent_mutants.toml lists no mutant"
+    for entry in entries:
         assert (ROOT / entry.path).is_file(), entry
+        assert entry.before in (ROOT / entry.path).read_text(encoding="utf-8"), entry
 
 
 def _python(code: str, root: Path) -> subprocess.CompletedProcess[str]:

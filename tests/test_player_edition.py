@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rulepress.load.book import load_book
 from rulepress.project import find_root, load_engine
 from rulepress.protocol import narrator_of
 from rulepress.render import markdown as render
@@ -181,3 +182,13 @@ def test_notation_in_a_diagram_is_caught(report: Report) -> None:
         "lanterns crossed [1, 2]…); it belongs in the designer edition",
         "d.svg:4: list in brackets '[1, 2]' in the player edition of Last Lantern (…s R0 S0 O1 · "
         "lanterns crossed [1, 2]…); it belongs in the designer edition"]
+
+
+def test_a_credit_to_an_outside_source_is_not_notation() -> None:
+    book = load_book(ROOT, "last-lantern")
+    html = ('<!DOCTYPE html>\n<html><body>\n<p class="credit">Source: open_spiel/tic_tac_toe.txt '
+            '(<span class="url">https://example.org/open_spiel</span>)</p>\n<p>Then ll.fog.draw.</p>\n</body></html>\n')
+    problems = check_player_text(html, book, "page.html")
+    assert len(problems) == 1 and problems[0].startswith("page.html:4: rule ID 'll.fog.draw'")
+    markdown = '<p class="credit">Source: open_spiel/tic_tac_toe.txt</p>\n\nsee ll.fog.draw\n'
+    assert [p.split(":")[1] for p in check_player_text(markdown, book, "page.md")] == ["3"]

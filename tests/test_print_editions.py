@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from types import SimpleNamespace
 
 import pikepdf
 import pytest
@@ -24,16 +24,17 @@ BOOK = "lantern"
 MM = 72 / 25.4
 
 
+pytestmark = pytest.mark.xdist_group("real-build")  # reads the one full build of the bundled books
+
+
 @pytest.fixture(scope="module")
-def editions(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
-    staging = tmp_path_factory.mktemp("editions")
+def editions(real_site: Path) -> tuple[Path, object]:
     report = verify(ROOT, [BOOK], draw=True)
     assert report.ok, report.failures()
-    timings = SimpleNamespace(pages={}, pdf={}, own=0.0, tools=0.0)
-    pdf.render_editions(report, {BOOK: None}, staging, timings)
-    return staging / "pdf", report
+    return real_site / "pdf", report
 
 
+@functools.cache
 def text_of(path: Path) -> list[str]:
     """Each page's text, whitespace collapsed and hyphenated line breaks joined again."""
     return [" ".join((page.extract_text() or "").split()).replace("\u2010 ", "") for page in PdfReader(path).pages]

@@ -27,6 +27,12 @@ FAILED = ("mini-last-stone (examples/mini/mini-last-stone.yaml): step 4 (line 11
           "'Ann', got 'Ben' [illustrates rule 1.1, mini.play.take, rule 1.2, mini.play.win]")
 
 
+@pytest.fixture(autouse=True)
+def cached_and_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What tests/conftest.py turns off for the other tests' builds (they patch the PDF writer in-process)."""
+    monkeypatch.delenv("RULEPRESS_CACHE", raising=False)
+    monkeypatch.delenv("RULEPRESS_JOBS", raising=False)
+
 # -- what a change reaches ------------------------------------------------------------------------------------
 
 
@@ -51,6 +57,22 @@ def test_stamp_sees_edits_additions_and_removals_but_not_bytecode(mini: Path) ->
     (mini / "examples/mini/mini-last-stone.yaml").unlink()
     assert watcher.changed(before, watcher.stamp(mini)) == ["examples/mini/mini-last-stone.yaml",
                                                            "rules_src/mini/chapters/play.md"]
+
+
+def test_only_writing_a_source_is_a_save() -> None:
+    from watchdog import events
+
+    from rulepress.serve.server import is_save
+
+    play = "/p/rules_src/mini/chapters/play.md"
+    assert is_save(events.FileModifiedEvent(play)) and is_save(events.FileClosedEvent(play))
+    assert is_save(events.FileDeletedEvent(play)) and is_save(events.FileMovedEvent(play + ".tmp", play))
+    assert not is_save(events.FileOpenedEvent(play))  # the build reads every source
+    assert not is_save(events.FileClosedNoWriteEvent(play))
+    assert not is_save(events.FileModifiedEvent("/p/engine/mini/__pycache__/game.cpython-311.pyc"))
+    assert not is_save(events.FileModifiedEvent("/p/rules_src/mini/chapters/.play.md.swp"))
+    assert is_save(events.FileMovedEvent("/p/rules_src/mini/chapters/.play.md.swp", play))  # an editor's save
+    assert not is_save(events.DirModifiedEvent("/p/rules_src/mini/chapters"))
 
 
 # -- where a problem shows --------------------------------------------------------------------------------------
@@ -156,6 +178,25 @@ def test_a_quick_rebuild_renders_only_changed_pages_and_equals_a_full_build(mini
     assert session.renderer.rendered is None  # the navigation changed: every page was rendered
 
 
+def test_a_save_that_changed_nothing_does_not_reload_the_browser(mini: Path, tmp_path: Path) -> None:
+    from rulepress.serve.server import PreviewServer
+
+    session = Session(mini, tmp_path / "serve", say=lambda line: None)
+    session.start()
+    server = PreviewServer(session, "127.0.0.1", _free_port())
+    try:
+        server._wanted_epoch = server._visible_epoch + 1  # as mkdocs' build loop does before calling rebuild
+        server.rebuild()  # a second event of a save already seen
+        assert server._wanted_epoch == server._visible_epoch
+        _edit(mini / "rules_src/mini/chapters/play.md", "On your turn take", "On your turn, take")
+        server._wanted_epoch = server._visible_epoch + 1
+        server.rebuild()
+        assert server._wanted_epoch == server._visible_epoch + 1  # a real change: the browsers reload
+        assert server.root == str(session.site)
+    finally:
+        server.server_close()
+
+
 def digests(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file()}
@@ -191,7 +232,7 @@ def _free_port() -> int:
 def _serving(root: Path, port: int, log: Path) -> Iterator[str]:
     with log.open("w") as out:
         server = subprocess.Popen([sys.executable, "-m", "rulepress", "--root", str(root), "serve", "--port",
-                                   str(port)], stdout=out, stderr=subprocess.STDOUT)
+                                   str(port), "--no-pdf"], stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + 120

@@ -34,7 +34,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     impacts = {check.book.id: saved_impacts(ROOT, check) for check in report.books}
     render_site(ROOT, report, impacts, site)
     # The PDFs are printed after the site by `rulepress build` (minutes here); their links are checked by name.
-    pdfs = [f"{check.book.id}{suffix}.pdf" for check in report.books for suffix in ("", "-designer")]
+    pdfs = [f"{check.book.id}{suffix}.pdf" for check in report.books for suffix in ("", "-digital", "-designer")]
     return site, pdfs
 
 

@@ -17,8 +17,9 @@ from typing import Any, TypeVar
 
 from rulepress.errors import SourceError
 
-CHUNK = 250
-"""Games per task: big enough that scheduling overhead (a few ms per task) stays under 1% of the work."""
+CHUNK = 100
+"""Games per task: enough that scheduling (a few ms per task) stays under 1% of the work, few enough that two
+workers share even a 1000-game run evenly."""
 
 T = TypeVar("T")
 

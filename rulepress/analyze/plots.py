@@ -21,7 +21,9 @@ def _svg(figure: Any) -> str:
     figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": "rulepress"})
     plt.close(figure)
     text = buffer.getvalue()
-    return text[text.index("<svg"):]  # no XML prolog or doctype: the SVG is inlined in HTML
+    text = text[text.index("<svg"):]  # no XML prolog or doctype: the SVG is inlined in HTML
+    # matplotlib's <style> holds a "*" rule: inlined, it would reach every SVG of the page.
+    return re.sub(r"<style[^>]*>.*?</style>", "", text, flags=re.S)
 
 
 _HEX = re.compile(r"#([0-9a-fA-F]{6})\b")

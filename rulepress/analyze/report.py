@@ -97,7 +97,9 @@ def designer_markdown(root: Path, book_id: str, cmyk: bool = False, heading: boo
         if kinds[item["kind"]] > GROUPED:
             continue
         tracked = f"tracked by {', '.join(item['tracked_by'])}" if item["tracked_by"] else "**untracked**"
-        lines.append(f"- *{item['kind']}* ({tracked}): {item['message']}")
+        where = f"{item['file']}:{item['line']}" if item["line"] else item["file"]
+        rules = ", ".join(f"`{r}`" for r in item["rules"])
+        lines.append(f"- *{item['kind']}* ({tracked}): {item['message']} ({rules + '; ' if rules else ''}`{where}`)")
     for kind, count in sorted(kinds.items()):
         if count > GROUPED:  # a long list of one kind (rules without provenance) reads better as one line
             rules = sorted({r for f in findings if f["kind"] == kind for r in f["rules"]})

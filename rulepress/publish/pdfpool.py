@@ -22,6 +22,7 @@ import signal
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,7 @@ def _work(index: int, settled: pdf.Layout | None, epoch: int, captured: bool) ->
         assert job.printing.layout is not None
         return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
                     time.perf_counter() - start, tuple(handler.seen))
-    except BaseException as exc:  # returned, not raised: a pool worker dies on a BaseException and hangs the pool
+    except BaseException as exc:  # returned, not raised: one that does not pickle would break the pool
         if not captured:
             raise
         try:
@@ -164,7 +165,7 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
     finished: queue.Queue[tuple[int, Done | BaseException, str]] = queue.Queue()
     count = workers or workers_wanted(len(jobs))
     _JOBS = jobs
-    pool: Any = None  # forked at the first PDF the cache does not have: a rebuild that has them all forks nothing
+    pool: ProcessPoolExecutor | None = None  # forked at the first PDF the cache lacks: a full hit forks nothing
     closed = False
     shown = progress.bar(len(jobs), "PDF editions", unit="pdf")
     try:
@@ -183,12 +184,17 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
             elif count == 1:
                 finished.put((index, _work(index, settled, epoch, False), key))
             else:
-                if pool is None:
-                    pool = multiprocessing.get_context("fork").Pool(count, initializer=_quiet_worker,
-                                                                 initargs=(os.getpid(),))
-                pool.apply_async(_work, (index, settled, epoch, True),
-                                 callback=lambda done: finished.put((index, done, key)),
-                                 error_callback=lambda exc: finished.put((index, exc, key)))
+                if pool is None:  # processes, not a multiprocessing.Pool: one that dies fails the build, not hangs it
+                    pool = ProcessPoolExecutor(count, multiprocessing.get_context("fork"), _quiet_worker,
+                                               (os.getpid(),))
+
+                def landed(future: Future[Done | BaseException]) -> None:
+                    try:
+                        finished.put((index, future.result(), key))
+                    except BaseException as exc:  # a worker that died (BrokenProcessPool), or cancelled
+                        finished.put((index, exc, key))
+
+                pool.submit(_work, index, settled, epoch, True).add_done_callback(landed)
 
         editions = len(pdf.EDITIONS)
         for first in range(0, len(jobs), editions):  # each book's print edition; it settles the layout
@@ -209,14 +215,16 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
                 for other in range(index + 1, index + editions):
                     start(other, done.layout)
         if pool is not None:
-            pool.close()
-            pool.join()
+            pool.shutdown()
             closed = True
     finally:
         shown.close()
-        if pool is not None and not closed:
-            pool.terminate()  # an error or an interrupt: no worker outlives the build
-            pool.join()
+        if pool is not None and not closed:  # an error or an interrupt: no worker outlives the build
+            workers = list(getattr(pool, "_processes", {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                worker.terminate()
+                worker.join()
         _JOBS = []
     for index, job in enumerate(jobs):  # in the order the one-at-a-time loop reports them
         done = results[index]

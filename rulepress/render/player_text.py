@@ -50,8 +50,14 @@ def patterns(book: Book) -> tuple[tuple[str, re.Pattern[str]], ...]:
     return _patterns(book.prefix, book.engine_package, str(book.root))
 
 
+# A credit cites an outside source verbatim (its title, path and address): it is not our notation.
+_CREDIT = "credit"
+
+
 def _markdown_lines(text: str) -> Iterator[tuple[int, str]]:
     for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(f'<p class="{_CREDIT}">'):
+            continue
         alts = " ".join(a or b for a, b in _ALT.findall(line))
         line = _TAG.sub(" ", _ATTR_LIST.sub("", _LINK_TARGET.sub("]", line)))
         yield number, f"{line} {alts}".strip()
@@ -66,6 +72,10 @@ def _html_lines(text: str) -> Iterator[tuple[int, str]]:
                 yield element.sourceline or 0, tail
             continue
         line = element.sourceline or 0
+        if any(_CREDIT in (node.get("class") or "").split() for node in (element, *element.iterancestors())):
+            if _CREDIT in (element.get("class") or "").split() and element.tail and element.tail.strip():
+                yield line, element.tail
+            continue
         for name in ("alt", "title", "aria-label"):
             if element.get(name):
                 yield line, element.get(name)

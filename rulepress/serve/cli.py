@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from rulepress.errors import SourceError
-from rulepress.load.book import book_ids
 from rulepress.project import find_root
 
 HOST = "127.0.0.1"  # the preview is for the author's own browser, never the network
@@ -29,6 +28,7 @@ def port_free(port: int, host: str = HOST) -> bool:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from rulepress.load.book import book_ids  # here, not above: every command imports this module
     from rulepress.serve.server import run_serve
 
     root = find_root(Path(args.root) if args.root else None)

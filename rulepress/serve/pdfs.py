@@ -20,7 +20,7 @@ from pathlib import Path
 
 def render_book(root: Path, book: str, out: Path) -> int:
     """The child's work: 0 and the book's PDFs in ``out/pdf``, or 1 and the problems on stderr."""
-    from rulepress.analyze.impact import saved_impacts
+    from rulepress.cache import cached_impacts
     from rulepress.publish.build import Timings
     from rulepress.publish.pdfpool import render_editions
     from rulepress.verify.gate import verify
@@ -30,7 +30,7 @@ def render_book(root: Path, book: str, out: Path) -> int:
         for problem in report.failures():
             print(problem, file=sys.stderr)
         return 1
-    impacts = {check.book.id: saved_impacts(root, check) for check in report.books}
+    impacts = {check.book.id: cached_impacts(root, check) for check in report.books}
     render_editions(report, impacts, out, Timings(), workers=1)  # one core: the preview keeps the other
     return 0
 

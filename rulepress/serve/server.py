@@ -20,11 +20,21 @@ from mkdocs.livereload import LiveReloadServer
 from rulepress.serve import banner, watcher
 from rulepress.serve.session import Session
 
+# What a save is; not "opened", "closed_no_write" nor "attrib" (reading a file, as the build does, is no change).
+_WRITES = {watchdog.events.EVENT_TYPE_CREATED, watchdog.events.EVENT_TYPE_MODIFIED, watchdog.events.EVENT_TYPE_DELETED,
+           watchdog.events.EVENT_TYPE_MOVED, watchdog.events.EVENT_TYPE_CLOSED}
 
-def _ignored(path: str) -> bool:
-    """Bytecode and editors' scratch files: writing them is no change to the book."""
+
+def _scratch(path: str) -> bool:
     name = os.path.basename(path)
     return "__pycache__" in path or name.startswith((".", "#")) or name.endswith("~")
+
+
+def is_save(event: watchdog.events.FileSystemEvent) -> bool:
+    """A file written, added, removed or renamed; not bytecode nor an editor's scratch file (but a scratch file
+    renamed over a source, as editors save, is a save of that source)."""
+    paths = [str(event.src_path)] + ([str(event.dest_path)] if event.event_type == "moved" else [])
+    return not event.is_directory and event.event_type in _WRITES and not all(_scratch(p) for p in paths)
 
 
 class PreviewServer(LiveReloadServer):
@@ -41,7 +51,7 @@ class PreviewServer(LiveReloadServer):
 
         class Handler(watchdog.events.FileSystemEventHandler):
             def on_any_event(self, event: watchdog.events.FileSystemEvent) -> None:
-                if event.is_directory or _ignored(str(event.src_path)):
+                if not is_save(event):
                     return
                 with server._rebuild_cond:
                     server._want_rebuild = True
@@ -51,7 +61,10 @@ class PreviewServer(LiveReloadServer):
         self._watch_refs[path] = self.observer.schedule(Handler(), path, recursive=recursive)
 
     def rebuild(self) -> None:
-        self.session.update()
+        if not self.session.update():
+            # One save can come as several events: the ones after the first find nothing new, and a reload
+            # for nothing would interrupt the author (and a page being read).
+            self._wanted_epoch = self._visible_epoch
         self.root = str(self.session.site)
 
     def _serve_request(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes] | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from rulepress.cache import cached_impacts
 from rulepress.errors import SourceError
 from rulepress.load.book import book_ids
 from rulepress.project import namespace_for
@@ -148,8 +149,6 @@ class Session:
         (the theme changed).  Then the PDFs of the ``renewed`` books follow in the background (when the session
         makes PDFs).
         """
-        from rulepress.analyze.impact import saved_impacts
-
         start = time.perf_counter()
         checks = [self.checks[book] for book in self.books() if book in self.checks]
         report = Report(books=checks)
@@ -157,7 +156,7 @@ class Session:
         target = self.folder / f"site-{self.generation}"
         problems: list[str]
         try:
-            impacts: dict[str, Any] = {check.book.id: saved_impacts(self.root, check) for check in checks}
+            impacts: dict[str, Any] = {check.book.id: cached_impacts(self.root, check) for check in checks}
             previous = None if full or not (self.site / "index.html").is_file() else self.site
             problems = self.renderer.render(self.root, report, impacts, previous, target).fatal("mkdocs")
         except Exception as exc:  # a broken template or page: reported like the build reports it
