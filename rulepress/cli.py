@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rulepress.errors import BuildRefused, SourceError
 from rulepress.project import find_root
+from rulepress.serve.cli import add_serve
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -126,6 +127,7 @@ def parser() -> argparse.ArgumentParser:
     preflight.set_defaults(run=cmd_preflight)
     _add_authoring(sub)
     _add_analysis(sub)
+    add_serve(sub)
     return top
 
 

@@ -26,6 +26,14 @@ def make_project(target: Path, source: Path = MINI) -> Path:
     return target
 
 
+@pytest.fixture(autouse=True)
+def one_process_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Builds in tests render in the test's process and afresh: many tests patch the PDF writer there and expect
+    it to run.  tests/test_cache.py and tests/test_serve.py turn the cache and the worker processes back on."""
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")
+
+
 @pytest.fixture
 def mini(tmp_path: Path) -> Path:
     return make_project(tmp_path / "project")

@@ -103,6 +103,8 @@ def test_plots_are_svg(moths_analysis: dict) -> None:
     svg = plots.seat_win_rates(figures, "Wins per seat")
     assert svg is not None and svg.startswith("<svg") and "Wins per seat" in svg
     assert "<style" not in svg  # its "*" rule would reach every SVG of the page
+    ids = re.findall(r'\bid="([^"]+)"', svg + plots.length_histogram(figures, "Length"))
+    assert ids and len(ids) == len(set(ids))  # two plots on one page share no ID
     assert plots.length_histogram(figures, "Length").startswith("<svg")
     assert plots.seat_win_rates({"length": figures["length"]}, "none") is None
 
@@ -230,3 +232,12 @@ def test_question_without_effect_and_metrics_that_move(moths: BookCheck, monkeyp
     assert moves.kind == "question-moves"
     assert moves.message == ("lm.q16: answering 'middle' instead of 'shuffled' moves most: rounds mean: 8.99 -> "
                              "12.99")
+
+
+def test_error_bars_are_never_negative_when_a_rate_sits_on_its_interval() -> None:
+    from rulepress.analyze.plots import _error_bars
+
+    shares = {"all": {"rate": 1.0, "ci95": [0.97, 0.9999999999]}, "none": {"rate": 0.0, "ci95": [1e-12, 0.03]}}
+    low, high = _error_bars(shares, ["all", "none"])
+    assert low == pytest.approx([3.0, 0.0]) and high == pytest.approx([0.0, 3.0])
+    assert min(low + high) >= 0.0

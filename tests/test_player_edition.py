@@ -192,3 +192,11 @@ def test_a_credit_to_an_outside_source_is_not_notation() -> None:
     assert len(problems) == 1 and problems[0].startswith("page.html:4: rule ID 'll.fog.draw'")
     markdown = '<p class="credit">Source: open_spiel/tic_tac_toe.txt</p>\n\nsee ll.fog.draw\n'
     assert [p.split(":")[1] for p in check_player_text(markdown, book, "page.md")] == ["3"]
+
+
+def test_a_tile_shape_is_drawn_as_rows_of_squares() -> None:
+    picture = render.shape_pictures("A `### / .#.` tile")
+    assert picture.startswith('A <span class="shape" role="img" aria-label="a shape of 4 squares">')
+    rows = picture.split('<span class="row">')[1:]
+    assert [row.count('class="sq"') for row in rows] == [3, 1]
+    assert [row.count('class="gap"') for row in rows] == [0, 2]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 from typing import Any
@@ -14,16 +15,36 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 
 plt.rcParams["svg.hashsalt"] = "rulepress"  # stable element IDs: the same analysis gives the same SVG
 plt.rcParams["svg.fonttype"] = "none"  # text stays text (searchable, small)
+plt.rcParams["font.sans-serif"] = ["DejaVu Sans"]  # the font the editions embed
 
 
-def _svg(figure: Any) -> str:
+def _own_ids(svg: str, title: str) -> str:
+    """Every ``id`` (and reference to one) prefixed from the plot's title: matplotlib numbers its elements the
+    same way in every figure, and several plots share one page."""
+    prefix = "rp" + hashlib.sha1(title.encode()).hexdigest()[:8] + "-"
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})", svg)
+    return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"', svg)
+
+
+def _attributes(svg: str) -> str:
+    """``style="fill: #fff; stroke: #000"`` as presentation attributes (``fill="#fff" stroke="#000"``): WeasyPrint
+    reads inline SVG's style attributes as HTML CSS too, and warns about every SVG property in them."""
+    def one(match: re.Match[str]) -> str:
+        pairs = [part.split(":", 1) for part in match.group(1).split(";") if ":" in part]
+        return " ".join(f'{name.strip()}="{value.strip()}"' for name, value in pairs)
+
+    return re.sub(r'style="([^"]*)"', one, svg)
+
+
+def _svg(figure: Any, title: str) -> str:
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": "rulepress"})
     plt.close(figure)
     text = buffer.getvalue()
     text = text[text.index("<svg"):]  # no XML prolog or doctype: the SVG is inlined in HTML
     # matplotlib's <style> holds a "*" rule: inlined, it would reach every SVG of the page.
-    return re.sub(r"<style[^>]*>.*?</style>", "", text, flags=re.S)
+    return _attributes(_own_ids(re.sub(r"<style[^>]*>.*?</style>", "", text, flags=re.S), title))
 
 
 _HEX = re.compile(r"#([0-9a-fA-F]{6})\b")
@@ -52,7 +73,7 @@ def length_histogram(balance: dict[str, Any], title: str) -> str:
     axes.set_xlabel(length["metric"])
     axes.set_ylabel("games")
     axes.set_title(title, fontsize=10)
-    return _svg(figure)
+    return _svg(figure, title)
 
 
 def seat_win_rates(balance: dict[str, Any], title: str) -> str | None:
@@ -62,8 +83,7 @@ def seat_win_rates(balance: dict[str, Any], title: str) -> str | None:
         return None
     names = list(seats)
     rates = [100 * seats[n]["rate"] for n in names]
-    low = [100 * (seats[n]["rate"] - seats[n]["ci95"][0]) for n in names]
-    high = [100 * (seats[n]["ci95"][1] - seats[n]["rate"]) for n in names]
+    low, high = _error_bars(seats, names)
     figure, axes = plt.subplots(figsize=(4, 2.4))
     axes.bar(names, rates, yerr=[low, high], capsize=4, color="#c9a227")
     axes.axhline(100 * balance["first_player"]["fair"], color="#555555", linestyle="--", linewidth=1,
@@ -71,7 +91,15 @@ def seat_win_rates(balance: dict[str, Any], title: str) -> str | None:
     axes.set_ylabel("wins %")
     axes.set_title(title, fontsize=10)
     axes.legend(fontsize=8)
-    return _svg(figure)
+    return _svg(figure, title)
+
+
+def _error_bars(shares: dict[str, Any], names: list[str]) -> tuple[list[float], list[float]]:
+    """Distances from each rate to its 95% interval, in percent; never negative (a rate of exactly 0 or 1 can sit
+    a rounding error outside its interval, which matplotlib refuses)."""
+    low = [max(0.0, 100 * (shares[n]["rate"] - shares[n]["ci95"][0])) for n in names]
+    high = [max(0.0, 100 * (shares[n]["ci95"][1] - shares[n]["rate"])) for n in names]
+    return low, high
 
 
 def end_shares(balance: dict[str, Any], title: str) -> str | None:
@@ -81,11 +109,10 @@ def end_shares(balance: dict[str, Any], title: str) -> str | None:
         return None
     names = list(ends)
     rates = [100 * ends[n]["rate"] for n in names]
-    low = [100 * (ends[n]["rate"] - ends[n]["ci95"][0]) for n in names]
-    high = [100 * (ends[n]["ci95"][1] - ends[n]["rate"]) for n in names]
+    low, high = _error_bars(ends, names)
     figure, axes = plt.subplots(figsize=(4, 0.8 + 0.4 * len(names)))
     axes.barh([n[:40] for n in names], rates, xerr=[low, high], capsize=3, color="#7a9e7e")
     axes.set_xlabel("games %")
     axes.set_xlim(0, 100)
     axes.set_title(title, fontsize=10)
-    return _svg(figure)
+    return _svg(figure, title)

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from rulepress.analyze.impact import saved_impacts
+from rulepress.cache import cached_impacts
 from rulepress.errors import BuildRefused
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import check_target, finish, new_staging, publish, signals_held, sweep_leftovers
@@ -132,13 +132,18 @@ def _interrupts() -> Iterator[_Interrupts]:
 
 def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
     """Everything that must hold before anything is rendered."""
+    from rulepress.analyze import lint
     from rulepress.analyze.changes import unlogged_changes
     from rulepress.analyze.record import unreviewed
 
     report = verify(root, books or None, draw=True)
+    lint_problems = []
     for check in report.books:
         report.warnings.extend(unlogged_changes(root, check.book))
-    problems = report.failures() + (report.warnings if strict else [])
+        errors, warnings = lint.gate_findings(check.book, lint.exercised_rules(root, check))
+        lint_problems += errors  # an error of the text against its data that no designer question tracks
+        report.warnings.extend(warnings)
+    problems = report.failures() + lint_problems + (report.warnings if strict else [])
     if not problems:  # what the player editions would print: no rule IDs or engine notation, no unchecked example
         problems = site_pages.player_text_problems(report) + unreviewed(report)
     if problems:
@@ -164,9 +169,9 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
 
 def render_pdfs(report: Report, impacts: dict[str, Any], staging: Path, timings: Timings) -> None:
     """Every book's print, digital and designer editions into ``staging/pdf`` (see rulepress/render/pdf.py)."""
-    from rulepress.render import pdf
+    from rulepress.publish import pdfpool
 
-    pdf.render_editions(report, impacts, staging, timings)
+    pdfpool.render_editions(report, impacts, staging, timings)  # in parallel; unchanged ones reused
 
 
 def expected_pages(report: Report) -> list[str]:
@@ -201,10 +206,11 @@ def _render(root: Path, report: Report, impacts: dict[str, Any], staging: Path, 
     """Site and PDFs into ``staging``; refuses on any error or missing resource; returns harmless warnings."""
     from weasyprint.urls import FatalURLFetchingError
 
+    from rulepress.cache import cached_site
     from rulepress.publish.fetch import RefusedURL
 
     start = time.perf_counter()
-    mkdocs = render_site(root, report, impacts, staging)
+    mkdocs = cached_site(root, report, impacts, staging, render_site)  # a copy when nothing it shows changed
     timings.site = time.perf_counter() - start
     generating = site_pages.TIMING.get("pages", 0.0)
     timings.own += generating
@@ -240,7 +246,7 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
         swept = sweep_leftovers(root, target)
         start = time.perf_counter()
         report = gate(root, strict, books)
-        impacts = {check.book.id: saved_impacts(root, check) for check in report.books}
+        impacts = {check.book.id: cached_impacts(root, check) for check in report.books}
         timings.verify = time.perf_counter() - start
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = new_staging(root, target)

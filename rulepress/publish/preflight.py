@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pikepdf
 
+from rulepress.cache import cached_preflight
 from rulepress.render import markdown as render
 from rulepress.verify.gate import Report
 
@@ -71,5 +72,5 @@ def preflight_staged(staging: Path, report: Report) -> list[str]:
             if not target.is_file():
                 problems.append(f"{target.relative_to(staging)}: PDF missing")
                 continue
-            problems += [str(f) for f in preflight_pdf(target)]
+            problems += [str(f) for f in cached_preflight(target, check.book.root)]  # a pass is kept
     return problems

@@ -55,10 +55,11 @@ def shape_pictures(text: str) -> str:
     def one(match: re.Match[str]) -> str:
         rows = match.group(1).split(" / ")
         squares = sum(row.count("#") for row in rows)
-        cells = "".join(f'<span class="{"sq" if ch == "#" else "gap"}"></span>' for row in rows for ch in row)
-        width = max(len(row) for row in rows)
-        return (f'<span class="shape" role="img" aria-label="a shape of {squares} squares" '
-                f'style="--cols: {width}">{cells}</span>')
+        # One line of squares per row: inline blocks lay out alike in browsers and in WeasyPrint.
+        lines = "".join('<span class="row">' + "".join(f'<span class="{"sq" if ch == "#" else "gap"}"></span>'
+                                                         for ch in row) + "</span>" for row in rows)
+        return f'<span class="shape" role="img" aria-label="a shape of {squares} squares">{lines}</span>'
+
 
     return _SHAPE.sub(one, text)
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 import markdown
 
+from rulepress.analyze.report import designer_markdown
 from rulepress.errors import BuildRefused
 from rulepress.render import cover
 from rulepress.render import markdown as render
@@ -230,6 +231,8 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
         designer = [
             {"id": "designer-questions", "title": "Designer questions",
              "html": _html(render.questions_markdown(book, link, job.impact))},
+            {"id": "play-analysis", "title": "What simulated play found",
+             "html": _html(designer_markdown(book.root, book.id, cmyk=job.cmyk, heading=False))},
             {"id": "change-log", "title": "Change log", "html": _html(render.changelog_markdown(book, link))},
             {"id": "rule-coverage", "title": "Rule coverage",
              "html": _html(render.coverage_markdown(book, check.trace, link))},

@@ -10,6 +10,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
+from rulepress.analyze.report import designer_markdown
 from rulepress.load.book import Book
 from rulepress.render import markdown as render
 from rulepress.render.palette import svg_rgb
@@ -173,7 +174,8 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None) -> dict[str, st
     files[page] = (f"# Designer questions\n\n{open_count} open of {len(book.questions)}. Each question names "
                    "the rules it touches, every answer, the answer the text and the engine assume now, and the "
                    "engine option that implements it.\n\n"
-                   + render.questions_markdown(book, linker(check, page), impact))
+                   + render.questions_markdown(book, linker(check, page), impact)
+                   + designer_markdown(book.root, book.id))
     page = f"{book.id}/designer/changelog.md"
     files[page] = "# Change log\n\n" + render.changelog_markdown(book, linker(check, page))
     page = f"{book.id}/designer/coverage.md"

@@ -87,6 +87,8 @@ def run_serve(root: Path, port: int, books: list[str] | None, pdfs: bool = True,
     """Build, serve and watch until interrupted (Ctrl-C); ``pdfs``: each verified book's PDFs follow."""
     sys.dont_write_bytecode = True  # re-imported engines must not write bytecode into the watched folders
     signal.signal(signal.SIGTERM, _stop)
+    # The command line lets SIGPIPE end it (for `| head`); a server writes to browsers that went away all the time.
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     folder = root / ".rulepress-cache" / f"serve-{os.getpid()}"
     folder.mkdir(parents=True, exist_ok=True)
     session = Session(root, folder, books, say=lambda line: print(line, flush=True), pdfs=pdfs)

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from rulepress import progress
+from rulepress.cache import cached_replay
 from rulepress.errors import SourceError, relative
 from rulepress.load.book import Book, book_ids, load_book
 from rulepress.load.examples import Example, collect_examples, load_examples
@@ -14,7 +16,7 @@ from rulepress.load.problems import Collector, lines_of
 from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
 from rulepress.verify import trace
-from rulepress.verify.replay import ExampleResult, replay
+from rulepress.verify.replay import ExampleResult
 
 MAX_PROBLEMS = 100
 """Problems listed by :meth:`Report.failures` (a broken engine can fail every example at once)."""
@@ -111,7 +113,8 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         except Exception as exc:  # OPTIONS that are not OptionSpecs: the engine's, named as such
             report.problems.append(f"{relative(book.root / 'engine' / book.engine_package, root)}/__init__.py: "
                                    f"OPTIONS cannot be read: {type(exc).__name__}: {exc}")
-        check.results = [replay(example, check.book, check.engine, draw=draw) for example in check.examples]
+        check.results = [cached_replay(example, check.book, check.engine, draw=draw)  # reused when unchanged
+                         for example in progress.iterate(check.examples, f"verify {book_id}", unit="example")]
         check.trace = trace.build_trace(check, root)
         report.problems.extend(check.trace.problems)
         report.books.append(check)
