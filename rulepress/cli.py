@@ -218,9 +218,6 @@ def cmd_preflight(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
 
 def cmd_new(args: argparse.Namespace) -> int:
     from rulepress.scaffold import ScaffoldError, names_for, write_skeleton
@@ -318,3 +315,7 @@ def _add_analysis(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     lint.add_argument("--json", action="store_true", help="one JSON record per finding")
     lint.set_defaults(run=cmd_lint)
     sub.choices["questions"].add_argument("--scheduler", help="run --impact on an existing Dask scheduler")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -67,12 +67,18 @@ def load_engine(package: str, root: Path | None = None) -> ModuleType:
     exception or ``sys.exit`` while importing, or an import that takes longer than
     :func:`~rulepress.verify.limits.import_seconds` (an endless loop at module level).
     """
+    from rulepress.load import confine
     from rulepress.verify.limits import EngineFault, engine_guard, import_seconds  # verify imports this module
 
     root = (root or find_root()).resolve()
     name = _engine_namespace(root)
     folder = root / "engine" / package
     shown = relative(folder, root)
+    if not folder.resolve().is_relative_to((root / "engine").resolve()):  # a symlink out: code we never reviewed
+        raise SourceError(shown, None, f"engine '{package}' resolves outside the project's engine/ folder "
+                                       f"({folder.resolve()}); engines must live inside the project")
+    for source in sorted(folder.rglob("*.py")):  # Python tolerates some bad bytes in comments; we name them
+        confine.decode(source.read_bytes(), relative(source, root))
     guard = engine_guard(folder, root, import_seconds())
     try:
         with guard:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,12 +28,19 @@ def make_project(target: Path, source: Path = MINI) -> Path:
     return target
 
 
-@pytest.fixture(autouse=True)
-def one_process_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, scope="session")
+def one_process_no_cache() -> Iterator[None]:
     """Builds in tests render in the test's process and afresh: many tests patch the PDF writer there and expect
-    it to run.  tests/test_cache.py and tests/test_serve.py turn the cache and the worker processes back on."""
-    monkeypatch.setenv("RULEPRESS_JOBS", "1")
-    monkeypatch.setenv("RULEPRESS_CACHE", "0")
+    it to run.  tests/test_cache.py and tests/test_serve.py turn the cache and the worker processes back on.
+    Set for the session, not with ``monkeypatch``: a test's ``monkeypatch.undo()`` must not turn them on."""
+    saved = {name: os.environ.get(name) for name in ("RULEPRESS_JOBS", "RULEPRESS_CACHE")}
+    os.environ.update(RULEPRESS_JOBS="1", RULEPRESS_CACHE="0")
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from rulepress.load import checks, confine, orphans, schema, textpolicy
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.problems import Collector
 from rulepress.load.provenance import Provenance, load_provenance
-from rulepress.load.rules import Chapter, Rule, find_cross_refs, load_chapter, render_template
+from rulepress.load.rules import Chapter, Rule, broken_cross_refs, find_cross_refs, load_chapter, render_template
 from rulepress.load.yamlsrc import line_of, load_yaml, plain
 
 TRIM_SIZES = {"A4": ("210mm", "297mm"), "A5": ("148mm", "210mm"), "A6": ("105mm", "148mm")}
@@ -153,6 +153,7 @@ def load_book(root: Path, book_id: str) -> Book:
     _check_arithmetic(book, found)
     found.extend(textpolicy.field_errors(data, shown, "book", plain=textpolicy.BOOK_FIELDS))
     context = {**plain(book.components), "book": plain(data)}
+    _check_cover(book, context, found)
     complete = _load_chapters(book, context, found)
     found.extend(orphans.unlisted_chapters(folder, root, [c for c in data["chapters"] if SAFE_CHAPTER.match(c)],
                                            line_of(data, "chapters")))
@@ -168,6 +169,9 @@ def load_book(root: Path, book_id: str) -> Book:
         for ref, line in find_cross_refs(rule):
             if ref not in book.rules and complete:
                 found.add(SourceError(rule.file, line, f"cross-reference to unknown rule ID '{ref}'", rule=rule.id))
+        for text, line in broken_cross_refs(rule):
+            found.add(SourceError(rule.file, line, f"malformed cross-reference '{text}': write [[rule.id]], with no "
+                                                   "spaces and closed on the same line", rule=rule.id))
     # A chapter that failed to load leaves its rule IDs unknown; checking references against an incomplete set
     # would report every reference to them as well, burying the real problem.
     rules = RuleCheck(book, found, complete)
@@ -240,6 +244,24 @@ def _load_chapters(book: Book, context: dict[str, Any], found: Collector) -> boo
     return complete
 
 
+def _check_cover(book: Book, context: dict[str, Any], found: Collector) -> None:
+    """The cover's texts are templates printed on both covers: run them in the sandbox and the text policy
+    now, at their own lines, rather than first when the PDFs are rendered."""
+    cover = book.data.get("cover")
+    if not isinstance(cover, dict):
+        return
+    shown = book.path("book.yaml")
+    texts = [(cover.get("blurb"), line_of(cover, "blurb"))]
+    for key in ("components", "credits"):
+        values = cover.get(key)
+        if isinstance(values, list):
+            texts += [(value, line_of(values, index)) for index, value in enumerate(values)]
+    for text, line in texts:
+        if isinstance(text, str):
+            with found.collecting():
+                render_template(text, context, shown, line)
+
+
 def _check_arithmetic(book: Book, found: Collector) -> None:
     shown = book.path("book.yaml")
     data = plain(book.components)
@@ -280,6 +302,7 @@ def _load_glossary(book: Book, context: dict[str, Any], rules: RuleCheck) -> lis
     raw = _source(rules.found, book.root, book.folder, "glossary.yaml", "glossary", book.prefix, [])
     terms: list[GlossaryTerm] = []
     first: dict[str, int | None] = {}
+    alias_lines: dict[tuple[str, str], int | None] = {}
     for index, item in enumerate(raw or []):
         line = line_of(raw, index)
         term = item["term"]
@@ -299,8 +322,28 @@ def _load_glossary(book: Book, context: dict[str, Any], rules: RuleCheck) -> lis
         # A term that is also a common word ("set up") can name the phrases to link, or opt out (false).
         autolink = item.get("autolink", True)
         phrases = [term, *aliases] if autolink is True else list(autolink or [])
+        for key in ("aliases", "autolink"):  # printed (index, links) like the term: plain text too
+            values = item.get(key)
+            for position, value in enumerate(values if isinstance(values, list) else []):
+                alias_lines[term, str(value)] = line_of(values, position)
+                with rules.found.collecting():
+                    textpolicy.check_plain(str(value), shown, line_of(values, position), f"glossary {key[:-1]}")
         terms.append(GlossaryTerm(term, definition, item["rule"], aliases, line, phrases))
+    _check_names_unique(terms, alias_lines, shown, rules.found)
     return sorted(terms, key=lambda t: t.term.lower())
+
+
+def _check_names_unique(terms: list[GlossaryTerm], alias_lines: dict[tuple[str, str], int | None], shown: str,
+                        found: Collector) -> None:
+    """A phrase names one entry: an alias may not be another entry's term or alias (which would it link to?)."""
+    owner: dict[str, GlossaryTerm] = {term.term.casefold(): term for term in terms}
+    for term in terms:
+        for alias in term.aliases:
+            other = owner.setdefault(alias.casefold(), term)
+            if other is not term:
+                line = alias_lines.get((term.term, alias), term.line)
+                found.add(SourceError(shown, line, f"alias '{alias}' of glossary term '{term.term}' already names "
+                                                   f"'{other.term}' (line {other.line})"))
 
 
 def _load_questions(book: Book, rules: RuleCheck) -> list[Question]:

@@ -222,6 +222,23 @@ def find_cross_refs(rule: Rule) -> list[tuple[str, int]]:
     return found
 
 
+# "[[" that does not open a well-formed reference: spaces inside, or never closed on its line.
+_BROKEN_REF = re.compile(r"\[\[(?![^\]\s]+\]\])[^\n]{0,40}")
+
+
+def broken_cross_refs(rule: Rule) -> list[tuple[str, int]]:
+    """Every malformed ``[[…`` in a rule's body (it would print as text), with its line in the chapter file."""
+    found = []
+    for offset, line in enumerate(rule.body.splitlines(), start=1):
+        where = rule.body_lines[offset - 1] if offset <= len(rule.body_lines) else rule.line + offset
+        for match in _BROKEN_REF.finditer(line):
+            shown = match.group(0)
+            end = shown.find("]]")
+            unclosed = re.match(r"\[\[\s*[\w.-]*", shown)
+            found.append((shown[:end + 2] if end >= 0 else unclosed.group(0) if unclosed else "[[", where))
+    return found
+
+
 def load_chapter(root: Path, path: Path, shown_as: str, context: dict[str, Any], number: int, prefix: str) -> Chapter:
     """Read a chapter confined to the project ``root`` (a regular file of bounded size, UTF-8 with the line of a
     bad byte), render it in the sandbox and split it into rules."""

@@ -14,12 +14,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 from rulepress.errors import SourceError
-from rulepress.load.yamlsrc import line_of
+from rulepress.load.yamlsrc import line_of, parse_yaml, plain
 
 SIZE = re.compile(r"^[0-9]+(\.[0-9]+)?(mm|cm|in|pt)$")
 EXAMPLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -30,9 +29,10 @@ TYPE_WORDS = {"string": "text", "integer": "a whole number", "number": "a number
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    """The schema ``schemas/<name>.yaml`` (our own package data, so plain safe_load)."""
+    """The schema ``schemas/<name>.yaml``, parsed like any source so a key written twice is an error, not a
+    definition silently replaced by the later one."""
     text = resources.files("rulepress.load").joinpath("schemas", f"{name}.yaml").read_text(encoding="utf-8")
-    schema = yaml.safe_load(text)
+    schema = plain(parse_yaml(text, f"rulepress/load/schemas/{name}.yaml"))
     Draft202012Validator.check_schema(schema)
     return schema
 

@@ -46,7 +46,8 @@ def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, lis
     pattern = re.compile(rf"^{re.escape(prefix)}(\.[a-z0-9-]+)+$")
     found: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*.py")):
-        source = path.read_text(encoding="utf-8")
+        # The engine imported, so its source is Python; a stray byte that is not UTF-8 only hides literals here.
+        source = path.read_text(encoding="utf-8", errors="replace")
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             if token.type != tokenize.STRING:
                 continue
