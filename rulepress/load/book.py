@@ -179,6 +179,7 @@ def load_book(root: Path, book_id: str) -> Book:
     book.questions = _load_questions(book, rules)
     book.changelog = _load_changelog(book, rules)
     book.prose_only = _load_prose_only(book, rules)
+    _check_component_questions(book, book.components, found)
     if complete:  # provenance names rules and questions: only checkable once all of them loaded
         with found.collecting():
             book.provenance = load_provenance(book)
@@ -242,6 +243,17 @@ def _load_chapters(book: Book, context: dict[str, Any], found: Collector) -> boo
             found.add(error)
             complete = False
     return complete
+
+
+def _check_component_questions(book: Book, data: Any, found: Collector) -> None:
+    """A reconstructed component names the designer question recording the gap: that question must exist."""
+    children = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in children:
+        if key == "question" and isinstance(value, str) and value not in {q.id for q in book.questions}:
+            found.add(SourceError(book.path("components.yaml"), line_of(data, key),
+                                  f"unknown designer question '{value}' (questions.yaml has no such ID)"))
+        else:
+            _check_component_questions(book, value, found)
 
 
 def _check_cover(book: Book, context: dict[str, Any], found: Collector) -> None:

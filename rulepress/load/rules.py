@@ -144,6 +144,15 @@ def _template_line(exc: BaseException) -> int | None:
     return line
 
 
+SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
+
+
+def _paragraph_text(line: str) -> bool:
+    """A line a setext underline would turn into a heading: text, not a blank, a list item, a table or a quote."""
+    stripped = line.strip()
+    return bool(stripped) and not re.match(r"([-*+>|#]|\d+[.)])(\s|$)", stripped) and not line.startswith("    ")
+
+
 def parse_chapter(text: str, file: str, chapter_number: int, prefix: str, lines: list[int] | None = None) -> Chapter:
     """Split a rendered chapter into its rules, numbering them from ``chapter_number``.
 
@@ -165,10 +174,17 @@ def parse_chapter(text: str, file: str, chapter_number: int, prefix: str, lines:
         body.clear()
         body_lines.clear()
 
+    previous, previous_index = "", 0
     for rendered, line in enumerate(text.splitlines(), start=1):
         index = lines[rendered - 1] if lines is not None and rendered <= len(lines) else rendered
         if FENCE.match(line):
             fence_line = index if fence_line is None else None
+        if fence_line is None and SETEXT.match(line) and _paragraph_text(previous):
+            # An underlined ("setext") heading would be a rule with no ID: ask for the one form that carries it.
+            marks = "#" if line.lstrip().startswith("=") else "##"
+            raise SourceError(file, previous_index, f"heading '{previous.strip()}' has no rule ID; write it as "
+                                                    f"'{marks} {previous.strip()} {{#{prefix}.…}}'")
+        previous, previous_index = line, index
         match = None if fence_line is not None else HEADING.match(line)
         if not match or len(match.group(1)) > 3:
             body.append(line)

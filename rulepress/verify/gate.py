@@ -95,6 +95,9 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         report.problems.append(str(exc))
         return report
     report.problems.extend(str(error) for error in stray_example_folders(root, ids))
+    report.problems.extend(f"rules_src/{folder.name}: a folder with no book.yaml; the build would ignore it"
+                           for folder in sorted((root / "rules_src").iterdir())
+                           if folder.is_dir() and folder.name not in ids)
     for book_id in only or ids:
         if book_id not in ids:
             report.problems.append(f"rules_src/{book_id}: no such book (books: {', '.join(ids)})")
