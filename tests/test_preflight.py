@@ -81,6 +81,19 @@ def test_rgb_colour_fails_naming_file_page_and_operator(tmp_path: Path) -> None:
     assert preflight_pdf(path) == [Finding(str(path), 2, "page content", "'1 0 0 rg' sets an RGB colour")]
 
 
+def test_rich_four_colour_ink_over_the_limit_fails(tmp_path: Path) -> None:
+    def patch(ink: str) -> str:
+        svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="40mm" height="10mm" viewBox="0 0 40 10">'
+               f'<rect width="40" height="10" fill="device-cmyk({ink})"/></svg>')
+        return f'<div style="break-before: page"><img src="{svg_uri(svg)}"></div>'
+
+    heavy = print_pdf(tmp_path / "heavy.pdf", patch("0.9 0.9 0.9 1"), pages=3)
+    assert preflight_pdf(heavy) == [
+        Finding(str(heavy), 2, "page content", "'0.9 0.9 0.9 1 scn' lays 370% of ink (at most 300%)")]
+    light = print_pdf(tmp_path / "light.pdf", patch("0.6 0.5 0.5 1"), pages=3)  # 260%: a common rich black
+    assert preflight_pdf(light) == []
+
+
 def test_pdf_without_output_intent_fails(tmp_path: Path) -> None:
     path = make_pdf(tmp_path / "book.pdf", "")  # no pdf/x-4, no CMYK profile
     findings = preflight_pdf(path)

@@ -218,6 +218,30 @@ def no_rgb(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
     return findings
 
 
+TOTAL_INK_LIMIT = 3.0  # 300% of ink: what coated stock takes (FOGRA39 and SWOP printers ask for 300-330%)
+
+
+def total_ink(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+    """No CMYK colour (``k``/``K``, or four operands of ``scn``/``sc``) heavier than :data:`TOTAL_INK_LIMIT`."""
+    findings: list[Finding] = []
+    for number, _, ops, _ in _pages(pdf):
+        reported: set[str] = set()
+        for op in ops:
+            if op.operator not in ("k", "K", "scn", "SCN", "sc", "SC") or len(op.operands) != 4:
+                continue
+            try:
+                values = [float(v) for v in op.operands]  # type: ignore[arg-type]
+            except (TypeError, ValueError):  # a pattern name among the operands: not a colour
+                continue
+            if sum(values) > TOTAL_INK_LIMIT + 1e-6:
+                shown = " ".join(f"{v:g}" for v in values)
+                if shown not in reported:
+                    reported.add(shown)
+                    findings.append(Finding(name, number, op.where, f"'{shown} {op.operator}' lays "
+                                            f"{100 * sum(values):.0f}% of ink (at most {100 * TOTAL_INK_LIMIT:.0f}%)"))
+    return findings
+
+
 def fonts_embedded(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
     findings = []
     seen: set[tuple[int, int]] = set()
@@ -391,7 +415,7 @@ def links_resolve(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
 
 
 CHECKS: dict[str, tuple[Check, ...]] = {
-    "print": (pdfx_identification, output_intent, no_rgb, fonts_embedded, text_sizes, safe_area, boxes,
+    "print": (pdfx_identification, output_intent, no_rgb, total_ink, fonts_embedded, text_sizes, safe_area, boxes,
               page_count),
     "digital": (tagged, title_shown, figures_have_alt, links_resolve, fonts_embedded, text_sizes),
     "designer": (fonts_embedded, text_sizes, boxes, page_count),
