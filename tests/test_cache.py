@@ -265,3 +265,17 @@ def test_a_preflight_pass_is_kept_for_the_same_bytes_and_a_finding_never(
     for _ in range(2):
         assert cache.cached_preflight(pdf_file, mini) == found
     assert checked == ["digital"] * 3
+
+
+def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from rulepress import progress
+
+    monkeypatch.delenv("RULEPRESS_PROGRESS", raising=False)
+    assert list(progress.iterate(["a", "b"], "verify mini")) == ["a", "b"]
+    assert capsys.readouterr().err == ""  # pytest's stderr is no terminal: nothing shown
+    monkeypatch.setenv("RULEPRESS_PROGRESS", "1")
+    assert list(progress.iterate(["a", "b"], "verify mini", unit="example")) == ["a", "b"]
+    assert capsys.readouterr().err.startswith("\rverify mini:   0%|          | 0/2 [")  # then cleared
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    monkeypatch.setenv("RULEPRESS_PROGRESS", "0")
+    assert not progress.wanted()

@@ -106,6 +106,7 @@ def test_a_good_file_loads_with_lines(mini: Path) -> None:
 
 
 def test_no_file_means_every_rule_is_missing(mini: Path) -> None:
+    (mini / "rules_src" / "mini" / "provenance.yaml").unlink()
     book = load_book(mini, "mini")
     assert load_provenance(book) == {}
     assert missing(book, {}) == ["mini.play", "mini.play.take", "mini.play.win"]

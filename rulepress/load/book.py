@@ -180,7 +180,8 @@ def load_book(root: Path, book_id: str) -> Book:
     book.changelog = _load_changelog(book, rules)
     book.prose_only = _load_prose_only(book, rules)
     _check_component_questions(book, book.components, found)
-    if complete:  # provenance names rules and questions: only checkable once all of them loaded
+    questions_loaded = not any(str(error.file) == book.path("questions.yaml") for error in found.errors)
+    if complete and questions_loaded:  # provenance names rules and questions: checkable once all of them loaded
         with found.collecting():
             book.provenance = load_provenance(book)
     found.raise_if_any()
