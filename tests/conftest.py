@@ -72,7 +72,13 @@ def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """
     from rulepress.publish.build import build
 
-    target = tmp_path_factory.mktemp("real") / "site"
-    build(ROOT, site_dir=target)
+    # A copy of the bundled books, so that this build neither waits on the checkout's build lock nor writes into
+    # its .rulepress-cache/ (a designer may be building there while the tests run).
+    sources = tmp_path_factory.mktemp("real-sources")
+    for folder in ("rules_src", "engine", "examples", "reports"):
+        shutil.copytree(ROOT / folder, sources / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    project = make_project(tmp_path_factory.mktemp("real") / "project", source=sources)
+    target = project.parent / "site"
+    build(project, site_dir=target)
     return target
 

@@ -243,10 +243,11 @@ def test_a_pdf_worker_that_dies_fails_the_build_instead_of_hanging_it(
     from concurrent.futures.process import BrokenProcessPool
 
     report = verify(mini, draw=True)
+    before = set(multiprocessing.active_children())  # other tests in this process may have children of their own
     monkeypatch.setattr(pdfpool.pdf, "write_pdf", lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL))
     with pytest.raises(BrokenProcessPool):
         pdfpool.render_editions(report, {}, tmp_path / "staging", Timings(), workers=2)
-    assert not multiprocessing.active_children()
+    assert set(multiprocessing.active_children()) <= before  # the pool's workers are gone
 
 
 def test_a_preflight_pass_is_kept_for_the_same_bytes_and_a_finding_never(

@@ -61,7 +61,9 @@ def svg_cmyk(svg: str) -> str:
         ink = [(1 - channel - black) / (1 - black) for channel in (red, green, blue)]
         return "device-cmyk(" + " ".join(f"{v:.3g}" for v in (*ink, black)) + ")"
 
-    return _HEX.sub(one, svg)
+    # The PDFs name the shipped DejaVu Sans "Rulepress Sans" (@font-face): the same file, under the one name the
+    # editions may embed.
+    return _HEX.sub(one, svg).replace("DejaVu Sans", "Rulepress Sans")
 
 
 def length_histogram(balance: dict[str, Any], title: str) -> str:

@@ -51,6 +51,7 @@ def _list(checks: list[BookCheck], as_json: bool) -> int:
 def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from rulepress import progress
     from rulepress.analyze.cluster import pool
     from rulepress.analyze.impact import alternatives, impact_policy, measurable_moves, question_impact, save
 
@@ -59,7 +60,8 @@ def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> in
             questions = [q for q in check.book.questions if q.option and q.status == "open"]
             total = sum(args.games * (1 + len(alternatives(q))) for q in questions)
             impacts: dict[str, Any] = {}
-            with tqdm(total=total, desc=f"{check.book.id}: simulating", unit="game", disable=args.json,
+            quiet = args.json or not progress.wanted()  # a bar only on a terminal, never in piped output
+            with tqdm(total=total, desc=f"{check.book.id}: simulating", unit="game", disable=quiet,
                       leave=False) as bar:
                 for question in questions:
                     impacts[question.id] = question_impact(workers, root, check, question, args.games, bar.update)

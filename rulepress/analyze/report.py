@@ -30,6 +30,7 @@ def run_analyze(root: Path, args: Any) -> int:
 
     from rulepress.analyze.cluster import pool
     from rulepress.analyze.questions import _checks
+    from rulepress.progress import wanted
     from rulepress.verify.replay import replay
 
     if args.games < 1:
@@ -38,7 +39,7 @@ def run_analyze(root: Path, args: Any) -> int:
     check.results = [replay(e, check.book, check.engine, draw=False) for e in check.examples]
     total = args.games * len(configs(check))
     with pool(args.workers, args.scheduler) as workers, \
-            tqdm(total=total, desc=f"{check.book.id}: analysing", unit="game", disable=args.json,
+            tqdm(total=total, desc=f"{check.book.id}: analysing", unit="game", disable=args.json or not wanted(),
                  leave=False) as bar:
         analysis = analyse(workers, root, check, args.games, args.seed, bar.update)
     path = save(root, analysis)
