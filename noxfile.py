@@ -48,8 +48,9 @@ def tests(session: nox.Session) -> None:
     system_packages(session, browser=True)
     session.install("-e", ".[test]")
     session.run("ruff", "check", "rulepress", "engine", "tests", "noxfile.py", "benchmarks", "samples", "tools")
-    # Both cores; the modules that read the one full build of the bundled books share a worker (xdist_group).
-    session.run("pytest", "-n", "auto", "--dist", "loadgroup", *session.posargs)
+    # Both cores; the modules that read the one full build of the bundled books run last and share that one build
+    # between the workers (tests/conftest.py, real_site).
+    session.run("pytest", "-n", "auto", *session.posargs)
 
 
 @nox.session
@@ -71,6 +72,16 @@ def bench(session: nox.Session) -> None:
     system_packages(session)
     session.install("-e", ".")
     session.run("python", "benchmarks/bench.py", *session.posargs)
+
+
+@nox.session
+def catalogs(session: nox.Session) -> None:
+    """Extract the engines' narration into locale/narrate.pot and update each translation's .po (tools/catalogs.py).
+
+    ``nox -s catalogs -- --check`` changes nothing and fails when one is out of date; ``-- --engine NAME --init
+    LANG`` starts a catalog for a new language."""
+    session.install("-e", ".")
+    session.run("python", "tools/catalogs.py", *session.posargs)
 
 
 @nox.session

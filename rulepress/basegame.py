@@ -191,6 +191,19 @@ class BaseGame(ABC):
             args[key] = value
         return Move.of(player, do, **args)
 
+    def action_schema(self) -> dict[str, Any]:
+        """The shape of each action's step, from ``ACTIONS`` (docs/ENGINE.md, ``ACTION_SCHEMA``): every argument
+        required, with its listed values; the gate checks steps against it before replaying, with lines."""
+        return {do: {"properties": {key: {} if allowed is None else {"enum": [_listed(v) for v in allowed]}
+                                    for key, allowed in wanted.items()},
+                     "required": list(wanted)}
+                for do, wanted in self.ACTIONS.items()}
+
+    def state_schema(self) -> dict[str, Any]:
+        """The shape of a described state (``STATE_SCHEMA``): a mapping with the keys in ``STATE_KEYS``."""
+        return {"type": "object", "x-expect": f"a mapping with {', '.join(self.STATE_KEYS) or 'no keys'}",
+                "properties": {key: {} for key in self.STATE_KEYS}, "additionalProperties": False}
+
     def action_step(self, state: Any, action: Move) -> dict[str, Any]:
         return action.step()
 

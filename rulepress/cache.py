@@ -3,15 +3,21 @@
 Every entry is found by the SHA-256 of everything its output depends on, never by a time stamp, so a
 rebuild after an edit redoes only what the edit reaches and reuses the rest byte for byte:
 
+- a parsed YAML file: its text (and rulepress's code);
 - a replay (with its diagrams): the example file, the engine's source files, the book's ``book.yaml`` and
   ``components.yaml``, the options, the flags, and rulepress's own code;
 - the site: each book's sources, examples and engine (its pages are made from them), the saved impacts,
-  ``mkdocs.yml``, ``site_src/``, the hooks file and the build date mkdocs stamps into ``sitemap.xml``;
-- a book's question impact (its examples replayed under every other answer): the book's sources, examples
-  and engine, and the saved simulations;
-- a PDF: the edition's HTML, the layout it starts from, the book's source folder (images the HTML may
-  fetch), the date stamped into it and rulepress's own code (which holds the template, fonts and profile);
-- a PDF's preflight: its bytes and edition (only a pass is kept).
+  ``mkdocs.yml``, ``site_src/``, the hooks file and the build date mkdocs stamps into ``sitemap.xml``.  A site
+  whose inputs changed starts from the one kept last: only the pages whose Markdown changed are rendered
+  again (rulepress/serve/quick.py), the same bytes as a full build;
+- a book's question impact (its examples replayed under every other answer): the book's sources but not its
+  chapters' prose, its rules, examples and engine, and the saved simulations;
+- the designer's analysis section (matplotlib plots): the saved analysis and the engine;
+- a PDF: what its edition's HTML is made from (:func:`edition_inputs`), the layout it starts from, the book's
+  source folder (images the HTML may fetch), the date stamped into it and rulepress's own code (which holds the
+  template, fonts and profile);
+- a PDF's preflight: its bytes and edition (only a pass is kept; a build's PDF workers preflight each PDF they
+  make, and their passes are also remembered by the build's process, cache or not).
 
 "rulepress's own code" is every file of the installed package, so changing rulepress invalidates all of it.
 Only good results are kept: a failed replay, a refused site or a broken PDF is redone every time.
@@ -119,6 +125,29 @@ class Cache:
                 Path(scratch).unlink(missing_ok=True)
 
 
+# -- parsed YAML ------------------------------------------------------------------------------------------
+
+
+def cached_parse(root: Path, text: str, parse: Callable[[], Any]) -> Any:
+    """``parse()`` of a project's YAML ``text`` (:func:`rulepress.load.yamlsrc.parse_yaml`, pure Python and with
+    every line remembered: most of loading the books), reused for the same text.  Only a good parse is kept (a
+    refused file raises each time), and each call returns a fresh copy, as parsing does."""
+    store = Cache(root)
+    key = key_of(code_digest(), text)
+    data = store.get("yaml", key)
+    if data is not None:
+        try:
+            return pickle.loads(data)
+        except Exception:  # an entry from an older rulepress or a damaged file: parse afresh
+            pass
+    value = parse()
+    try:
+        store.put("yaml", key, pickle.dumps(value, protocol=5))
+    except Exception:  # a value that does not pickle is just not kept
+        pass
+    return value
+
+
 # -- replays ------------------------------------------------------------------------------------------------
 
 
@@ -179,7 +208,15 @@ def cached_impacts(root: Path, check: BookCheck, store: Cache | None = None) -> 
     store = store or Cache(root)
     book = check.book
     saved = report_path(root, book.id)
-    key = key_of(code_digest(), book.id, tree_digest(root / "rules_src" / book.id),
+    # Not the chapters' text (replays never read it: a rule edit must not replay every answer again), but the
+    # rules it defines, which replay messages may name.
+    sources = hashlib.sha256()
+    folder = root / "rules_src" / book.id
+    for path in _files(folder):
+        if path.relative_to(folder).parts[0] != "chapters":
+            sources.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    rules = json.dumps([(r.id, r.number, r.title, r.level, r.chapter) for r in book.rules.values()])
+    key = key_of(code_digest(), book.id, sources.hexdigest(), rules,
                  tree_digest(root / "examples" / book.id), engine_digest(engine_folder(check.engine, book)),
                  saved.read_bytes() if saved.is_file() else b"", " ".join(r.status for r in check.results))
     data = store.get("impact", key)
@@ -194,6 +231,42 @@ def cached_impacts(root: Path, check: BookCheck, store: Cache | None = None) -> 
     if json.loads(text) == impacts and "engine did not answer within" not in text:  # plain data, no time-out
         store.put("impact", key, text.encode())
     return impacts
+
+
+# -- the designer's analysis section ---------------------------------------------------------------------------
+
+
+def cached_designer_markdown(root: Path, book_id: str, cmyk: bool = False, heading: bool = True) -> str:
+    """:func:`~rulepress.analyze.report.designer_markdown` (the saved analysis with its matplotlib plots: seconds
+    a book, and matplotlib's memory), reused while the saved analysis, its engine and rulepress are unchanged.
+
+    The site and the designer PDF show it on every build; without this every build would import matplotlib and
+    draw every plot again.
+    """
+    from rulepress.analyze.analysis import report_path
+
+    saved = report_path(root, book_id)
+    try:
+        data = saved.read_bytes()
+        package = str(json.loads(data).get("engine_package") or "")
+    except (OSError, ValueError, AttributeError):
+        data, package = b"", ""
+    if not data:  # never analysed: an empty section, nothing to draw
+        from rulepress.analyze.report import designer_markdown
+
+        return designer_markdown(root, book_id, cmyk=cmyk, heading=heading)
+    store = Cache(root)
+    # The section says when the engine changed since the analysis: the engine's code is part of the key.
+    key = key_of(code_digest(), book_id, f"cmyk={cmyk} heading={heading}", data,
+                 tree_digest(root / "engine" / package) if package else "")
+    kept = store.get("designer", key)
+    if kept is not None:
+        return kept.decode()
+    from rulepress.analyze.report import designer_markdown
+
+    text = designer_markdown(root, book_id, cmyk=cmyk, heading=heading)
+    store.put("designer", key, text.encode())
+    return text
 
 
 # -- PDFs ---------------------------------------------------------------------------------------------------
@@ -218,12 +291,39 @@ def source_epoch(root: Path) -> int:
     return 315532800
 
 
+def edition_inputs(check: BookCheck, name: str, impact: Any) -> str:
+    """What an edition's HTML is made from, hashed instead of the HTML itself (making the HTML of every edition
+    to hash it costs this process seconds and tens of MB): as for the site, the book's sources (translations
+    included), its examples and engine, the saved reports (the designer's analysis and impact), the impact
+    passed in, the examples' statuses and rulepress's own code (the template, its strings, fonts, colours)."""
+    book = check.book
+    root = book.root
+    return key_of(name, tree_digest(root / "rules_src" / book.id), tree_digest(root / "examples" / book.id),
+                  engine_digest(engine_folder(check.engine, book)), tree_digest(root / "reports"),
+                  json.dumps(impact, sort_keys=True, default=repr), " ".join(r.status for r in check.results))
+
+
 def pdf_key(html_text: str, edition: str, settled: Any, book: Book, epoch: int) -> str:
-    import weasyprint
+    """``html_text``: the edition's HTML, or :func:`edition_inputs`."""
+    from importlib.metadata import version  # not WeasyPrint itself: the build's process need not load it
 
     layout = json.dumps(settled.__dict__ if settled is not None else None, sort_keys=True)
-    return key_of(code_digest(), weasyprint.__version__, edition, html_text, layout,
+    return key_of(code_digest(), version("weasyprint"), edition, html_text, layout,
                   tree_digest(book.root / "rules_src" / book.id), str(epoch))
+
+
+_PASSED: set[str] = set()  # preflight keys passed in this process, kept even with the cache off (see below)
+
+
+def preflight_key(data: bytes, edition: str) -> str:
+    return key_of(code_digest(), edition, hashlib.sha256(data).hexdigest())
+
+
+def preflight_passed(key: str, store: Cache) -> None:
+    """Remember that the PDF of ``key`` passed: a build's PDF workers preflight each PDF as soon as it is made
+    (in parallel), and the build's own check of the staged PDFs then finds it here instead of reading it again."""
+    _PASSED.add(key)
+    store.put("preflight", key, b"passed")
 
 
 def cached_preflight(path: Path, root: Path, store: Cache | None = None) -> list[Any]:
@@ -233,12 +333,12 @@ def cached_preflight(path: Path, root: Path, store: Cache | None = None) -> list
 
     store = store or Cache(root)
     edition = edition_of(path)
-    key = key_of(code_digest(), edition, hashlib.sha256(path.read_bytes()).hexdigest())
-    if store.get("preflight", key) is not None:
+    key = preflight_key(path.read_bytes(), edition)
+    if key in _PASSED or store.get("preflight", key) is not None:
         return []
     findings = preflight_pdf(path, edition)
     if not findings:
-        store.put("preflight", key, b"passed")
+        preflight_passed(key, store)
     return findings
 
 
@@ -291,11 +391,45 @@ def site_key(root: Path, report: Report, impacts: Mapping[str, Any]) -> str:
     return key_of(*parts)
 
 
+def theme_digest(root: Path) -> str:
+    """What every page shows besides its own Markdown: rulepress, mkdocs.yml, the theme's files, the hooks."""
+    hooks = root / "rulepress" / "render" / "mkdocs_hooks.py"  # a project may carry its own copy
+    return key_of(code_digest(), tree_digest(root / "site_src"),
+                  (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"",
+                  hooks.read_bytes() if hooks.is_file() else b"")
+
+
+def latest_site(store: Cache) -> tuple[Path, dict[str, Any]] | tuple[None, None]:
+    """The kept site used last and the state its build left (see rulepress/serve/quick.py), if any."""
+    if not store.enabled:
+        return None, None
+    found = []
+    for marker in store.folder.glob("site/*/*.json"):
+        try:
+            found.append((marker.stat().st_mtime, marker))
+        except OSError:  # pruned by another build meanwhile
+            continue
+    for _, marker in sorted(found, reverse=True):
+        try:
+            state = json.loads(marker.with_suffix(".state").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if marker.with_suffix("").is_dir() and isinstance(state, dict):
+            return marker.with_suffix(""), state
+    return None, None
+
+
 def cached_site(root: Path, report: Report, impacts: dict[str, Any], staging: Path,
-                render: Callable[[Path, Report, dict[str, Any], Path], Any], store: Cache | None = None) -> Any:
+                render: Callable[..., Any], store: Cache | None = None) -> Any:
     """``render(root, report, impacts, staging)`` (the build's mkdocs run), or a copy of the site the same inputs
-    gave last time.  Returns what was warned about, as ``render`` does."""
+    gave last time.  Returns what was warned about, as ``render`` does.
+
+    When the inputs changed, the site kept last is the start: only the pages whose Markdown changed are rendered
+    again (:mod:`rulepress.serve.quick`, as the preview does; the same bytes as a full build), unless a
+    navigation or the theme changed.
+    """
     from rulepress.render import site as site_pages
+    from rulepress.serve.quick import Renderer
 
     store = store or Cache(root)
     key = site_key(root, report, impacts)
@@ -305,24 +439,30 @@ def cached_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
         shutil.copytree(folder, staging, dirs_exist_ok=True)
         site_pages.TIMING.clear()
         return Replayed(list(json.loads(meta)["warnings"]))
-    logged = render(root, report, impacts, staging)
+    previous, state = latest_site(store)
+    renderer = Renderer(state)
+    logged = renderer.render(root, report, impacts, previous, staging, render=render, fingerprint=theme_digest(root))
     if store.enabled and not logged.fatal("mkdocs"):
-        keep_site(store, key, staging, logged.harmless())
-        for kind in ("pdf", "replay", "impact", "preflight"):  # once a build (its one site): the cache stays bounded
+        keep_site(store, key, staging, logged.harmless(), renderer.state)
+        for kind in ("pdf", "replay", "impact", "preflight", "designer", "yaml"):  # once a build: stays bounded
             prune(store, kind)
     return logged
 
 
-def keep_site(store: Cache, key: str, staging: Path, warnings: list[str]) -> None:
-    """Copy the rendered site into the cache (then the few newest are kept: each is a whole site)."""
+def keep_site(store: Cache, key: str, staging: Path, warnings: list[str], state: dict[str, Any] | None = None) -> None:
+    """Copy the rendered site into the cache (then the few newest are kept: each is a whole site), with the
+    ``state`` the next build's incremental rendering starts from."""
     folder = store.path("site", key)
     scratch = folder.with_name(f".tmp-{key}-{os.getpid()}")
     try:
         shutil.rmtree(scratch, ignore_errors=True)
         scratch.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(staging, scratch)
+        # mtimes kept: a dirty build compares them.  Not the PDFs the build renders meanwhile (into .pdf/).
+        shutil.copytree(staging, scratch, copy_function=shutil.copy2, ignore=shutil.ignore_patterns(".pdf"))
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(scratch, folder)
+        if state:
+            store.put("site", key, json.dumps(state, ensure_ascii=False).encode(), ".state")
         store.put("site", key, json.dumps({"warnings": warnings}).encode(), ".json")  # last: marks it whole
         prune(store, "site")
     except OSError:
@@ -330,12 +470,12 @@ def keep_site(store: Cache, key: str, staging: Path, warnings: list[str]) -> Non
 
 
 # Entries of each kind kept: a site is a whole copy of the site, a PDF about 1 MB, the others a few kB.
-KEEP = {"site": 3, "pdf": 60, "replay": 5000, "impact": 100, "preflight": 200}
+KEEP = {"site": 3, "pdf": 60, "replay": 5000, "impact": 100, "preflight": 200, "designer": 60, "yaml": 5000}
 
 
 def prune(store: Cache, kind: str) -> None:
     """Drop all but the ``KEEP[kind]`` entries of ``kind`` used last (a hit touches its entry)."""
-    marker = "" if kind == "replay" else ".json"  # a site's or a PDF's .json is written last: it marks the entry
+    marker = ".json" if kind in ("site", "pdf") else ""  # a site's or a PDF's .json is written last: it marks it
     entries = []
     for path in store.folder.glob(f"{kind}/*/*"):
         if not path.name.startswith(".tmp-") and path.suffix == marker:
@@ -344,7 +484,7 @@ def prune(store: Cache, kind: str) -> None:
             except OSError:  # pruned by another build meanwhile
                 continue
     for _, path in sorted(entries, reverse=True)[KEEP[kind]:]:
-        for part in (path, path.with_suffix(""), path.with_suffix(".pdf")):
+        for part in (path, path.with_suffix(""), path.with_suffix(".pdf"), path.with_suffix(".state")):
             if part.is_dir():
                 shutil.rmtree(part, ignore_errors=True)
             else:

@@ -22,12 +22,20 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from rulepress.analyze.translations import gate_findings
     from rulepress.verify.gate import verify
 
     report = verify(_root(args), args.book or None, draw=False)
+    warnings = []  # translations missing or stale: visible, fatal only with --strict
+    for check in report.books:
+        errors, found = gate_findings(check.book, check.examples)
+        report.problems.extend(errors + (found if args.strict else []))
+        warnings += [] if args.strict else found
     if args.json:
         for problem in report.problems:
             print(json.dumps({"id": None, "book": None, "rules": [], "status": "error", "message": problem}))
+        for warning in warnings:
+            print(json.dumps({"id": None, "book": None, "rules": [], "status": "warning", "message": warning}))
         for result in report.results:
             print(json.dumps(result.record(), ensure_ascii=False))
         return 0 if report.ok else 1
@@ -38,6 +46,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(f"     {result.message}")
     for problem in report.problems:
         print(f"ERR  {problem}")
+    for warning in warnings:
+        print(f"WARN {warning}")
     passed = sum(r.ok for r in report.results)
     failed = len(report.results) - passed + len(report.problems)
     print(f"{passed} passed, {failed} failed")
@@ -79,6 +89,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return run_diff(_root(args), args)
 
 
+def cmd_translations(args: argparse.Namespace) -> int:
+    from rulepress.analyze.translations import run_translations
+
+    return run_translations(_root(args), args)
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="rulepress", description="Rulebooks whose examples are replayed "
                                                                 "against an executable engine.")
@@ -88,6 +104,7 @@ def parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="replay every example against its engine")
     verify.add_argument("--json", action="store_true", help="one JSON record per example")
     verify.add_argument("--book", action="append", help="only this book (repeatable)")
+    verify.add_argument("--strict", action="store_true", help="missing or stale translations are errors")
     verify.set_defaults(run=cmd_verify)
 
     build = sub.add_parser("build", help="verify, then build the site and every PDF (atomically)")
@@ -118,6 +135,16 @@ def parser() -> argparse.ArgumentParser:
     diff.add_argument("rev2")
     diff.add_argument("--json", action="store_true")
     diff.set_defaults(run=cmd_diff)
+
+    translations = sub.add_parser("translations", help="translated items that are missing or stale, with the "
+                                                       "source's changes since (exit 1 if any)")
+    translations.add_argument("book")
+    translations.add_argument("--lang", help="only this translation (default: every one book.yaml declares)")
+    translations.add_argument("--json", action="store_true")
+    translations.add_argument("--mark", nargs="+", metavar="ITEM", help="record that these items (rule:<id>, "
+                              "example:<id>, glossary:<term>, question:<id>, book:title...) translate today's source")
+    translations.add_argument("--mark-all", action="store_true", help="--mark every translated item")
+    translations.set_defaults(run=cmd_translations)
 
     preflight = sub.add_parser("preflight", help="check built PDFs as a printer would (PDF/X-4, CMYK, fonts, "
                                                  "text sizes, boxes) and the digital edition's tags")

@@ -1,4 +1,4 @@
-"""Errors people can act on: each names the file, the line and, where there is one, the rule."""
+"""Errors people can act on: each names the file, the line (and column) and, where there is one, the rule."""
 
 from __future__ import annotations
 
@@ -14,9 +14,12 @@ class SourceError(Exception):
     line: int | None
     message: str
     rule: str | None = None
+    column: int | None = None  # 1-based, where the input has one (YAML marks, schema keys, bad bytes)
 
     def __str__(self) -> str:
         where = str(self.file) + (f":{self.line}" if self.line else "")
+        if self.line and self.column:
+            where += f":{self.column}"
         suffix = f" [rule {self.rule}]" if self.rule else ""
         return f"{where}: {self.message}{suffix}"
 

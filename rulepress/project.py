@@ -87,8 +87,8 @@ def load_engine(package: str, root: Path | None = None) -> ModuleType:
         raise _import_error(package, shown, fault.detail, fault.place) from None
     except SyntaxError as exc:
         file = relative(Path(exc.filename), root) if exc.filename else shown
-        column = f", column {exc.offset}" if exc.offset else ""
-        raise SourceError(file, exc.lineno, f"engine '{package}' does not parse: {exc.msg}{column}") from exc
+        raise SourceError(file, exc.lineno, f"engine '{package}' does not parse: {exc.msg}",
+                          column=exc.offset or None) from exc
     except Exception as exc:  # any failure while importing an engine is the engine's, named as such
         raise _import_error(package, shown, f"{type(exc).__name__}: {exc}", guard.place_of(exc)) from exc
 

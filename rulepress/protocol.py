@@ -7,7 +7,11 @@ The example runner, the diagrams, the build and the simulations know a game only
 * ``OPTIONS``: a tuple of :class:`OptionSpec`, one per designer question the engine had to decide;
 * ``make_game(components, options=None) -> Game``: a game built from the book's component data
   (``rules_src/<book>/components.yaml``), so the numbers printed in the rules and the engine's
-  pieces come from one place.
+  pieces come from one place;
+* optionally ``ACTION_SCHEMA`` and ``STATE_SCHEMA`` (there or in the package's ``schema`` module): the shape of
+  each action's step and of a described state, which the gate checks, with lines, before anything replays
+  (:mod:`rulepress.verify.steps`; a :class:`~rulepress.basegame.BaseGame` derives both from ``ACTIONS`` and
+  ``STATE_KEYS``).
 
 Games and states are kept apart (as in OpenSpiel): a ``Game`` holds the fixed rules, components and
 options; a state is a plain mutable object that ``apply`` changes in place.  Rule IDs are always

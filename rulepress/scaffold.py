@@ -148,10 +148,10 @@ $prefix.play.win:
 ENGINE_INIT = '''\
 """The engine of rules_src/$book/ (docs/ENGINE.md): ``make_game(components, options)`` builds the game."""
 
-from .game import BOOK_ID, Game
+from .game import ACTION_SCHEMA, BOOK_ID, Game
 
 make_game = Game
-__all__ = ["BOOK_ID", "Game", "make_game"]
+__all__ = ["ACTION_SCHEMA", "BOOK_ID", "Game", "make_game"]
 '''
 
 ENGINE_GAME = '''\
@@ -172,6 +172,10 @@ from rulepress.protocol import DescriptionError, Event, RuleViolation
 
 BOOK_ID = "$book"
 FILLED = cmyk(0, 55, 100, 0)  # the diagram's colours: CMYK percentages, converted for screens by the build
+# What a step may say (docs/ENGINE.md): the build refuses a misspelt key or a word for a number at its line.
+# Shape only: "amount: 9" is a whole number, so it reaches check() and is refused by the rule that forbids it.
+ACTION_SCHEMA = {"add": {"properties": {"amount": {"type": "integer", "x-expect": "a whole number"}},
+                         "required": ["amount"]}}
 
 
 @dataclass
@@ -190,7 +194,7 @@ class Game(BaseGame):
     book_id = BOOK_ID
     PLAYERS_RULE = "$prefix.play.players"
     STATE_KEYS = ("count", "turn")
-    ACTIONS = {"add": {"amount": None}}  # {do: add, amount: 2}; any amount parses, check() judges it
+    ACTIONS = {"add": {"amount": None}}  # {do: add, amount: 2}; any whole number parses, check() judges it
     HEIGHT = 90
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:

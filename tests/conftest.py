@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 from collections.abc import Iterator
@@ -64,21 +65,51 @@ def load_books() -> tuple[dict[str, BookCheck], dict[str, str]]:
     return checks, errors
 
 
+REAL_BUILD = "real-build"  # the xdist group of the modules that read the one full build of the bundled books
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules reading the full build run last, so a worker builds it once the quick tests are dealt out.
+
+    (pytest-xdist 3.8's ``--dist loadgroup`` does not keep a group on one worker under pytest 9: it renames
+    ``item._nodeid``, which pytest 9 no longer reads. ``real_site`` shares one build between workers instead.)"""
+    items.sort(key=lambda item: any(mark.args[:1] == (REAL_BUILD,) for mark in item.iter_markers("xdist_group")))
+
+
 @pytest.fixture(scope="session")
-def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def real_site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
     """One full build of the bundled books (site and every PDF edition), shared by the modules that read it.
 
-    Those modules are in the xdist group "real-build", so only one test worker pays for it.
+    Under xdist every worker asks for it: the first builds into a folder all workers share, under a file lock,
+    and the others wait for that one build rather than making their own.
     """
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if worker_id != "master" else base  # the workers' temp folders have one parent
+    folder = shared / "real-build"
+    folder.mkdir(exist_ok=True)
+    target = folder / "site"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "built").exists():
+            _build_real_site(folder, target)
+            (folder / "built").write_text("ok")
+    return target
+
+
+def _build_real_site(folder: Path, target: Path) -> None:
     from rulepress.publish.build import build
 
     # A copy of the bundled books, so that this build neither waits on the checkout's build lock nor writes into
     # its .rulepress-cache/ (a designer may be building there while the tests run).
-    sources = tmp_path_factory.mktemp("real-sources")
-    for folder in ("rules_src", "engine", "examples", "reports"):
-        shutil.copytree(ROOT / folder, sources / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    project = make_project(tmp_path_factory.mktemp("real") / "project", source=sources)
-    target = project.parent / "site"
-    build(project, site_dir=target)
-    return target
+    sources = folder / "sources"
+    for name in ("rules_src", "engine", "examples", "reports"):
+        shutil.copytree(ROOT / name, sources / name, ignore=shutil.ignore_patterns("__pycache__"))
+    project = make_project(folder / "project", source=sources)
+    # The other workers are waiting for this build or nearly done: let its PDFs use both cores.
+    saved = os.environ.get("RULEPRESS_JOBS")
+    os.environ["RULEPRESS_JOBS"] = "2"
+    try:
+        build(project, site_dir=target)
+    finally:
+        os.environ["RULEPRESS_JOBS"] = saved or "1"
 

@@ -43,6 +43,8 @@ SITE_FILES = {"index.html": "<p>the last good build</p>\n", ".rulepress-site": "
 REAL_PARTS = ("rules_src", "engine", "examples", "site_src")
 LEAKS = (SECRET, "root:x:0:0")  # a file from outside the project, or /etc/passwd, read into the output
 DEFAULT_SECONDS = 15.0
+# Traced or mutated runs (nox -s mutants) are many times slower: they scale the bound, which only catches hangs.
+SLOWDOWN = float(os.environ.get("RULEPRESS_TEST_SLOWDOWN", "1") or 1)
 
 _PROBLEM = {
     "type": "object", "additionalProperties": False, "required": ["file", "message"],
@@ -310,7 +312,7 @@ def matching_line(problem: dict[str, Any], places: Places, output: str) -> str |
 
 def judge(case: Case, places: Places, outcome: Outcome, before: dict[str, str]) -> list[str]:
     """Everything wrong with ``outcome``: the case's own expectations and the checks every case gets."""
-    bound = float(case.data.get("seconds", DEFAULT_SECONDS))
+    bound = float(case.data.get("seconds", DEFAULT_SECONDS)) * SLOWDOWN
     failures = []
     if "Traceback" in outcome.output:
         failures.append("a traceback")
@@ -427,8 +429,9 @@ def test_child_guard_catches_a_connection(tmp_path: Path) -> None:
     assert outcome.code == 1
 
 
-def test_judge_sees_code_run_files_changed_and_tracebacks(tmp_path: Path) -> None:
+def test_judge_sees_code_run_files_changed_and_tracebacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run that executes injected code, touches site/ and prints a traceback fails on each count."""
+    monkeypatch.setattr(sys.modules[__name__], "SLOWDOWN", 1.0)
     case = Case("probe", "-", {"expect": [{"file": "rules_src/mini/book.yaml", "line": 2, "message": "bad"}]})
     places = make_places(tmp_path, "mini")
     before = fingerprint(places.root)

@@ -161,8 +161,33 @@ def test_a_rebuild_redoes_only_what_an_edit_reaches_and_gives_the_bytes_of_a_col
     changed = sorted(path for path in warm if warm[path] != cold.get(path))
     assert "mini/rules/mini.play.html" in changed and "pdf/mini.pdf" in changed
     assert "mini/diagrams/mini-last-stone--end.svg" not in changed
+    # Only the edited page was rendered again: the others are the cold build's files (copied, mtimes kept).
+    for page in ("mini/glossary.html", "mini/examples/mini-last-stone.html"):
+        assert (tmp_path / "edited" / page).stat().st_mtime_ns == (tmp_path / "cold" / page).stat().st_mtime_ns
+    assert (tmp_path / "edited" / "mini/rules/mini.play.html").stat().st_mtime_ns != \
+        (tmp_path / "cold" / "mini/rules/mini.play.html").stat().st_mtime_ns
     shutil.rmtree(mini / ".rulepress-cache")
-    assert built("edited-cold") == warm
+    assert built("edited-cold") == warm  # every byte: the pages, the search index, the sitemap, the PDFs
+
+
+def test_a_site_made_alongside_the_pdfs_is_the_bytes_of_one_made_first_and_refuses_alike(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.errors import BuildRefused
+
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")  # one core: the site first, then the PDFs, in this process
+    build(mini, site_dir=tmp_path / "first")
+    monkeypatch.setenv("RULEPRESS_JOBS", "2")  # the site in a process of its own while the PDFs render
+    before = set(multiprocessing.active_children())
+    build(mini, site_dir=tmp_path / "alongside")
+    assert digests(tmp_path / "alongside") == digests(tmp_path / "first")
+    assert "pdf/mini.pdf" in digests(tmp_path / "first")
+    _edit(mini / "rules_src/mini/chapters/play.md", "wins (see", "wins (rule mini.play.take, see")
+    with pytest.raises(BuildRefused) as caught:  # found by the site's process: its problems, not "aborted"
+        build(mini, site_dir=tmp_path / "alongside")
+    assert len(caught.value.problems) == 1
+    assert "rule ID 'mini.play.take' in the player edition" in caught.value.problems[0]
+    assert set(multiprocessing.active_children()) <= before
 
 
 def test_pdf_workers_die_with_a_build_killed_outright(mini: Path, tmp_path: Path) -> None:
@@ -233,6 +258,8 @@ def test_question_impact_is_reused_until_the_book_or_its_examples_change(
     calls: list[str] = []
     monkeypatch.setattr(impact, "saved_impacts", lambda root, c: calls.append(c.book.id) or fresh)
     assert cache.cached_impacts(mini, check, store) == fresh and calls == []
+    _edit(mini / "rules_src/mini/chapters/play.md", "On your turn take", "On your turn, take")
+    assert cache.cached_impacts(mini, check, store) == fresh and calls == []  # replays never read the prose
     _edit(mini / "rules_src/mini/questions.yaml", "status: open", "status: answered")
     cache.cached_impacts(mini, check, store)
     assert calls == ["mini"]
@@ -269,6 +296,63 @@ def test_a_preflight_pass_is_kept_for_the_same_bytes_and_a_finding_never(
     for _ in range(2):
         assert cache.cached_preflight(pdf_file, mini) == found
     assert checked == ["digital"] * 3
+
+
+def test_each_pdf_is_preflighted_in_its_worker_and_the_staged_check_reuses_the_pass(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.publish import preflight
+
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")  # remembered by the build's process, with or without the cache
+    report = verify(mini, draw=True)
+    pdfpool.render_editions(report, {}, tmp_path / "staging", Timings(), workers=2)
+    checked: list[str] = []
+    monkeypatch.setattr(preflight, "preflight_pdf", lambda path, edition=None: checked.append(edition) or [])
+    made = sorted((tmp_path / "staging" / "pdf").glob("*.pdf"))
+    assert len(made) == 3
+    for path in made:
+        assert cache.cached_preflight(path, mini) == []
+    assert checked == []  # every PDF passed in its worker: none read again
+    made[0].write_bytes(made[0].read_bytes() + b"\n")
+    assert cache.cached_preflight(made[0], mini) == [] and checked == [preflight.edition_of(made[0])]
+
+
+def test_the_designer_section_is_drawn_once_until_its_analysis_or_engine_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.analyze import report
+    from rulepress.project import default_root
+
+    for folder in ("reports", "engine/lantern"):  # what the section is made from, nothing of the checkout written
+        shutil.copytree(default_root() / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    drawn: list[str] = []
+    real = report.designer_markdown
+    monkeypatch.setattr(report, "designer_markdown", lambda *a, **k: drawn.append(a[1]) or real(*a, **k))
+    first = cache.cached_designer_markdown(tmp_path, "lantern")
+    assert "<svg" in first and drawn == ["lantern"]  # matplotlib's plots
+    assert cache.cached_designer_markdown(tmp_path, "lantern") == first and drawn == ["lantern"]
+    assert cache.cached_designer_markdown(tmp_path, "lantern", cmyk=True) != first and len(drawn) == 2
+    engine = tmp_path / "engine/lantern/__init__.py"
+    engine.write_text(engine.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    assert "The engine has changed since" in cache.cached_designer_markdown(tmp_path, "lantern") and len(drawn) == 3
+
+
+def test_a_parsed_yaml_file_is_kept_with_its_lines_and_a_refused_one_never(
+        mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.errors import SourceError
+    from rulepress.load import yamlsrc
+
+    parsed: list[str] = []
+    real = yamlsrc.parse_yaml
+    monkeypatch.setattr(yamlsrc, "parse_yaml", lambda text, name: parsed.append(name) or real(text, name))
+    path = mini / "rules_src/mini/book.yaml"
+    first = yamlsrc.load_yaml(path, "book.yaml", root=mini)
+    again = yamlsrc.load_yaml(path, "book.yaml", root=mini)
+    assert again == first and again.lines == first.lines and again is not first and parsed == ["book.yaml"]
+    bad = mini / "rules_src/mini/bad.yaml"
+    bad.write_text("title: [1,\n", encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(SourceError, match="malformed YAML"):
+            yamlsrc.load_yaml(bad, "bad.yaml", root=mini)
+    assert parsed == ["book.yaml", "bad.yaml", "bad.yaml"]
 
 
 def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

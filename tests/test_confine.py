@@ -34,10 +34,14 @@ def no_hang() -> Iterator[None]:
     signal.signal(signal.SIGALRM, previous)
 
 
-def _problems(project: Path) -> list[tuple[str, int | None, str]]:
+def _errors(project: Path) -> list[SourceError]:
     with pytest.raises(SourceError) as caught:
         load_book(project, "mini")
-    return [(str(e.file), e.line, e.message) for e in getattr(caught.value, "errors", [caught.value])]
+    return list(getattr(caught.value, "errors", [caught.value]))
+
+
+def _problems(project: Path) -> list[tuple[str, int | None, str]]:
+    return [(str(e.file), e.line, e.message) for e in _errors(project)]
 
 
 def _outside(tmp_path: Path, name: str, source: Path) -> Path:
@@ -187,14 +191,16 @@ def test_size_limit_is_a_parameter(tmp_path: Path) -> None:
 def test_non_utf8_byte_is_reported_with_line_and_column(mini: Path) -> None:
     glossary = mini / GLOSSARY
     glossary.write_bytes(glossary.read_bytes().replace(b"The stones", b"The st\xf6nes"))
-    assert _problems(mini) == [
-        (GLOSSARY, 2, "column 21: byte 0xf6 is not valid UTF-8 (save the file as UTF-8)")]
+    assert [(str(e.file), e.line, e.column, e.message) for e in _errors(mini)] == [
+        (GLOSSARY, 2, 21, "byte 0xf6 is not valid UTF-8 (save the file as UTF-8)")]
+    assert str(_errors(mini)[0]).startswith(f"{GLOSSARY}:2:21: byte 0xf6")
 
 
 def test_non_utf8_in_book_yaml_is_reported_with_its_line(mini: Path) -> None:
     book = mini / BOOK
     book.write_bytes(book.read_bytes().replace(b"Mini Stones", b"Mini \xe9\xe9 Stones"))
-    assert _problems(mini) == [(BOOK, 2, "column 13: byte 0xe9 is not valid UTF-8 (save the file as UTF-8)")]
+    assert [(str(e.file), e.line, e.column, e.message) for e in _errors(mini)] == [
+        (BOOK, 2, 13, "byte 0xe9 is not valid UTF-8 (save the file as UTF-8)")]
 
 
 def test_byte_order_mark_is_accepted(tmp_path: Path) -> None:

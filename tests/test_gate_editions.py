@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rulepress.errors import BuildRefused
-from rulepress.publish.build import gate
+from rulepress.publish.build import build, gate
 
 
 def refusal(root: Path) -> list[str]:
@@ -20,10 +20,14 @@ def test_the_mini_book_passes_the_gate(mini: Path) -> None:
     assert gate(mini, strict=False).ok
 
 
-def test_a_rule_id_in_player_text_is_refused(mini: Path) -> None:
+def test_a_rule_id_in_player_text_is_refused(mini: Path, tmp_path: Path) -> None:
     chapter = mini / "rules_src" / "mini" / "chapters" / "play.md"
     chapter.write_text(chapter.read_text().replace("wins (see", "wins (rule mini.play.take, see"))
-    problems = refusal(mini)
+    # Found while the site's pages are generated (not by rendering them all once more beforehand).
+    with pytest.raises(BuildRefused) as caught:
+        build(mini, site_dir=tmp_path / "site")
+    assert not (tmp_path / "site").exists()
+    problems = caught.value.problems
     assert len(problems) == 1
     assert problems[0].startswith("site page mini/rules/mini.play.md:")
     assert "rule ID 'mini.play.take' in the player edition of Mini Stones" in problems[0]

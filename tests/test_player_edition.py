@@ -89,8 +89,8 @@ def test_links_and_anchors_are_not_text(report: Report) -> None:
 def test_the_site_refuses_a_player_page_with_a_rule_id(report: Report, monkeypatch: pytest.MonkeyPatch) -> None:
     original = site._book_pages
 
-    def leaky(check: BookCheck, impact: object) -> dict[str, str]:
-        files = original(check, impact)  # type: ignore[arg-type]
+    def leaky(check: BookCheck, impact: object, lang: str | None = None) -> dict[str, str]:
+        files = original(check, impact, lang)  # type: ignore[arg-type]
         if check.book.id == "lantern":
             files["lantern/glossary.md"] += "\nAsk about ln.play.enter.\n"
         return files

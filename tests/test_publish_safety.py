@@ -24,6 +24,7 @@ from rulepress.publish.build import Terminated, build
 from rulepress.publish.fetch import RefusedURL
 from rulepress.publish.lock import build_lock, pid_alive
 from rulepress.render import pdf
+from rulepress.verify import diagram
 from tests.test_build import tree_digest
 
 
@@ -244,9 +245,25 @@ def test_fallback_swap_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest
 
 # --- what rendering may do and read ----------------------------------------------------------------------------
 
-def test_malformed_engine_svg_refuses(mini: Path) -> None:
+def break_engine_svg(mini: Path) -> None:
     engine = mini / "engine" / "mini" / "__init__.py"
     engine.write_text(engine.read_text().replace('f"{stones}</svg>")', 'f"{stones}<g></svg>")'))
+
+
+def test_malformed_engine_svg_is_refused_by_the_gate(mini: Path) -> None:
+    """The gate reads every diagram as it is drawn and names the example, the checkpoint and the engine."""
+    break_engine_svg(mini)
+    problems = refused(mini)
+    assert len(problems) == 1, problems
+    assert re.match(r"mini-last-stone \(examples/mini/mini-last-stone\.yaml\): step 4 \(line 11\) checkpoint 'end': "
+                    r"the diagram from render_svg .*not well-formed XML", problems[0]), problems
+    assert not (mini / "site").exists()
+
+
+def test_an_image_weasyprint_cannot_load_refuses(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Behind the gate, WeasyPrint's own complaint about an image still refuses the build (never just a log line)."""
+    monkeypatch.setattr(diagram, "problem", lambda svg: None)
+    break_engine_svg(mini)
     problems = refused(mini)
     assert len(problems) == 1, problems
     assert re.fullmatch(r"weasyprint: Failed to load image at 'data:image/svg\+xml;base64,[A-Za-z0-9+/=]{24}"

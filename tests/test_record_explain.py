@@ -246,13 +246,13 @@ def test_explain_errors(capsys: pytest.CaptureFixture[str], args: list[str], mes
 @pytest.mark.parametrize(("keys", "problems"), [
     ({"source": "recorded", "reviewed": False}, []),
     ({"source": {"external": "OpenSpiel", "url": "https://github.com/google-deepmind/open_spiel"}}, []),
-    ({"source": {"external": "A", "seed": "B"}}, ["ex.yaml:4: 'source' needs exactly one of 'seed' or 'external'"]),
-    ({"source": {"url": "https://x.org", "seed": "B"}}, ["ex.yaml:4: missing key 'external' in 'source'"]),
+    ({"source": {"external": "A", "seed": "B"}}, ["ex.yaml:4:3: 'source' needs exactly one of 'seed' or 'external'"]),
+    ({"source": {"url": "https://x.org", "seed": "B"}}, ["ex.yaml:4:3: missing key 'external' in 'source'"]),
     ({"source": {"external": "A", "url": "ftp://x"}},
-     ["ex.yaml:5: 'source.url' must be the outside source's web address (https://...), not 'ftp://x'"]),
-    ({"reviewed": "yes"}, ["ex.yaml:3: 'reviewed' must be true or false (false: not yet checked against the rules "
+     ["ex.yaml:5:3: 'source.url' must be the outside source's web address (https://...), not 'ftp://x'"]),
+    ({"reviewed": "yes"}, ["ex.yaml:3:1: 'reviewed' must be true or false (false: not yet checked against the rules "
                            "by an author), not 'yes'"]),
-    ({"source": "copied"}, ["ex.yaml:3: 'source' must be one of authored, recorded, not 'copied'"]),
+    ({"source": "copied"}, ["ex.yaml:3:1: 'source' must be one of authored, recorded, not 'copied'"]),
 ])
 def test_source_and_reviewed_keys(tmp_path: Path, keys: dict[str, object], problems: list[str]) -> None:
     from rulepress.load import schema

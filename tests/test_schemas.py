@@ -215,7 +215,7 @@ def test_problems_across_files_are_reported_together(mini: Path) -> None:
     with pytest.raises(SourceErrors) as caught:
         load_book(mini, "mini")
     assert [(file, line) for file, line, _, _ in _problems(caught.value)] == [(BOOK, 7), (BOOK, 10), (GLOSSARY, 3)]
-    assert str(caught.value).splitlines()[0] == f"{BOOK}:7: unknown key 'trimm' (did you mean 'trim'?)"
+    assert str(caught.value).splitlines()[0] == f"{BOOK}:7:1: unknown key 'trimm' (did you mean 'trim'?)"
 
 
 def test_problems_are_capped(mini: Path) -> None:
@@ -229,8 +229,8 @@ def test_problems_are_capped(mini: Path) -> None:
 
 def test_verify_lists_every_source_problem_on_its_own_line(mini: Path) -> None:
     _edit(mini, BOOK, "trim: A6", "trimm: A6\nsubtitel: Rules")
-    assert verify(mini).problems == [f"{BOOK}:7: unknown key 'trimm' (did you mean 'trim'?)",
-                                     f"{BOOK}:8: unknown key 'subtitel' (did you mean 'subtitle'?)"]
+    assert verify(mini).problems == [f"{BOOK}:7:1: unknown key 'trimm' (did you mean 'trim'?)",
+                                     f"{BOOK}:8:1: unknown key 'subtitel' (did you mean 'subtitle'?)"]
 
 
 def test_order_that_is_not_a_number(mini: Path) -> None:
@@ -382,20 +382,21 @@ def test_alias_bomb_is_refused(mini: Path) -> None:
     (mini / COMPONENTS).write_text(_bomb(9))
     assert _book_problems(mini) == [
         (COMPONENTS, 6, f"malformed YAML: more than {MAX_NODES} values once aliases are expanded (an alias "
-                        "bomb?) (column 5)", None)]
+                        "bomb?)", None)]
 
 
 def test_deep_nesting_is_refused(mini: Path) -> None:
     (mini / COMPONENTS).write_text("x: " + "[" * 10_000 + "]" * 10_000 + "\n")
     assert _book_problems(mini) == [
-        (COMPONENTS, 1, f"malformed YAML: nesting deeper than {MAX_DEPTH} levels (column {MAX_DEPTH + 3})", None)]
+        (COMPONENTS, 1, f"malformed YAML: nesting deeper than {MAX_DEPTH} levels", None)]
 
 
 def test_alias_loop_is_refused() -> None:
     with pytest.raises(SourceError) as caught:
         parse_yaml("a: &x [1, *x]\n", "loop.yaml")
-    assert (caught.value.line, caught.value.message) == (
-        1, "malformed YAML: an alias refers to a value that contains it (column 4)")
+    assert (caught.value.line, caught.value.column, caught.value.message) == (
+        1, 4, "malformed YAML: an alias refers to a value that contains it")
+    assert str(caught.value) == "loop.yaml:1:4: malformed YAML: an alias refers to a value that contains it"
 
 
 def test_number_too_long_to_read() -> None:

@@ -22,6 +22,7 @@ import pytest
 from rulepress.analyze.impact import saved_impacts
 from rulepress.project import find_root
 from rulepress.publish.build import gate, render_site
+from rulepress.render.languages import pdf_name, translations
 
 ROOT = find_root(Path(__file__).parent)
 SUB = "/sub/path/"
@@ -34,7 +35,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     impacts = {check.book.id: saved_impacts(ROOT, check) for check in report.books}
     render_site(ROOT, report, impacts, site)
     # The PDFs are printed after the site by `rulepress build` (minutes here); their links are checked by name.
-    pdfs = [f"{check.book.id}{suffix}.pdf" for check in report.books for suffix in ("", "-digital", "-designer")]
+    editions = [(None, report.books), *translations(report).items()]  # each book, then each translation
+    pdfs = [f"{pdf_name(check.book.id, lang)}{suffix}.pdf" for lang, checks in editions for check in checks
+            for suffix in ("", "-digital", "-designer")]
     return site, pdfs
 
 

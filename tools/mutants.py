@@ -398,6 +398,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{len(chosen)} mutants ({', '.join(f'{g}: {n}' for g, n in sorted(counts.items()))}); "
                   f"{len(chosen) - len(todo)} already killed, {len(todo)} to run", flush=True)
             if todo:
+                # Traced and mutated code runs many times slower than usual: the gate's time limits, meant to
+                # catch engines that never answer, would fail healthy imports and replays under mutmut.
+                # mutmut's own timeout still stops a mutant that loops forever.
+                for variable in ("RULEPRESS_IMPORT_TIMEOUT", "RULEPRESS_REPLAY_TIMEOUT"):
+                    os.environ.setdefault(variable, "300")
+                os.environ.setdefault("RULEPRESS_TEST_SLOWDOWN", "10")  # tests/test_bad_inputs.py
                 if args.deselect:  # mutmut passes no arguments of ours to pytest; pytest reads this everywhere
                     deselect = " ".join(shlex.quote(f"--deselect={node}") for node in args.deselect)
                     os.environ["PYTEST_ADDOPTS"] = f"{os.environ.get('PYTEST_ADDOPTS', '')} {deselect}".strip()

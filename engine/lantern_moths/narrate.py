@@ -2,6 +2,10 @@
 
 ``format_action`` (``Ann plants amber-2 on b2``) stays the engine's terse form for designers and error
 messages; this module says the same thing as the rulebook would (``Ann plants an amber moth worth 2 ...``).
+
+Every sentence goes through the engine's message catalogs (``rulepress.i18n``): the English sentence is the
+message ID and ``locale/<lang>/LC_MESSAGES/narrate.po`` translates it.  Tile and colour names are the book's
+component data, not the engine's words.
 """
 
 from __future__ import annotations
@@ -9,12 +13,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rulepress.i18n import translator
+
 from .actions import DISCARD, DRAW, FLIP, FROM_DISCARD, LIGHT, PLANT
 from .pieces import DUSK, GHOST
 from .state import UNKNOWN_TILE, Action, State
 
 if TYPE_CHECKING:
     from .game import LanternMothsGame
+
+_tr = translator(__name__)
+_, ngettext = _tr.gettext, _tr.ngettext
 
 # Engine notation that must never reach the player edition (checked by rulepress.render.player_text).
 # (Cards named "amber-2" are the book's own shorthand, taught in the components chapter, so they may appear.)
@@ -26,48 +35,56 @@ NOTATION: dict[str, str] = {
 def card_words(kind_name: str, article: bool = True) -> str:
     """``amber-2`` -> ``an amber moth worth 2``; ``ghost`` -> ``a Ghost Moth``; ``dusk`` -> ``a Dusk card``."""
     if kind_name == GHOST:
-        return "a Ghost Moth" if article else "Ghost Moth"
+        return _("a Ghost Moth") if article else _("Ghost Moth")
     if kind_name == DUSK:
-        return "a Dusk card" if article else "Dusk card"
-    colour, _, value = kind_name.rpartition("-")
-    words = f"{colour} moth worth {value}"
+        return _("a Dusk card") if article else _("Dusk card")
+    colour, _dash, value = kind_name.rpartition("-")
     if not article:
-        return words
-    return ("an " if colour[:1] in "aeiou" else "a ") + words
+        said = _("{colour} moth worth {value}")
+    elif colour[:1] in "aeiou":  # English says "an amber moth": a translation may say both the same way
+        said = _("an {colour} moth worth {value}")
+    else:
+        said = _("a {colour} moth worth {value}")
+    return said.format(colour=colour, value=value)
 
 
 def _place(game: LanternMothsGame, state: State, cell: int) -> str:
     name = game.pieces.cell_names[cell]
     tile = state.tile_at[cell]
     if not state.face_up[cell] or tile == UNKNOWN_TILE:
-        return f"the face-down tile at {name}"
-    return f"the {game.pieces.tile_names[tile]} tile at {name}"
+        return _("the face-down tile at {place}").format(place=name)
+    return _("the {tile} tile at {place}").format(tile=game.pieces.tile_names[tile], place=name)
 
 
 def narrate_action(game: LanternMothsGame, state: State, action: Action) -> str:
     """What the player did, in the rulebook's words (``state`` is the position before the action)."""
     pieces = game.pieces
-    who = state.players[action.player] if 0 <= action.player < len(state.players) else "Nobody"
+    who = state.players[action.player] if 0 <= action.player < len(state.players) else _("Nobody")
     if action.kind == DRAW:
         if action.arg == FROM_DISCARD:
-            top = (f" ({card_words(pieces.kind_names[pieces.card_kind[state.discard[-1]]])})"
-                   if state.discard else "")
-            return f"{who} takes the top card of the discard pile{top}."
-        return f"{who} draws a card from the deck."
+            if state.discard:
+                return _("{player} takes the top card of the discard pile ({card}).").format(
+                    player=who, card=card_words(pieces.kind_names[pieces.card_kind[state.discard[-1]]]))
+            return _("{player} takes the top card of the discard pile.").format(player=who)
+        return _("{player} draws a card from the deck.").format(player=who)
     if action.kind == PLANT:
-        return (f"{who} plants {card_words(pieces.kind_names[action.arg])} on "
-                f"{_place(game, state, action.cell)}.")
+        return _("{player} plants {card} on {place}.").format(
+            player=who, card=card_words(pieces.kind_names[action.arg]), place=_place(game, state, action.cell))
     if action.kind == LIGHT:
-        return f"{who} lights a wick beside {_place(game, state, action.cell)}."
+        return _("{player} lights a wick beside {place}.").format(player=who, place=_place(game, state, action.cell))
     if action.kind == FLIP:
-        return f"{who} turns over {_place(game, state, action.cell)}."
+        return _("{player} turns over {place}.").format(player=who, place=_place(game, state, action.cell))
     if action.kind == DISCARD:
-        return f"{who} discards {card_words(pieces.kind_names[action.arg])}."
-    return f"{who} passes."
+        return _("{player} discards {card}.").format(player=who, card=card_words(pieces.kind_names[action.arg]))
+    return _("{player} passes.").format(player=who)
 
 
-def _count(number: int, thing: str) -> str:
-    return f"{number} {thing}" if number == 1 else f"{number} {thing}s"
+def _both(names: list[str]) -> str:
+    """``Ann and Bo`` (``Ann and Bo and Cy`` for three, as the rulebook's ties read)."""
+    said = names[0]
+    for name in names[1:]:
+        said = _("{first} and {second}").format(first=said, second=name)
+    return said
 
 
 def narrate_state(game: LanternMothsGame, snapshot: Mapping[str, Any]) -> str:
@@ -75,30 +92,34 @@ def narrate_state(game: LanternMothsGame, snapshot: Mapping[str, Any]) -> str:
     sentences = []
     if snapshot.get("over"):
         winners = snapshot.get("winners") or []
-        sentences.append("The game is over" + (f"; {' and '.join(winners)} won" if winners else "") + ".")
+        sentences.append(_("The game is over; {winners} won.").format(winners=_both(winners)) if winners
+                         else _("The game is over."))
     elif snapshot.get("current"):
         left = int(snapshot.get("actions_left", 0))
-        sentences.append(f"Round {snapshot.get('round')}: {snapshot['current']} is playing, with "
-                         f"{_count(left, 'action')} left.")
+        sentences.append(ngettext("Round {round}: {player} is playing, with {count} action left.",
+                                  "Round {round}: {player} is playing, with {count} actions left.", left).format(
+            round=snapshot.get("round"), player=snapshot["current"], count=left))
     garden = snapshot.get("garden") or {}
     shown = []
     for place, cell in garden.items():
         if cell.get("face") != "up":
             continue
         moths = cell.get("moths") or []
-        what = f"the {cell.get('tile')} tile at {place}"
+        what = _("the {tile} tile at {place}").format(tile=cell.get("tile"), place=place)
         if moths:
-            what += " with " + ", ".join(card_words(m) for m in moths)
+            what = _("{place} with {moths}").format(place=what, moths=", ".join(card_words(m) for m in moths))
         if cell.get("wicks"):
-            what += f" (wicks: {', '.join(cell['wicks'])})"
+            what = _("{place} (wicks: {wicks})").format(place=what, wicks=", ".join(cell["wicks"]))
         shown.append(what)
     if shown:
-        sentences.append("Face up: " + "; ".join(shown) + ".")
+        sentences.append(_("Face up: {places}.").format(places="; ".join(shown)))
     lanterns = snapshot.get("lanterns") or {}
     if any(lanterns.values()):
-        sentences.append("In the lanterns: " + "; ".join(
-            f"{name} {_count(len(cards), 'moth')}" for name, cards in lanterns.items()) + ".")
+        sentences.append(_("In the lanterns: {lanterns}.").format(lanterns="; ".join(
+            ngettext("{name} {count} moth", "{name} {count} moths", len(cards)).format(name=name, count=len(cards))
+            for name, cards in lanterns.items())))
     dusk = snapshot.get("dusk") or {}
     if dusk.get("out"):
-        sentences.append(f"{_count(int(dusk['out']), 'Dusk card')} out.")
+        out = int(dusk["out"])
+        sentences.append(ngettext("{count} Dusk card out.", "{count} Dusk cards out.", out).format(count=out))
     return " ".join(sentences)

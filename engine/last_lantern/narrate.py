@@ -3,6 +3,11 @@
 ``steps.describe`` (``abandoned T43 onto e10 e11 e12 e13 f12``) stays the engine's terse form for designers
 and error messages; this module says the same as the rulebook would: lanes are lettered and steps numbered
 (rules chapter "Components"), Familiars and abilities go by their printed names.
+
+Every word goes through the engine's message catalogs (``rulepress.i18n``): the English sentence is the message
+ID, and ``locale/<lang>/LC_MESSAGES/narrate.po`` translates it.  Whole sentences are messages, with named
+placeholders, so a translator can reorder them; the few pieces that are joined (a list, a payment clause) are
+messages too.
 """
 
 from __future__ import annotations
@@ -10,13 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .abilities import ABILITY_NAMES
+from rulepress.i18n import N_, translator
+
 from .actions import Action
 from .geometry import LANE_LETTERS
 
 if TYPE_CHECKING:
     from .game import LastLanternGame
     from .state import State
+
+_tr = translator(__name__)
+_, ngettext, pgettext = _tr.gettext, _tr.ngettext, _tr.pgettext
 
 # Engine notation that must never reach the player edition (checked by rulepress.render.player_text).
 NOTATION: dict[str, str] = {
@@ -26,35 +35,68 @@ NOTATION: dict[str, str] = {
     "tile shape": r"[#.]{2,}(?: / [#.]+)+",  # ### / .#.: a shape as rows of squares
 }
 
+# Each Familiar's printed name: alone, with its article, and counted (singular, plural).
+_NAMES = {"rabbit": N_("Rabbit"), "snail": N_("Snail"), "owl": N_("Owl"), "wolf": N_("Wolf")}
+_WITH_ARTICLE = {"rabbit": N_("a Rabbit"), "snail": N_("a Snail"), "owl": N_("an Owl"), "wolf": N_("a Wolf")}
+# With "the", and its location: whole phrases, because other languages elide (l'Escargot, de l'Escargot).
+_THE = {"rabbit": N_("the Rabbit"), "snail": N_("the Snail"), "owl": N_("the Owl"), "wolf": N_("the Wolf")}
+_LOCATION = {"rabbit": N_("the Rabbit's location"), "snail": N_("the Snail's location"),
+             "owl": N_("the Owl's location"), "wolf": N_("the Wolf's location")}
 
-_PLURAL = {"wolf": "Wolves"}
+
+def _counted(kind: str, count: int) -> str:
+    # One ngettext call per kind, with literal messages, so that the extractor sees each of them.
+    if kind == "rabbit":
+        return ngettext("{count} Rabbit", "{count} Rabbits", count).format(count=count)
+    if kind == "snail":
+        return ngettext("{count} Snail", "{count} Snails", count).format(count=count)
+    if kind == "owl":
+        return ngettext("{count} Owl", "{count} Owls", count).format(count=count)
+    if kind == "wolf":
+        return ngettext("{count} Wolf", "{count} Wolves", count).format(count=count)
+    return f"{count} {kind.capitalize()}{'' if count == 1 else 's'}"  # not a Familiar of the book: as the data says
 
 
 def _and(words: Sequence[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    if len(words) == 1:
+        return words[0]
+    return _("{items} and {last}").format(items=", ".join(words[:-1]), last=words[-1])
 
 
 def familiar(kind: str, article: bool = True) -> str:
     """``owl`` -> ``an Owl``."""
-    name = kind.capitalize()
-    if not article:
-        return name
-    return ("an " if name[:1] in "AEIOU" else "a ") + name
+    if kind in _NAMES:
+        return _(_WITH_ARTICLE[kind] if article else _NAMES[kind])
+    name = kind.capitalize()  # not a Familiar of the book (a described state's typo): as the data says
+    return ("an " if name[:1] in "AEIOU" else "a ") + name if article else name
+
+
+def _the(kind: str) -> str:
+    return _(_THE[kind]) if kind in _THE else f"the {familiar(kind, False)}"
+
+
+def _location(kind: str) -> str:
+    return _(_LOCATION[kind]) if kind in _LOCATION else f"the {familiar(kind, False)}'s location"
 
 
 def tile_words(tile: str) -> str:
     """``T03`` -> ``Tree tile T03``; ``A08`` -> ``Ability tile A08`` (the components chapter's names)."""
-    kind = {"T": "Tree tile", "A": "Ability tile"}.get(tile[:1], "tile")
-    return f"{kind} {tile}" if tile else "a tile"
+    if not tile:
+        return _("a tile")
+    if tile[:1] == "T":
+        return _("Tree tile {tile}").format(tile=tile)
+    if tile[:1] == "A":
+        return _("Ability tile {tile}").format(tile=tile)
+    return _("tile {tile}").format(tile=tile)
 
 
 def spaces_words(names: Sequence[str]) -> str:
     """Canopy spaces grouped by lane: ``e10 e11 f12`` -> ``lane e, steps 10 to 11, and lane f, step 12``;
     Frozen Lake spaces (capital letters) are listed by name."""
     if not names:
-        return "no space"
+        return _("no space")
     if names[0][:1] not in LANE_LETTERS:
-        return "the Frozen Lake at " + _and(sorted(names))
+        return _("the Frozen Lake at {spaces}").format(spaces=_and(sorted(names)))
     lanes: dict[str, list[int]] = {}
     for name in names:
         lanes.setdefault(name[0], []).append(int(name[1:]))
@@ -62,11 +104,15 @@ def spaces_words(names: Sequence[str]) -> str:
     for lane, steps in sorted(lanes.items()):
         steps.sort()
         if len(steps) == 1:
-            parts.append(f"lane {lane}, step {steps[0]}")
+            parts.append(_("lane {lane}, step {step}").format(lane=lane, step=steps[0]))
+        elif len(steps) == 2 and steps[1] == steps[0] + 1:  # English says "10 to 11"; French "10 et 11"
+            parts.append(pgettext("two steps", "lane {lane}, steps {first} to {last}").format(
+                lane=lane, first=steps[0], last=steps[1]))
         elif steps == list(range(steps[0], steps[-1] + 1)):
-            parts.append(f"lane {lane}, steps {steps[0]} to {steps[-1]}")
+            parts.append(_("lane {lane}, steps {first} to {last}").format(lane=lane, first=steps[0], last=steps[-1]))
         else:
-            parts.append(f"lane {lane}, steps {_and([str(s) for s in steps])}")
+            parts.append(_("lane {lane}, steps {steps}").format(lane=lane, steps=_and([str(s) for s in steps])))
+    # Lanes whose own words hold commas are set apart with semicolons, so the list still reads as one per lane.
     return "; ".join(parts) if len(parts) > 1 and any("," in p for p in parts) else _and(parts)
 
 
@@ -75,66 +121,80 @@ def narrate_action(game: LastLanternGame, state: State, action: Action) -> str:
     rules = game.rules(state.n)  # the board depends on the player count
 
     def who(p: int) -> str:
-        return state.players[p] if 0 <= p < len(state.players) else "Nobody"
+        return state.players[p] if 0 <= p < len(state.players) else _("Nobody")
 
-    paid = f", paying with Familiars from {_and([who(p) for p in action.payers])}" if action.payers else ""
-    do, player = action.do, who(action.player)
+    paid = (_(", paying with Familiars from {payers}").format(payers=_and([who(p) for p in action.payers]))
+            if action.payers else "")
+    do, player, other = action.do, who(action.player), who(action.other)
     if do == "draw":
-        return "Tree tiles are drawn and laid beside the Familiar locations."
+        return _("Tree tiles are drawn and laid beside the Familiar locations.")
     if do == "done":
-        return "The players finish Journeying."
+        return _("The players finish Journeying.")
     if do == "choose":
-        return f"{player} chooses the {familiar(action.where, False)}'s location."
+        return _("{player} chooses {location}.").format(player=player, location=_location(action.where))
     if do == "resolve":
-        return (f"At the {familiar(action.where, False)}'s location, {player} takes the tile and "
-                f"{who(action.other)} takes the {familiar(action.where, False)}.")
+        return _("At {location}, {player} takes the tile and {other} takes {familiar}.").format(
+            location=_location(action.where), player=player, other=other, familiar=_the(action.where))
     if do == "take-from":
-        agreed = ", and they agree" if action.agreed else ""
-        return f"{player} takes {familiar(action.where)} from {who(action.other)}{agreed}."
+        said = (_("{player} takes {familiar} from {other}, and they agree.") if action.agreed
+                else _("{player} takes {familiar} from {other}."))
+        return said.format(player=player, familiar=familiar(action.where), other=other)
     if do == "go-without":
-        return f"{player} goes without {familiar(action.where)}."
+        return _("{player} goes without {familiar}.").format(player=player, familiar=familiar(action.where))
     if do == "give":
-        return f"{player} gives {familiar(action.where)} to {who(action.other)}."
+        return _("{player} gives {familiar} to {other}.").format(
+            player=player, familiar=familiar(action.where), other=other)
     if do == "place":
-        return f"{player} lays {tile_words(action.tile)} on {spaces_words(rules.canopy.names_of(action.mask))}."
+        return _("{player} lays {tile} on {spaces}.").format(
+            player=player, tile=tile_words(action.tile), spaces=spaces_words(rules.canopy.names_of(action.mask)))
     if do == "cannot-place":
-        return f"{player} cannot lay {tile_words(action.tile)} anywhere."
+        return _("{player} cannot lay {tile} anywhere.").format(player=player, tile=tile_words(action.tile))
     if do == "back-on-track":
-        target = f" to take {tile_words(action.tile)} off the Path Astray track" if action.tile else ""
-        return f"{player} uses {ABILITY_NAMES[do]}{target}{paid}."
+        if action.tile:
+            return _("{player} uses Back on Track to take {tile} off the Path Astray track{paid}.").format(
+                player=player, tile=tile_words(action.tile), paid=paid)
+        return _("{player} uses Back on Track{paid}.").format(player=player, paid=paid)
     if do == "lighting-the-way":
-        return f"{player} uses {ABILITY_NAMES[do]}{paid}."
+        return _("{player} uses Lighting the Way{paid}.").format(player=player, paid=paid)
     if do == "through-the-fog":
-        return f"{player} uses Through the Fog to pass {tile_words(action.tile)} to {who(action.other)}{paid}."
+        return _("{player} uses Through the Fog to pass {tile} to {other}{paid}.").format(
+            player=player, tile=tile_words(action.tile), other=other, paid=paid)
     if do == "guiding-hand":
-        source = f" from {who(action.third)}" if action.third >= 0 else ""
-        return f"{player} uses Guiding Hand: {familiar(action.where)}{source} goes to {who(action.other)}{paid}."
+        said = (_("{player} uses Guiding Hand: {familiar} from {giver} goes to {other}{paid}.") if action.third >= 0
+                else _("{player} uses Guiding Hand: {familiar} goes to {other}{paid}."))
+        return said.format(player=player, familiar=familiar(action.where), giver=who(action.third), other=other,
+                           paid=paid)
     if do == "lantern":
-        return f"{player} resolves crossing a lantern."
+        return _("{player} resolves crossing a lantern.").format(player=player)
     if do == "return":
-        return f"{player} puts {familiar(action.where)} back on its location."
+        return _("{player} puts {familiar} back on its location.").format(
+            player=player, familiar=familiar(action.where))
     if action.mask:
         board = rules.lake if rules.lake is not None else rules.canopy
-        return f"{tile_words(action.tile)} is abandoned onto {spaces_words(board.names_of(action.mask))}."
-    return f"{tile_words(action.tile)} is abandoned onto the Path Astray track."
+        return _("{tile} is abandoned onto {spaces}.").format(
+            tile=tile_words(action.tile), spaces=spaces_words(board.names_of(action.mask)))
+    return _("{tile} is abandoned onto the Path Astray track.").format(tile=tile_words(action.tile))
 
 
 def narrate_state(game: LastLanternGame, snapshot: Mapping[str, Any]) -> str:
     """The position in a few sentences: the round, the black Fireflies, each player and the track."""
-    sentences = [f"Round {snapshot.get('round')}."]
+    sentences = [_("Round {round}.").format(round=snapshot.get("round"))]
     if snapshot.get("over"):
-        sentences.append("The players " + ("win." if snapshot.get("won") else "lose."))
+        sentences.append(_("The players win.") if snapshot.get("won") else _("The players lose."))
     black = int(snapshot.get("black") or 0)
-    sentences.append(f"{black} black Firefl{'y' if black == 1 else 'ies'} on the board.")
+    sentences.append(ngettext("{count} black Firefly on the board.", "{count} black Fireflies on the board.",
+                              black).format(count=black))
     for name, player in (snapshot.get("players") or {}).items():
         familiars = player.get("familiars") or {}
-        held = [f"{count} {familiar(kind, False) if count == 1 else _PLURAL.get(kind, kind.capitalize() + 's')}"
-                for kind, count in familiars.items() if count]
+        held = [_counted(kind, count) for kind, count in familiars.items() if count]
         crossed = player.get("lanterns") or []
-        lanterns = ("has crossed lantern" + ("s " if len(crossed) > 1 else " ") + _and([str(n) for n in crossed])
-                    if crossed else "has crossed no lantern")
-        sentences.append(f"{name} {lanterns}" + (f" and holds {_and(held)}" if held else "") + ".")
+        lanterns = (ngettext("{player} has crossed lantern {lanterns}", "{player} has crossed lanterns {lanterns}",
+                             len(crossed)) if crossed else _("{player} has crossed no lantern"))
+        lanterns = lanterns.format(player=name, lanterns=_and([str(n) for n in crossed]) if crossed else "")
+        sentences.append(_("{crossed} and holds {familiars}.").format(crossed=lanterns, familiars=_and(held))
+                         if held else lanterns + ".")
     track = snapshot.get("track") or []
     if track:
-        sentences.append(f"On the Path Astray track: {_and([tile_words(str(t)) for t in track])}.")
+        sentences.append(_("On the Path Astray track: {tiles}.").format(
+            tiles=_and([tile_words(str(t)) for t in track])))
     return " ".join(sentences)

@@ -5,12 +5,19 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from rulepress.i18n import N_, NP_, translator
+from rulepress.render.metrics import text_width
+
 from .geometry import bits
 from .state import LOCATIONS
 
 if TYPE_CHECKING:
     from .game import LastLantern
     from .state import State
+
+# The words drawn in a diagram are players' words: they come from the narration's catalogs (narrate.py).
+_tr = translator(__name__)
+_, ngettext, pgettext = _tr.gettext, _tr.ngettext, _tr.pgettext
 
 FONT = 'font-family="Rulepress Sans, DejaVu Sans, sans-serif"'
 CELL = 22
@@ -73,7 +80,47 @@ PLAYER_FILL = tuple(paint(f"player{n}") for n in range(1, 5))
 ABILITY_FILL = paint("ability")
 ABANDONED_FILL = paint("abandoned")
 FIREFLY = {colour: paint(f"firefly_{colour}") for colour in ("black", "yellow", "orange", "blue", "purple")}
-FLOWER_MARK = {"bluebell": "B", "daisy": "D", "poppy": "P", "violet": "V"}
+# A flower's mark is its name's initial, so it changes with the language (jacinthe, marguerite...).
+FLOWER_MARK = {"bluebell": NP_("flower initial", "B"), "daisy": NP_("flower initial", "D"),
+               "poppy": NP_("flower initial", "P"), "violet": NP_("flower initial", "V")}
+# The engine's phase names, as the diagrams print them ("Round 2 · journey · ...").
+PHASES = {
+    "draw": NP_("phase", "draw"), "choose": NP_("phase", "choose"), "resolve": NP_("phase", "resolve"),
+    "familiar": NP_("phase", "familiar"), "journey": NP_("phase", "journey"),
+    "lantern-order": NP_("phase", "lantern-order"), "orange": NP_("phase", "orange"),
+    "purple": NP_("phase", "purple"), "astray": NP_("phase", "astray"), "final": NP_("phase", "final"),
+    "over": NP_("phase", "over"),
+}
+# A Familiar location, as "Beside the locations: rabbit T03" names it.
+LOCATION_NAMES = {"rabbit": NP_("location", "rabbit"), "snail": NP_("location", "snail"),
+                  "owl": NP_("location", "owl"), "wolf": NP_("location", "wolf")}
+FAMILIAR_NAMES = {"rabbit": N_("Rabbit"), "snail": N_("Snail"), "owl": N_("Owl"), "wolf": N_("Wolf")}
+
+
+def _phase(phase: str) -> str:
+    return pgettext("phase", PHASES[phase]) if phase in PHASES else phase
+
+
+def _fireflies(counts: dict[str, int]) -> str:
+    """``3 yellow, 1 black`` (a bag or the supply), or ``empty``."""
+    said = []
+    for colour, n in counts.items():
+        if not n:
+            continue
+        # One literal message per colour: French colour words agree in number (3 jaunes, 3 orange).
+        if colour == "black":
+            said.append(ngettext("{n} black", "{n} black", n).format(n=n))
+        elif colour == "yellow":
+            said.append(ngettext("{n} yellow", "{n} yellow", n).format(n=n))
+        elif colour == "orange":
+            said.append(ngettext("{n} orange", "{n} orange", n).format(n=n))
+        elif colour == "blue":
+            said.append(ngettext("{n} blue", "{n} blue", n).format(n=n))
+        elif colour == "purple":
+            said.append(ngettext("{n} purple", "{n} purple", n).format(n=n))
+        else:
+            said.append(f"{n} {colour}")
+    return ", ".join(said) or _("empty")
 
 
 def _text(
@@ -198,7 +245,7 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
                 _text(
                     fx + CELL - 6,
                     fy + CELL - 2.5,
-                    FLOWER_MARK.get(flower, "?"),
+                    pgettext("flower initial", FLOWER_MARK[flower]) if flower in FLOWER_MARK else "?",
                     10,
                     "middle",
                     fill=INK,
@@ -228,7 +275,7 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
         )
     gx = left + (c.length + 1) * CELL
     out.append(_line(gx, top - 6, gx, top + board_h + 6, paint("goal"), 3.5))
-    out.append(_text(gx + 3, top + board_h + 13, "goal", 10, "start", "bold"))
+    out.append(_text(gx + 3, top + board_h + 13, _("goal"), 10, "start", "bold"))
     y = top + board_h + 30
     y = _panel(g, s, out, left, y, board_w)
     width = max(left + board_w + 12, 480)
@@ -238,10 +285,12 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
         y += lake_h + 10
     height = y + 6
     body = "\n".join(out)
-    bag = ", ".join(f"{n} {colour}" for colour, n in s.bag.items() if n) or "empty"
-    on_lines = ", ".join(f"lantern {k + 1}: {n}" for k, n in enumerate(s.lantern_fireflies))
-    desc = (f"Round {s.round}, {s.phase}; {len(s.placed)} tiles on the paths; black Fireflies on the paths: "
-            f"{s.board_black}; bag: {bag}; Fireflies at the lanterns: {on_lines or 'none'}.")
+    on_lines = ", ".join(_("lantern {number}: {count}").format(number=k + 1, count=n)
+                         for k, n in enumerate(s.lantern_fireflies))
+    desc = _("Round {round}, {phase}; {tiles} tiles on the paths; black Fireflies on the paths: {black}; "
+             "bag: {bag}; Fireflies at the lanterns: {lanterns}.").format(
+        round=s.round, phase=_phase(s.phase), tiles=len(s.placed), black=s.board_black, bag=_fireflies(s.bag),
+        lanterns=on_lines or _("none"))
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img">\n<desc>{escape(desc)}</desc>\n'
@@ -254,34 +303,40 @@ def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, widt
     """The Path Astray track, the bag, the supply and each player's hand and Familiars."""
     x = 8
     if g.lake is None and not g.opt["basilisk"]:
-        out.append(_text(x, y + 12, "Path Astray", 9, weight="bold"))
+        title = _("Path Astray")
+        out.append(_text(x, y + 12, title, 9, weight="bold"))
+        # The track starts after its title, whose length depends on the language.
+        track_left = x + max(70, round(text_width(title, 9, bold=True)) + 6)
         for i, icon in enumerate(g.track_icons):
-            bx = x + 70 + i * 44
+            bx = track_left + i * 44
             out.append(_rect(bx, y, 42, 18, paint("track"), paint("track_line")))
             label = s.track[i] if i < len(s.track) else "●" * icon
             out.append(_text(bx + 21, y + 12.5, label, 10, "middle", "bold" if i < len(s.track) else "normal"))
         y += 26
-    bag = ", ".join(f"{n} {colour}" for colour, n in s.bag.items() if n) or "empty"
-    supply = ", ".join(f"{n} {colour}" for colour, n in s.supply.items() if n) or "empty"
     # One line each: at the smallest printable size, bag and supply no longer fit side by side.
-    out.append(_text(x, y + 10, f"Bag: {bag}", 10, weight="bold"))
-    out.append(_text(x, y + 23, f"Supply: {supply}", 10))
-    out.append(_text(x, y + 36, f"Round {s.round} · {s.phase} · black on paths: {s.board_black}", 10))
+    out.append(_text(x, y + 10, _("Bag: {fireflies}").format(fireflies=_fireflies(s.bag)), 10, weight="bold"))
+    out.append(_text(x, y + 23, _("Supply: {fireflies}").format(fireflies=_fireflies(s.supply)), 10))
+    out.append(_text(x, y + 36, _("Round {round} · {phase} · black on paths: {black}").format(
+        round=s.round, phase=_phase(s.phase), black=s.board_black), 10))
     y += 43
     shown = [loc for loc in LOCATIONS if loc in g.locations and s.location_tile.get(loc)]
     if shown and s.phase in ("choose", "resolve", "familiar"):
-        text = "Beside the locations: " + ", ".join(f"{loc} {s.location_tile[loc]}" for loc in shown)
+        text = _("Beside the locations: {tiles}").format(tiles=", ".join(
+            _("{location} {tile}").format(location=pgettext("location", LOCATION_NAMES[loc]), tile=s.location_tile[loc])
+            for loc in shown))
         out.append(_text(x, y + 10, text, 9))
         y += 14
     for p, name in enumerate(s.players):
         # In the players' words, not the engine's: "Rabbit 1, Snail 0", "lanterns crossed: 1, 2".
-        fam = ", ".join(f"{k.capitalize()} {s.familiars[p][k]}" for k in LOCATIONS if k in g.locations)
-        hand = "holds " + ", ".join(s.hands[p]) if s.hands[p] else "holds no tile"
-        crossed = ", ".join(str(k + 1) for k in sorted(s.crossed[p])) or "none"
-        out.append(_text(x, y + 10, f"{name} {hand} · {fam} · lanterns crossed: {crossed}", 9))
+        fam = ", ".join(_("{familiar} {count}").format(familiar=_(FAMILIAR_NAMES[k]), count=s.familiars[p][k])
+                        for k in LOCATIONS if k in g.locations)
+        hand = _("holds {tiles}").format(tiles=", ".join(s.hands[p])) if s.hands[p] else _("holds no tile")
+        crossed = ", ".join(str(k + 1) for k in sorted(s.crossed[p])) or _("none")
+        out.append(_text(x, y + 10, _("{player} {hand} · {familiars} · lanterns crossed: {crossed}").format(
+            player=name, hand=hand, familiars=fam, crossed=crossed), 9))
         y += 13
     if s.abandoned:
-        out.append(_text(x, y + 10, "Abandoned this round: " + ", ".join(s.abandoned), 9))
+        out.append(_text(x, y + 10, _("Abandoned this round: {tiles}").format(tiles=", ".join(s.abandoned)), 9))
         y += 13
     return y + 4
 
@@ -291,7 +346,7 @@ def _lake(g: LastLantern, s: State, out: list[str], left: float, y: float) -> fl
     assert lake is not None
     size = 18
     x0 = 80
-    out.append(_text(8, y + 12, "Frozen Lake", 9, weight="bold"))
+    out.append(_text(8, y + 12, _("Frozen Lake"), 9, weight="bold"))
     for cell in bits(lake.spaces):
         col, row = lake.column_row(cell)
         bx, by = x0 + col * size, y + row * size

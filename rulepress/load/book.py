@@ -78,6 +78,8 @@ class Book:
     rules: dict[str, Rule] = field(default_factory=dict)
     provenance: dict[str, Provenance] = field(default_factory=dict)  # where each rule comes from, by rule ID
     games: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)  # engine games by options
+    language: str = "en"  # a translation (load/translations.py) carries its own language and item status
+    status: dict[str, str] = field(default_factory=dict)  # item key (rule:<id>...) -> current, stale or missing
 
     @property
     def title(self) -> str:

@@ -123,8 +123,8 @@ def decode(data: bytes, shown: str) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - line_start + 1
         bad = " ".join(f"0x{byte:02x}" for byte in data[exc.start:exc.end])
-        raise SourceError(shown, line, f"column {column}: byte {bad} is not valid UTF-8 "
-                                       "(save the file as UTF-8)") from exc
+        raise SourceError(shown, line, f"byte {bad} is not valid UTF-8 (save the file as UTF-8)",
+                          column=column) from exc
 
 
 def _too_big(size: int, max_bytes: int) -> str:

@@ -100,6 +100,7 @@ def load_example(path: Path, book: Book) -> Example:
     if refused is not None and refused not in book.rules:
         found.add(SourceError(shown, line_of(start, "refused"), f"'refused' names unknown rule ID '{refused}'",
                               rule=refused))
+    found.extend(_player_problems(raw, shown, book, refused is None))
     steps = [] if refused is not None else _steps(raw["steps"], shown, book, found)
     found.extend(textpolicy.field_errors(raw, shown, "example", plain=("title", "summary"), template=("text",)))
     found.raise_if_any()
@@ -109,6 +110,27 @@ def load_example(path: Path, book: Book) -> Example:
     return Example(raw["id"], book.id, shown, raw["title"], list(rules), source_kind, source_ref,
                    list(raw.get("players", [])), plain(raw.get("options") or {}), raw.get("seed", 0), plain(start),
                    steps, raw.get("text") or "", line_of(raw, "text"), raw.get("summary") or "", raw)
+
+
+def _player_problems(raw: Any, shown: str, book: Book, count_matters: bool) -> list[SourceError]:
+    """Players named twice, and a count the book is not played by; a setup the example expects to be
+    refused (``start.refused``) may name any count, since that refusal is what it shows."""
+    players = raw.get("players")
+    if not players:
+        return []
+    problems = []
+    for index, name in enumerate(players):
+        if name in players[:index]:
+            problems.append(SourceError(shown, line_of(players, index), f"players: '{name}' twice (each player "
+                                                                        f"needs a name of their own)"))
+    span = book.data.get("players")
+    if count_matters and isinstance(span, dict) and not span["min"] <= len(players) <= span["max"]:
+        wanted = str(span["min"]) if span["min"] == span["max"] else f"{span['min']} to {span['max']}"
+        count = f"{len(players)} player" + ("s" if len(players) != 1 else "")
+        problems.append(SourceError(shown, line_of(raw, "players"), f"players: {count}, but {book.id} is played by "
+                                    f"{wanted} (book.yaml 'players'); an example of a refused setup says so with "
+                                    f"'start: {{setup: true, refused: <rule>}}'"))
+    return problems
 
 
 def _steps(raw_steps: list[Any], shown: str, book: Book, found: Collector) -> list[Step]:

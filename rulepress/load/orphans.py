@@ -5,11 +5,14 @@ whose effect (a missing chapter, an example never replayed) nobody would notice,
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from rulepress.errors import SourceError
 from rulepress.load.confine import shown as shown_path
+
+LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Z]{2})?$")  # a translation's folder name, as schemas/book.yaml's language
 
 BOOK_FILES = ("book.yaml", "components.yaml", "glossary.yaml", "questions.yaml", "changelog.yaml",
               "prose_only.yaml", "provenance.yaml")
@@ -47,16 +50,36 @@ def stray_book_files(folder: Path, root: Path) -> list[SourceError]:
 
 
 def stray_examples(folder: Path, root: Path) -> list[SourceError]:
-    """Entries of an examples folder that are not ``<id>.yaml`` files, which the build would never replay."""
+    """Entries of an examples folder that are not ``<id>.yaml`` files, which the build would never replay.
+
+    A folder named like a language (``fr/``) holds a translation's example texts: load/translations.py reads it,
+    and :func:`undeclared_translations` reports it when book.yaml does not declare that language."""
     problems = []
     for path in _visible(folder):
         shown = shown_path(path, root)
+        if path.is_dir() and LANGUAGE.match(path.name):
+            continue
         if path.suffix == ".yml":
             problems.append(SourceError(shown, None, f"examples end in .yaml: rename it to '{path.stem}.yaml' "
                                                      "(the build would ignore it)"))
         elif path.suffix != ".yaml" or path.is_dir():
             problems.append(SourceError(shown, None, "not an example (examples are <id>.yaml files); the build "
                                                      "would ignore it"))
+    return problems
+
+
+def undeclared_translations(root: Path, book_id: str, translations: Iterable[str]) -> list[SourceError]:
+    """Translation folders (``rules_src/<book>/<lang>/``, ``examples/<book>/<lang>/``) of a language book.yaml
+    does not declare under ``translations``: the build would ignore them. Reported as warnings by the gate, so a
+    translation can be started before it is declared."""
+    declared = set(translations)
+    problems = []
+    for base in (root / "rules_src" / book_id, root / "examples" / book_id):
+        for path in _visible(base):
+            if path.is_dir() and LANGUAGE.match(path.name) and path.name not in declared:
+                problems.append(SourceError(shown_path(path, root), None, f"a translation into '{path.name}' that "
+                                            f"rules_src/{book_id}/book.yaml does not declare (add '{path.name}' to "
+                                            "its 'translations', or delete the folder); the build ignores it"))
     return problems
 
 

@@ -16,7 +16,7 @@ class SourceErrors(SourceError):
 
     def __init__(self, errors: list[SourceError], more: int = 0) -> None:
         first = errors[0]
-        super().__init__(first.file, first.line, first.message, first.rule)
+        super().__init__(first.file, first.line, first.message, first.rule, first.column)
         self.errors = errors
         self.more = more
 

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 from rulepress.errors import SourceError
-from rulepress.load.yamlsrc import line_of, parse_yaml, plain
+from rulepress.load.yamlsrc import column_of, line_of, parse_yaml, plain
 
 SIZE = re.compile(r"^[0-9]+(\.[0-9]+)?(mm|cm|in|pt)$")
 EXAMPLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -56,7 +56,13 @@ def _format_checker(prefix: str | None) -> FormatChecker:
 
 def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> list[SourceError]:
     """Every way ``data`` (as loaded by yamlsrc, with line numbers) breaks schema ``name``, sorted by line."""
-    validator = Draft202012Validator(load_schema(name), format_checker=_format_checker(prefix))
+    return validate_with(data, load_schema(name), shown, prefix)
+
+
+def validate_with(data: Any, schema: dict[str, Any], shown: str, prefix: str | None = None) -> list[SourceError]:
+    """Every way ``data`` breaks ``schema`` (already checked with ``Draft202012Validator.check_schema``), as
+    :func:`validate` says it: an engine's declared step shapes are checked this way (verify/steps.py)."""
+    validator = Draft202012Validator(schema, format_checker=_format_checker(prefix))
     found: dict[tuple[int, str], SourceError] = {}
     for error in validator.iter_errors(data):
         for problem in _problems(error, data, shown, prefix):
@@ -68,6 +74,7 @@ def _problems(error: ValidationError, data: Any, shown: str, prefix: str | None)
     path = list(error.absolute_path)
     parent, key = _parent(data, path)
     line = line_of(parent, key, default=1) if path else line_of(data, default=1)
+    column = column_of(parent, key) if path else column_of(data)
     where = _path_text(path)
     kind = error.validator
     instance = error.instance
@@ -75,31 +82,40 @@ def _problems(error: ValidationError, data: Any, shown: str, prefix: str | None)
         return _unknown_keys(error, instance, where, shown)
     if "propertyNames" in error.relative_schema_path:
         # The error's instance is the offending key; its line is the key's own.
-        return [SourceError(shown, line_of(_at(data, path), error.instance, 1),
-                            f"key {error.instance!r}{_in(where)} must be {_expect(error.schema, prefix)}")]
+        container = _at(data, path)
+        return [SourceError(shown, line_of(container, error.instance, 1),
+                            f"key {error.instance!r}{_in(where)} must be {_expect(error.schema, prefix)}",
+                            column=column_of(container, error.instance))]
+    # Problems of a whole mapping or list are placed where it starts (its first key), not at the key naming it.
     container_line = line_of(instance, default=line)
+    container_column = column_of(instance) if hasattr(instance, "line") else column
     if kind == "required" and isinstance(instance, dict):
-        return [SourceError(shown, container_line, f"missing key '{name}'{_in(where)}")
+        return [SourceError(shown, container_line, f"missing key '{name}'{_in(where)}", column=container_column)
                 for name in error.validator_value if name not in instance]
     subject = where or "the file"
     rule = instance if error.schema.get("format") == "rule-id" and isinstance(instance, str) else None
     if "x-message" in error.schema and kind in ("anyOf", "oneOf", "not", "minItems", "maxItems"):
         message = error.schema["x-message"]
-        return [SourceError(shown, container_line, f"{where} {message}" if where else message)]
+        return [SourceError(shown, container_line, f"{where} {message}" if where else message,
+                            column=container_column)]
     if kind in ("type", "format", "pattern", "minLength", "const"):
-        return [SourceError(shown, line, f"{subject} must be {_expect(error.schema, prefix)}, not "
-                                         f"{_describe(instance)}", rule)]
-    if kind == "enum":
+        message = f"{subject} must be {_expect(error.schema, prefix)}, not {_describe(instance)}"
+    elif kind == "enum":
         choices = ", ".join(str(value) for value in error.validator_value)
-        return [SourceError(shown, line, f"{subject} must be one of {choices}, not {_describe(instance)}")]
-    if kind == "minItems":
-        return [SourceError(shown, line, f"{subject} must not be empty")]
-    if kind == "minimum":
-        return [SourceError(shown, line, f"{subject} must be at least {error.validator_value}, not "
-                                         f"{_describe(instance)}")]
-    if kind == "uniqueItems":
-        return [SourceError(shown, line, f"{subject} lists the same entry twice")]
-    return [SourceError(shown, line, f"{subject}: {error.message}")]
+        words = [str(value) for value in error.validator_value]
+        close = difflib.get_close_matches(instance, words, n=1, cutoff=0.6) if isinstance(instance, str) else []
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        message = f"{subject} must be one of {choices}, not {_describe(instance)}{hint}"
+    elif kind == "minItems":
+        message = f"{subject} must not be empty"
+    elif kind == "minimum":
+        message = f"{subject} must be at least {error.validator_value}, not {_describe(instance)}"
+    elif kind == "uniqueItems":
+        message = f"{subject} lists the same entry twice"
+    else:
+        message = f"{subject}: {error.message}"
+    return [SourceError(shown, line, message, rule if kind in ("type", "format", "pattern", "minLength", "const")
+                        else None, column=column)]
 
 
 def _unknown_keys(error: ValidationError, instance: dict[Any, Any], where: str, shown: str) -> list[SourceError]:
@@ -112,7 +128,7 @@ def _unknown_keys(error: ValidationError, instance: dict[Any, Any], where: str, 
         close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
         hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(known)}"
         problems.append(SourceError(shown, line_of(instance, key, default=None),
-                                    f"unknown key '{key}'{_in(where)} ({hint})"))
+                                    f"unknown key '{key}'{_in(where)} ({hint})", column=column_of(instance, key)))
     return problems
 
 

@@ -23,15 +23,19 @@ MAX_NODES = 100_000  # values in the document with aliases expanded; the largest
 
 
 class LineDict(dict):
-    """A mapping whose ``lines`` give the 1-based source line of each key."""
+    """A mapping whose ``lines`` (``columns``) give the 1-based source line (column) of each key."""
 
     lines: dict[Any, int]
+    columns: dict[Any, int]
     line: int
+    column: int
 
 
 class LineList(list):
     lines: list[int]
+    columns: list[int]
     line: int
+    column: int
 
 
 class _Loader(yaml.SafeLoader):
@@ -106,8 +110,8 @@ def _measure(root: yaml.Node) -> None:
 
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
     result = LineDict()
-    result.lines = {}
-    result.line = node.start_mark.line + 1
+    result.lines, result.columns = {}, {}
+    result.line, result.column = node.start_mark.line + 1, node.start_mark.column + 1
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         try:
@@ -118,13 +122,15 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
             raise ConstructorError(None, None, f"a key cannot be a list or mapping ({exc})",
                                    key_node.start_mark) from exc
         result.lines[key] = key_node.start_mark.line + 1
+        result.columns[key] = key_node.start_mark.column + 1
     return result
 
 
 def _sequence(loader: _Loader, node: yaml.SequenceNode) -> LineList:
     result = LineList(loader.construct_object(child, deep=True) for child in node.value)
     result.lines = [child.start_mark.line + 1 for child in node.value]
-    result.line = node.start_mark.line + 1
+    result.columns = [child.start_mark.column + 1 for child in node.value]
+    result.line, result.column = node.start_mark.line + 1, node.start_mark.column + 1
     return result
 
 
@@ -141,6 +147,10 @@ def load_yaml(path: Path, shown_as: str | None = None, *, root: Path | None = No
     """
     name = shown_as or str(path)
     text = confine.read_text(root if root is not None else path.parent, path, name, max_bytes)
+    if root is not None:  # a project's file: its parse is kept in the project's content-hash cache
+        from rulepress.cache import cached_parse
+
+        return cached_parse(root, text, lambda: parse_yaml(text, name))
     return parse_yaml(text, name)
 
 
@@ -150,14 +160,28 @@ def parse_yaml(text: str, name: str) -> Any:
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
         problem = exc.problem or exc.context or "malformed YAML"
-        column = f" (column {mark.column + 1})" if mark else ""
-        raise SourceError(name, line, f"malformed YAML: {problem}{column}") from exc
+        if exc.context_mark and mark and exc.context and "end of stream" in problem:
+            # A quote or bracket left open runs to the end of the file: the place to fix is where it opened.
+            problem = f"{exc.context}: {problem} (at line {mark.line + 1})"
+            mark = exc.context_mark
+        raise SourceError(name, mark.line + 1 if mark else None, f"malformed YAML: {problem}",
+                          column=mark.column + 1 if mark else None) from exc
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses (NUL, most control codes): at its place
+        line, column = _place(text, exc.position)
+        refused = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        raise SourceError(name, line, f"malformed YAML: unacceptable character {refused}: {exc.reason}",
+                          column=column) from exc
     except yaml.YAMLError as exc:
         raise SourceError(name, None, f"malformed YAML: {exc}") from exc
     except RecursionError as exc:  # a safety net: the depth limit should stop this first
         raise SourceError(name, None, f"malformed YAML: nesting too deep (limit {MAX_DEPTH})") from exc
+
+
+def _place(text: str, position: int) -> tuple[int, int]:
+    """The 1-based line and column of offset ``position`` in ``text``."""
+    start = text.rfind("\n", 0, position) + 1
+    return text.count("\n", 0, position) + 1, position - start + 1
 
 
 def line_of(container: Any, key: Any = None, default: int | None = None) -> int | None:
@@ -169,6 +193,17 @@ def line_of(container: Any, key: Any = None, default: int | None = None) -> int 
         if isinstance(lines, list) and isinstance(key, int) and 0 <= key < len(lines):
             return lines[key]
     return getattr(container, "line", default)
+
+
+def column_of(container: Any, key: Any = None) -> int | None:
+    """The column of ``container[key]``'s key or item (or of the container itself) when it is known."""
+    if key is not None:
+        columns = getattr(container, "columns", None)
+        if isinstance(columns, dict) and key in columns:
+            return columns[key]
+        if isinstance(columns, list) and isinstance(key, int) and 0 <= key < len(columns):
+            return columns[key]
+    return getattr(container, "column", None)
 
 
 def plain(value: Any) -> Any:

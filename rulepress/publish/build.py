@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -132,7 +134,7 @@ def _interrupts() -> Iterator[_Interrupts]:
 
 def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
     """Everything that must hold before anything is rendered."""
-    from rulepress.analyze import lint
+    from rulepress.analyze import lint, translations
     from rulepress.analyze.changes import unlogged_changes
     from rulepress.analyze.record import unreviewed
 
@@ -143,35 +145,61 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         errors, warnings = lint.gate_findings(check.book, lint.exercised_rules(root, check))
         lint_problems += errors  # an error of the text against its data that no designer question tracks
         report.warnings.extend(warnings)
+        errors, warnings = translations.gate_findings(check.book, check.examples)
+        lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
+        report.warnings.extend(warnings)
     problems = report.failures() + lint_problems + (report.warnings if strict else [])
-    if not problems:  # what the player editions would print: no rule IDs or engine notation, no unchecked example
-        problems = site_pages.player_text_problems(report) + unreviewed(report)
+    if not problems:  # no unchecked example in the player editions; their text is checked as it is rendered
+        problems = unreviewed(report)  # (the site's by the hooks, see render_site; each PDF's by render/pdf.py)
     if problems:
         raise BuildRefused(problems)
     return report
 
 
-def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Path) -> _Collect:
-    """Run mkdocs into ``staging``; returns what the ``mkdocs`` logger warned about meanwhile."""
+def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Path,
+                prepare: Callable[[str | None, Any], bool] | None = None) -> _Collect:
+    """Run mkdocs into ``staging``, then once more into ``staging/<lang>`` for each language some book is
+    translated into (see rulepress/render/site.py); returns what the ``mkdocs`` logger warned about meanwhile.
+
+    ``prepare(lang, config)``, when given, is called before each run and says whether it is a dirty build (the
+    incremental builds of rulepress/serve/quick.py add their plugin there)."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
+    from mkdocs.utils import yaml_load
 
-    site_pages.PREPARED = site_pages.SiteInput(report, impacts)
     site_pages.TIMING.clear()
+    others = site_pages.site_languages(report)
     try:
         with _logged("mkdocs") as logged:
-            config = load_config(str(root / "mkdocs.yml"), site_dir=str(staging))
-            mkdocs_build(config)
+            for lang in [None, *others]:  # the root first: mkdocs empties its site folder before building
+                site_pages.PREPARED = site_pages.SiteInput(report, impacts, lang)
+                overrides: dict[str, Any] = {}
+                if others:  # a book with translations: every site gets its language and the switcher
+                    with open(root / "mkdocs.yml", encoding="utf-8") as stream:
+                        overrides = site_pages.language_config(yaml_load(stream) or {}, report, lang)
+                target = staging if lang is None else staging / lang
+                config = load_config(str(root / "mkdocs.yml"), site_dir=str(target), **overrides)
+                try:
+                    mkdocs_build(config, dirty=prepare(lang, config) if prepare is not None else False)
+                except Exception:
+                    # The hooks check the player pages they generate (no rule IDs, no engine notation): mkdocs
+                    # reports that only as an abort, so the problems themselves are the refusal.
+                    if site_pages.PREPARED is not None and site_pages.PREPARED.refused:
+                        raise BuildRefused(site_pages.PREPARED.refused) from None
+                    raise
         return logged
     finally:
         site_pages.PREPARED = None
 
 
-def render_pdfs(report: Report, impacts: dict[str, Any], staging: Path, timings: Timings) -> None:
-    """Every book's print, digital and designer editions into ``staging/pdf`` (see rulepress/render/pdf.py)."""
+def render_pdfs(report: Report, impacts: dict[str, Any], staging: Path, timings: Timings, folder: str = "pdf",
+                between: Callable[[], None] | None = None) -> None:
+    """Every book's print, digital and designer editions into ``staging/folder`` (see rulepress/render/pdf.py);
+    ``between()`` is called between PDFs."""
     from rulepress.publish import pdfpool
 
-    pdfpool.render_editions(report, impacts, staging, timings)  # in parallel; unchanged ones reused
+    # In parallel; unchanged ones reused.
+    pdfpool.render_editions(report, impacts, staging, timings, folder=folder, between=between)
 
 
 def expected_pages(report: Report) -> list[str]:
@@ -189,6 +217,11 @@ def expected_pages(report: Report) -> list[str]:
                 walk(value)
 
     walk(site_pages.nav(report))
+    for lang in site_pages.site_languages(report):  # each language's site, in its folder
+        start = len(pages)
+        pages.append("index.html")
+        walk(site_pages.nav(report, lang))
+        pages[start:] = [f"{lang}/{page}" for page in pages[start:]]
     return sorted(set(pages))
 
 
@@ -204,31 +237,46 @@ def staged_problems(staging: Path, report: Report) -> list[str]:
 def _render(root: Path, report: Report, impacts: dict[str, Any], staging: Path, timings: Timings,
             strict: bool, interrupted: Callable[[], None]) -> list[str]:
     """Site and PDFs into ``staging``; refuses on any error or missing resource; returns harmless warnings."""
-    from weasyprint.urls import FatalURLFetchingError
-
     from rulepress.cache import cached_site
-    from rulepress.publish.fetch import RefusedURL
+    from rulepress.publish import pdfpool
 
-    start = time.perf_counter()
-    mkdocs = cached_site(root, report, impacts, staging, render_site)  # a copy when nothing it shows changed
-    timings.site = time.perf_counter() - start
-    generating = site_pages.TIMING.get("pages", 0.0)
+    def site() -> tuple[list[str], float, float]:  # a copy when nothing it shows changed
+        start = time.perf_counter()
+        mkdocs = cached_site(root, report, impacts, staging, render_site)
+        problems = mkdocs.fatal("mkdocs") + ([f"mkdocs: {w}" for w in mkdocs.harmless()] if strict else [])
+        if problems:
+            raise BuildRefused(problems)
+        return mkdocs.harmless(), time.perf_counter() - start, site_pages.TIMING.get("pages", 0.0)
+
+    # The site is made in a process of its own while this one renders the PDFs, into a hidden folder (mkdocs
+    # leaves those alone when it empties the site's) that becomes pdf/ once both are done.  With one core the
+    # site comes first, as it did.
+    site_job = pdfpool.Alongside(site, inline=pdfpool.workers_wanted(2) == 1)
+    try:
+        with _logged("weasyprint") as weasy:
+            try:
+                render_pdfs(report, impacts, staging, timings, folder=".pdf", between=site_job.check)
+            except BaseException as exc:  # a FatalURLFetchingError is one, so it has to be named to be refused
+                # Looked up, not imported: the build's process need not load WeasyPrint (its PDF workers do), and
+                # such an error, raised here or sent back by a worker, has loaded its module.
+                urls = sys.modules.get("weasyprint.urls")
+                if urls is None or not isinstance(exc, urls.FatalURLFetchingError):
+                    raise
+                from rulepress.publish.fetch import RefusedURL
+
+                cause = f" ({exc.__cause__})" if exc.__cause__ and not isinstance(exc, RefusedURL) else ""
+                raise BuildRefused([f"weasyprint: {exc}{cause}"] + weasy.fatal("weasyprint")) from exc
+        harmless, timings.site, generating = site_job.result()
+    finally:
+        site_job.stop()
+    if (staging / ".pdf").is_dir():
+        os.replace(staging / ".pdf", staging / "pdf")
     timings.own += generating
     timings.tools += timings.site - generating
     interrupted()
-    problems = mkdocs.fatal("mkdocs") + ([f"mkdocs: {w}" for w in mkdocs.harmless()] if strict else [])
-    if problems:
-        raise BuildRefused(problems)
-    with _logged("weasyprint") as weasy:
-        try:
-            render_pdfs(report, impacts, staging, timings)
-        except FatalURLFetchingError as exc:  # a BaseException, so it has to be named to be turned into a refusal
-            cause = f" ({exc.__cause__})" if exc.__cause__ and not isinstance(exc, RefusedURL) else ""
-            raise BuildRefused([f"weasyprint: {exc}{cause}"] + weasy.fatal("weasyprint")) from exc
-    interrupted()
     if weasy.fatal("weasyprint"):
         raise BuildRefused(weasy.fatal("weasyprint"))
-    return mkdocs.harmless() + [f"weasyprint: {w}" for w in weasy.harmless()]
+    return harmless + [f"weasyprint: {w}" for w in weasy.harmless()]
 
 
 def build(root: Path, strict: bool = False, site_dir: Path | None = None, timings: Timings | None = None,

@@ -8,6 +8,7 @@ XObject matrices), the text matrix and font size (``Tm``, ``Td``, ``Tf``) and th
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -110,7 +111,15 @@ def _walk(stream: pikepdf.Object, resources: pikepdf.Dictionary, ctm: Matrix, wh
                              seen | {key})
 
 
+# Operators some check reads from ``ops`` (colours); while ``check`` runs, only these are kept from each walk.
+_READ = frozenset(("rg", "RG", "cs", "CS", "sh", "k", "K", "scn", "SCN", "sc", "SC"))
+_WALKED: dict[int, list[tuple[int, pikepdf.Page, list[Op], list[Shown]]]] = {}  # id(pdf) -> its walk, in check
+
+
 def _pages(pdf: pikepdf.Pdf) -> Iterator[tuple[int, pikepdf.Page, list[Op], list[Shown]]]:
+    if id(pdf) in _WALKED:  # walking is most of a preflight: the checks of one ``check`` share one walk
+        yield from _WALKED[id(pdf)]
+        return
     for number, page in enumerate(pdf.pages, start=1):
         shown: list[Shown] = []
         ops = list(_walk(page.obj, page.obj.get("/Resources", pikepdf.Dictionary()), IDENTITY, "page content",
@@ -424,6 +433,36 @@ CHECKS: dict[str, tuple[Check, ...]] = {
 
 def check(pdf: pikepdf.Pdf, name: str, edition: str) -> list[Finding]:
     findings: list[Finding] = []
-    for one in CHECKS[edition]:
-        findings += one(pdf, name)
+    # One walk for all the checks, holding only the colour operators (all of a book's operators would be 100s of MB).
+    _WALKED[id(pdf)] = [(number, page, [op for op in ops if op.operator in _READ], shown)
+                        for number, page, ops, shown in _pages(pdf)]
+    try:
+        for one in CHECKS[edition]:
+            findings += one(pdf, name)
+    finally:
+        _WALKED.pop(id(pdf), None)
+    return findings
+
+
+# -- translated editions ------------------------------------------------------------------------------------
+
+
+def english_left(path: str, lang: str) -> list[Finding]:
+    """A ``lang`` edition's text, read back, shows none of the English fixed words ("Contents", "Worked
+    examples", "at a glance"...): a string the renderer did not take from the language's table. Run on the
+    player editions of a translation with nothing missing (a missing item prints the source's words)."""
+    from pypdf import PdfReader
+
+    from rulepress.render.strings import english_words
+
+    phrases = [(phrase, re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, phrase.split())) + r"(?!\w)"))
+               for phrase in english_words(lang)]
+    findings = []
+    for number, page in enumerate(PdfReader(path).pages, start=1):
+        # Whitespace collapsed and words hyphenated across lines joined again, as a reader sees them.
+        text = " ".join((page.extract_text() or "").split()).replace("\u2010 ", "")
+        for phrase, pattern in phrases:
+            if pattern.search(text):
+                findings.append(Finding(path, number, "page text", f"English '{phrase}' in the '{lang}' edition "
+                                                                    "(take it from rulepress/render/strings/)"))
     return findings

@@ -21,7 +21,7 @@ import queue
 import signal
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rulepress import progress
-from rulepress.cache import Cache, get_pdf, pdf_key, put_pdf, source_epoch
+from rulepress.cache import Cache, edition_inputs, get_pdf, pdf_key, preflight_passed, put_pdf, source_epoch
 from rulepress.render import pdf
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ class Done:
     seconds: float = 0.0
     logs: tuple[tuple[str, int, str], ...] = ()  # (logger, level, message) seen in a worker
     reused: bool = False
+    passed: str = ""  # the preflight key of the PDF, when the worker's preflight passed it
 
 
 _JOBS: list[Job] = []
@@ -93,8 +94,19 @@ class _Captured(logging.Handler):
         self.seen.append((record.name, record.levelno, record.getMessage()))
 
 
-def _work(index: int, settled: pdf.Layout | None, epoch: int, captured: bool) -> Done | BaseException:
-    """Render job ``index`` (in a worker, or in the build's process when ``captured`` is False)."""
+def _preflight(job: Job) -> str:
+    """The PDF's preflight key if it passes, else "" (the build's check of the staging folder then reports why)."""
+    from rulepress.cache import preflight_key
+    from rulepress.publish import preflight
+
+    return "" if preflight.preflight_pdf(job.target, job.edition) else preflight_key(job.target.read_bytes(),
+                                                                                      job.edition)
+
+
+def _work(index: int, settled: pdf.Layout | None, epoch: int, captured: bool,
+          check: bool = False) -> Done | BaseException:
+    """Render job ``index`` (in a worker, or in the build's process when ``captured`` is False); ``check``: and
+    preflight it there, where it runs in parallel with the other PDFs rather than after all of them."""
     job = _JOBS[index]
     handler = _Captured()
     logger = logging.getLogger("weasyprint")
@@ -106,8 +118,9 @@ def _work(index: int, settled: pdf.Layout | None, epoch: int, captured: bool) ->
         with reproducible(epoch, job.name):
             pages = pdf.write_pdf(job.printing, job.target, split, settled)
         assert job.printing.layout is not None
+        passed = _preflight(job) if check else ""
         return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
-                    time.perf_counter() - start, tuple(handler.seen))
+                    time.perf_counter() - start, tuple(handler.seen), passed=passed)
     except BaseException as exc:  # returned, not raised: one that does not pickle would break the pool
         if not captured:
             raise
@@ -133,25 +146,116 @@ def _quiet_worker(parent: int) -> None:
         os._exit(1)
 
 
-def _jobs(report: Report, impacts: dict[str, Any], staging: Path) -> list[Job]:
+def _length(job: Job) -> int:
+    """A rough measure of a book's length in print: its rules' text, and about a third of a page per diagram."""
+    check = job.printing.check
+    return sum(len(rule.body) for rule in check.book.rules.values()) + 1000 * sum(
+        len(result.checkpoints) for result in check.results)
+
+
+class Alongside:
+    """``work()`` in a process of its own (forked now) while this one goes on: the build's site (mkdocs, one core's
+    work) is made while the PDFs render.  ``result()`` waits and returns its value or raises its exception (a
+    :class:`~rulepress.errors.BuildRefused` with its problems); ``check()`` raises it early when it has failed.
+
+    ``inline``: ``work()`` runs here and now instead (one core, or tests that count calls in this process).
+    """
+
+    def __init__(self, work: Callable[[], Any], inline: bool = False) -> None:
+        self.process: multiprocessing.process.BaseProcess | None = None
+        self.outcome: tuple[str, Any] | None = None
+        if inline:
+            self.outcome = self._run(work)
+            return
+        context = multiprocessing.get_context("fork")
+        self.reader, writer = context.Pipe(duplex=False)
+        parent = os.getpid()
+
+        def child() -> None:
+            _quiet_worker(parent)  # dies with the build, leaves Ctrl-C to it
+            writer.send(self._run(work))
+            writer.close()
+
+        self.process = context.Process(target=child, daemon=True)
+        self.process.start()
+        writer.close()
+
+    @staticmethod
+    def _run(work: Callable[[], Any]) -> tuple[str, Any]:
+        from rulepress.errors import BuildRefused
+
+        try:
+            return "value", work()
+        except BuildRefused as exc:  # its problems, not its text, are what the build reports
+            return "refused", exc.problems
+        except Exception as exc:  # told by its type and text: it may not survive pickling
+            return "error", f"{type(exc).__name__}: {exc}"
+
+    def _receive(self, wait: bool) -> tuple[str, Any] | None:
+        if self.outcome is None and self.process is not None and (wait or self.reader.poll()):
+            try:
+                self.outcome = self.reader.recv()
+            except EOFError:  # killed, or died without a word
+                self.process.join()
+                self.outcome = ("error", f"the site's process ended with exit code {self.process.exitcode}")
+            self.process.join()
+        return self.outcome
+
+    def _raise(self, outcome: tuple[str, Any]) -> Any:
+        from rulepress.errors import BuildRefused
+
+        kind, value = outcome
+        if kind == "refused":
+            raise BuildRefused(value)
+        if kind == "error":  # as the build reports a failure of its own process
+            raise BuildRefused([f"rendering failed: {value}"])
+        return value
+
+    def check(self) -> None:
+        outcome = self._receive(wait=False)
+        if outcome is not None and outcome[0] != "value":
+            self._raise(outcome)
+
+    def result(self) -> Any:
+        outcome = self._receive(wait=True)
+        assert outcome is not None
+        return self._raise(outcome)
+
+    def stop(self) -> None:
+        """End the process if it still runs (the build failed or was interrupted meanwhile)."""
+        if self.process is not None and self.process.is_alive():
+            self.process.terminate()
+            self.process.join()
+
+
+def _jobs(report: Report, impacts: dict[str, Any], staging: Path, folder: str = "pdf") -> list[Job]:
+    from rulepress.render.languages import pdf_name, translations
+
     jobs = []
-    for check in report.books:
+    # Each book in its source language, then each translation (<book>-<lang>...): the same drawings serve both.
+    books = [(check, None) for check in report.books]
+    books += [(check, lang) for lang, checks in translations(report).items() for check in checks]
+    for check, lang in books:
         book_id = check.book.id
         diagrams = staging / book_id / "diagrams"
         diagrams.mkdir(parents=True, exist_ok=True)
         for edition in pdf.EDITIONS:
-            name = book_id + pdf.SUFFIX[edition]
+            name = pdf_name(book_id, lang) + pdf.SUFFIX[edition]
             printing = pdf.PrintInput(check, diagrams, impact=impacts.get(book_id) if edition == "designer" else None,
                                       edition=edition)
-            jobs.append(Job(name, edition, staging / "pdf" / f"{name}.pdf", printing))
+            jobs.append(Job(name, edition, staging / folder / f"{name}.pdf", printing))
     return jobs
 
 
 def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any,
-                    workers: int | None = None, store: Cache | None = None) -> None:
+                    workers: int | None = None, store: Cache | None = None, preflight: bool = True,
+                    folder: str = "pdf", between: Callable[[], None] | None = None) -> None:
     """What :func:`rulepress.render.pdf.render_editions` makes (same files, same bytes), in parallel and cached.
 
-    ``timings`` is the build's ``Timings``: seconds per PDF are each edition's own rendering time.
+    ``timings`` is the build's ``Timings``: seconds per PDF are each edition's own rendering time (and its
+    preflight's, when ``preflight``: each new PDF is read back by its worker, and a pass is remembered for the
+    build's check of the staging folder).  The PDFs go to ``staging/folder``; ``between()`` is called before
+    the first and after each PDF (the build stops there when its site, made meanwhile, failed).
     """
     global _JOBS
     if not report.books:
@@ -159,8 +263,10 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
     root = report.books[0].book.root
     store = store or Cache(root)
     epoch = source_epoch(root)
-    jobs = _jobs(report, impacts, staging)
-    (staging / "pdf").mkdir(parents=True, exist_ok=True)
+    jobs = _jobs(report, impacts, staging, folder)
+    (staging / folder).mkdir(parents=True, exist_ok=True)
+    between = between or (lambda: None)
+    between()
     results: dict[int, Done] = {}
     finished: queue.Queue[tuple[int, Done | BaseException, str]] = queue.Queue()
     count = workers or workers_wanted(len(jobs))
@@ -173,7 +279,8 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
             nonlocal pool
             job = jobs[index]
             begun = time.perf_counter()
-            key = pdf_key(pdf.print_html(job.printing), job.edition, settled, job.printing.check.book, epoch)
+            inputs = edition_inputs(job.printing.check, job.name, job.printing.impact)
+            key = pdf_key(inputs, job.edition, settled, job.printing.check.book, epoch)
             kept = get_pdf(store, key)
             if kept is not None:
                 data, meta = kept
@@ -182,7 +289,7 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
                 finished.put((index, Done(meta["pages"], layout, seconds=time.perf_counter() - begun,
                                           reused=True), key))
             elif count == 1:
-                finished.put((index, _work(index, settled, epoch, False), key))
+                finished.put((index, _work(index, settled, epoch, False, preflight), key))
             else:
                 if pool is None:  # processes, not a multiprocessing.Pool: one that dies fails the build, not hangs it
                     pool = ProcessPoolExecutor(count, multiprocessing.get_context("fork"), _quiet_worker,
@@ -194,10 +301,12 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
                     except BaseException as exc:  # a worker that died (BrokenProcessPool), or cancelled
                         finished.put((index, exc, key))
 
-                pool.submit(_work, index, settled, epoch, True).add_done_callback(landed)
+                pool.submit(_work, index, settled, epoch, True, preflight).add_done_callback(landed)
 
         editions = len(pdf.EDITIONS)
-        for first in range(0, len(jobs), editions):  # each book's print edition; it settles the layout
+        # Each book's print edition (it settles the layout its other editions reuse), the longest book's first:
+        # its editions are the last to finish.
+        for first in sorted(range(0, len(jobs), editions), key=lambda index: -_length(jobs[index])):
             start(first, None)
         while len(results) < len(jobs):
             index, done, key = finished.get()
@@ -207,6 +316,9 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
                 logging.getLogger(name).log(level, "%s", message)
             results[index] = done
             shown.update()
+            between()
+            if done.passed:
+                preflight_passed(done.passed, store)
             if not done.reused:
                 put_pdf(store, key, jobs[index].target,
                         {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,

@@ -73,4 +73,24 @@ def preflight_staged(staging: Path, report: Report) -> list[str]:
                 problems.append(f"{target.relative_to(staging)}: PDF missing")
                 continue
             problems += [str(f) for f in cached_preflight(target, check.book.root)]  # a pass is kept
+    return problems + _translated_problems(staging, report)
+
+
+def _translated_problems(staging: Path, report: Report) -> list[str]:
+    """Each translation's editions pass the same preflight as the source's; the player editions of a complete
+    translation are read back for English fixed words too."""
+    from rulepress.publish.pdfchecks import english_left
+    from rulepress.render.languages import pdf_name, translations, untranslated
+
+    problems: list[str] = []
+    for lang, checks in translations(report).items():
+        for check in checks:
+            for suffix in ("", "-digital", "-designer"):
+                target = staging / "pdf" / f"{pdf_name(check.book.id, lang)}{suffix}.pdf"
+                if not target.is_file():
+                    problems.append(f"{target.relative_to(staging)}: PDF missing")
+                    continue
+                problems += [str(f) for f in cached_preflight(target, check.book.root)]
+                if suffix != "-designer" and not untranslated(check):
+                    problems += [str(f) for f in english_left(str(target), lang)]
     return problems

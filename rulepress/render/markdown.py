@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from rulepress.load.book import Book, Question
 from rulepress.load.examples import Example
 from rulepress.load.rules import CROSS_REF, Chapter, Rule
 from rulepress.protocol import Narrator
+from rulepress.render.strings import Strings, strings
 from rulepress.verify.replay import ExampleResult, TranscriptLine
 from rulepress.verify.trace import Trace
 
@@ -25,6 +27,11 @@ class Linker:
     example: Callable[[str], str]
     diagram: Callable[[str, str], str]
     glossary: Callable[[], str]
+
+
+def words(book: Book) -> Strings:
+    """The fixed words ("rule", "Steps:", "Players"...) in the book's language."""
+    return strings(getattr(book, "language", "en"))
 
 
 def diagram_name(example_id: str, checkpoint: str) -> str:
@@ -39,7 +46,8 @@ def resolve_refs(text: str, book: Book, link: Linker) -> str:
     def one(match: re.Match[str]) -> str:
         rule = book.rules[match.group(1)]
         # The web reads "rule 4.4 (Plant)"; print hides .ref-title and adds ", p. 7" after a.rule-ref (CSS).
-        return (f'[rule {rule.number}<span class="ref-title"> ({html.escape(rule.title)})</span>]'
+        label = words(book)("rule_ref", number=rule.number)
+        return (f'[{label}<span class="ref-title"> ({html.escape(rule.title)})</span>]'
                 f"({link.rule(rule.id)}){{.rule-ref}}")
 
     return CROSS_REF.sub(one, text)
@@ -49,7 +57,7 @@ def resolve_refs(text: str, book: Book, link: Linker) -> str:
 _SHAPE = re.compile(r"`([#.]+(?: / [#.]+)*)`")
 
 
-def shape_pictures(text: str) -> str:
+def shape_pictures(text: str, t: Strings | None = None) -> str:
     """Code spans holding a shape as rows (``#`` a square, ``.`` none) become a picture of squares."""
 
     def one(match: re.Match[str]) -> str:
@@ -58,7 +66,8 @@ def shape_pictures(text: str) -> str:
         # One line of squares per row: inline blocks lay out alike in browsers and in WeasyPrint.
         lines = "".join('<span class="row">' + "".join(f'<span class="{"sq" if ch == "#" else "gap"}"></span>'
                                                          for ch in row) + "</span>" for row in rows)
-        return f'<span class="shape" role="img" aria-label="a shape of {squares} squares">{lines}</span>'
+        label = (t or strings("en"))("shape_label", count=squares)
+        return f'<span class="shape" role="img" aria-label="{html.escape(label)}">{lines}</span>'
 
 
     return _SHAPE.sub(one, text)
@@ -69,13 +78,17 @@ def designer_refs(text: str, book: Book) -> str:
     "(a designer question)"; a bare list of question IDs is dropped. The designer edition keeps the IDs."""
     qid = re.escape(book.prefix) + r"\.q[0-9]+"
     text = re.sub(rf"\s*\((?:{qid})(?:, {qid})*\)", "", text)
+    t = words(book)
     text = re.sub(rf"\b(D|d)esigner question {qid}|\bquestion {qid}|\b{qid}",
-                  lambda m: "A designer question" if m.group(1) == "D" else "a designer question", text)
+                  lambda m: t("A_designer_question") if m.group(1) == "D" else t("a_designer_question"), text)
     return text
 
 
 def term_slug(term: str) -> str:
-    return "term-" + re.sub(r"[^a-z0-9]+", "-", term.lower()).strip("-")
+    # Accents dropped rather than the letters ("Lueurs étranges" -> term-lueurs-etranges): translated terms
+    # keep distinct, readable anchors.
+    bare = "".join(c for c in unicodedata.normalize("NFKD", term.lower()) if not unicodedata.combining(c))
+    return "term-" + re.sub(r"[^a-z0-9]+", "-", bare).strip("-")
 
 
 # Text that must not gain links: existing links, code, HTML tags, headings and table rows.
@@ -113,18 +126,29 @@ def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> 
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
                      examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False) -> str:
     parts = []
+    t = words(book)
     for rule in chapter.rules:
         parts.append(rule_heading(rule))
-        body = shape_pictures(resolve_refs(rule.body if designer else designer_refs(rule.body, book), book, link))
+        if designer:
+            parts.append(translation_mark(book, f"rule:{rule.id}"))
+        body = shape_pictures(resolve_refs(rule.body if designer else designer_refs(rule.body, book), book, link), t)
         parts.append(link_terms(body, book, link, skip=rule.id).strip("\n"))
         if designer:
             parts.append(provenance_note(rule.id, book))
         shown = (examples_by_rule or {}).get(rule.id, [])
         if shown:
             refs = ", ".join(f"[{r.example.title}]({link.example(r.example.id)})" for r in shown)
-            parts.append(f'<p class="rule-examples" markdown="span">Examples: {refs}</p>')
+            parts.append(f'<p class="rule-examples" markdown="span">{t("rule_examples")} {refs}</p>')
         parts.append("")
     return "\n\n".join(p for p in parts if p is not None) + "\n"
+
+
+def translation_mark(book: Book, key: str) -> str | None:
+    """The designer edition's mark on a translated item whose words are stale or missing (None otherwise)."""
+    status = getattr(book, "status", {}).get(key)
+    if status not in ("stale", "missing"):
+        return None
+    return f'<p class="translation-mark {status}">{html.escape(words(book)(f"translation_{status}"))}</p>'
 
 
 def provenance_note(rule_id: str, book: Book) -> str | None:
@@ -152,23 +176,27 @@ def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: s
     """One worked example. The player edition (``designer=False``, also the website) tells the steps in the
     engine's narration; the designer edition adds the source note and the engine's own notation and rule IDs."""
     example = result.example
+    t = words(book)
     rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in example.rules)
     lines = [f"{heading} {escape_md(example.title)} {{#{example.id} .example}}", ""]
+    mark = translation_mark(book, f"example:{example.id}") if designer else None
+    if mark:
+        lines += [mark, ""]
     if result.ok:
         source = _source_note(example) if designer else ""
-        lines.append(f'<p class="verified" title="Replayed against the engine on every build">'
-                     f"✔ Verified: replayed against the rules engine{source}</p>")
+        lines.append(f'<p class="verified" title="{html.escape(t("verified_title"))}">'
+                     f"{html.escape(t('verified'))}{source}</p>")
     if example.source == "external":  # an outside source is credited in every edition, not only the designer's
         url = example.raw["source"].get("url")
         credit = html.escape(example.source_ref) + (f" (<span class=\"url\">{html.escape(url)}</span>)" if url else "")
-        lines.append(f'<p class="credit">Source: {credit}</p>')
-    lines += ["", f"*Rules:* {rules}", ""]
+        lines.append(f'<p class="credit">{html.escape(t("source"))} {credit}</p>')
+    lines += ["", f"*{escape_md(t('rules_label'))}* {rules}", ""]
     if result.text:
         text = result.text.strip() if designer else designer_refs(result.text.strip(), book)
         lines += [resolve_refs(text, book, link), ""]
     lines += _diagrams(result, book, link)
     if result.transcript:
-        lines += ['<div class="transcript" markdown="block">', "", "Steps:", ""]
+        lines += ['<div class="transcript" markdown="block">', "", escape_md(t("steps")), ""]
         lines += [_step_line(entry, book, link, designer) for entry in result.transcript]
         lines += ["", "</div>", ""]
     return "\n".join(lines) + "\n"
@@ -192,7 +220,7 @@ def _diagrams(result: ExampleResult, book: Book, link: Linker) -> list[str]:
         if checkpoint.svg is None:
             continue
         caption = checkpoint.caption or ""
-        alt = escape_md(state_narration(result, book, checkpoint.snapshot) or caption or "Diagram")
+        alt = escape_md(state_narration(result, book, checkpoint.snapshot) or caption or words(book)("diagram"))
         lines += ['<figure class="diagram" markdown="span">',
                   f"![{html.escape(alt)}]({link.diagram(result.example.id, name)})"]
         if caption:
@@ -207,24 +235,27 @@ _RULE_NOTE = re.compile(r"\s*\(rule [a-z][a-z0-9.-]*\)")
 
 def _step_line(entry: TranscriptLine, book: Book, link: Linker, designer: bool) -> str:
     rule = book.rules.get(entry.rejected_by or "")
+    t = words(book)
     if designer or not entry.narration:
         text = entry.text if designer else _RULE_NOTE.sub("", entry.text)
         if not designer and entry.step == 0 and text.startswith("set up: "):  # a refused setup
-            text = "Setting up: " + text.removeprefix("set up: ").rstrip(".") + "."
+            text = t("setting_up") + " " + text.removeprefix("set up: ").rstrip(".") + "."
     else:
         text = entry.narration
     number = f"{entry.step}. " if designer else "1. "  # players read a plain sequence, designers step indices
     if entry.rejected_by:
         if rule is None:
-            why = entry.rejected_by if designer else "refused"
+            why = entry.rejected_by if designer else t("refused")
         else:
-            why = f"[rule {rule.number}]({link.rule(rule.id)})" + (f" `{rule.id}`" if designer else "")
-        return f"{number}<del>{escape_md(text)}</del> — not allowed ({why})"
+            why = f"[{t('rule_ref', number=rule.number)}]({link.rule(rule.id)})" + (f" `{rule.id}`" if designer else "")
+        return f"{number}<del>{escape_md(text)}</del> — {t('not_allowed')} ({why})"
     return f"{number}{escape_md(text)}"
 
 
-def state_narration(result: ExampleResult, book: Book, snapshot: dict[str, Any]) -> str:
-    """The engine's plain words for a checkpoint's position ("" when the engine has no narrator)."""
+def state_narration(result: ExampleResult, book: Book, snapshot: dict[str, Any], lang: str | None = None) -> str:
+    """The engine's plain words for a checkpoint's position ("" when the engine has no narrator), in ``lang``
+    (default: the book's language)."""
+    from rulepress.i18n import language
     from rulepress.project import load_engine
     from rulepress.verify.replay import make_game
 
@@ -232,7 +263,8 @@ def state_narration(result: ExampleResult, book: Book, snapshot: dict[str, Any])
     narrator = getattr(engine, "narrate", None)
     if not isinstance(narrator, Narrator):
         return ""
-    return narrator.narrate_state(make_game(engine, book, result.example.options), snapshot)
+    with language(lang or getattr(book, "language", None)):  # the engine's words from its catalog (rulepress.i18n)
+        return narrator.narrate_state(make_game(engine, book, result.example.options), snapshot)
 
 
 def escape_md(text: str) -> str:
@@ -242,11 +274,14 @@ def escape_md(text: str) -> str:
 
 def glossary_markdown(book: Book, link: Linker) -> str:
     # Markdown links (not raw <a href>) so that mkdocs turns "rules/x.md" into the page it builds.
+    from rulepress.render.typography import sort_key
+
     lines = ['<dl class="glossary" markdown="1">']
-    for term in book.glossary:
+    t = words(book)
+    for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang)):
         rule = book.rules[term.rule]
         slug = term_slug(term.term)
-        ref = f"[rule {rule.number} ({escape_md(rule.title)})]({link.rule(rule.id)}){{.term-rule}}"
+        ref = f"[{t('rule_ref', number=rule.number)} ({escape_md(rule.title)})]({link.rule(rule.id)}){{.term-rule}}"
         lines.append(f'<dt id="{slug}">{html.escape(term.term)}</dt>')
         lines.append(f'<dd markdown="span">{escape_md(html.escape(term.definition))} ({ref})</dd>')
     lines.append("</dl>")
@@ -255,13 +290,14 @@ def glossary_markdown(book: Book, link: Linker) -> str:
 
 def book_facts(book: Book) -> list[tuple[str, str]]:
     data = book.data
+    t = words(book)
     players = data["players"]
-    facts = [("Players", f"{players['min']}–{players['max']}" if isinstance(players, dict)
+    facts = [(t("players"), f"{players['min']}–{players['max']}" if isinstance(players, dict)
               and players.get("min") != players.get("max") else str(
                   players.get("min") if isinstance(players, dict) else players))]
-    for key, label in (("ages", "Ages"), ("play_time", "Play time"), ("edition", "Edition")):
+    for key in ("ages", "play_time", "edition"):
         if data.get(key):
-            facts.append((label, str(data[key])))
+            facts.append((t(key), str(data[key])))
     return facts
 
 
@@ -276,7 +312,8 @@ def _question_block(question: Question, book: Book, link: Linker, impact: dict[s
     rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in question.rules)
     kind = {"seed": "asked in the seed", "reconstructed": "reconstructed component",
             "engine": "decided by the engine"}[question.source]
-    lines = [f"### {question.id}: {escape_md(question.question)} {{#{question.id}}}", "",
+    mark = translation_mark(book, f"question:{question.id}")
+    lines = [f"### {question.id}: {escape_md(question.question)} {{#{question.id}}}", "", *([mark, ""] if mark else []),
              f"*Status:* **{question.status}** · *{kind}* · *Rules:* {rules}"
              + (f" · *Engine option:* `{question.option}`" if question.option else ""), "",
              "| answer | meaning | |", "|---|---|---|"]

@@ -16,6 +16,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from rulepress.render import site, site_fixes
+from rulepress.render.typography import typeset_html
 from rulepress.verify.gate import verify
 
 _prepared: site.SiteInput | None = None
@@ -31,7 +32,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
                               + "\n  ".join(report.failures()))
         prepared = site.SiteInput(report)
     _prepared = prepared
-    config.nav = site.nav(prepared.report)
+    config.nav = site.nav(prepared.report, prepared.lang)
     return config
 
 
@@ -49,18 +50,28 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     return files
 
 
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """The page's text in its language's typography (French spacing and quotation marks; text nodes only)."""
+    return typeset_html(html, config.theme["language"])
+
+
 def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, nav: Any) -> dict[str, Any]:
-    """A book's pages carry its title, colour and mark (used by site_src/overrides)."""
+    """A book's pages carry its title, colour and mark, and a language switcher that leads to the same page in
+    the other languages (both used by site_src/overrides)."""
     assert _prepared is not None
-    book = site.book_of(page.file.src_uri, _prepared.report)
+    book = site.book_of(page.file.src_uri, _prepared.report, _prepared.lang)
     context["rp_book"] = site.book_style(book) if book else None
+    context["rp_alternate"] = site.alternates(_prepared.report, _prepared.lang, page.file.src_uri)
     return context
 
 
 def on_post_build(config: MkDocsConfig) -> None:
     assert _prepared is not None
     site_dir = Path(config.site_dir)
-    books = {check.book.id: check.book.title for check in _prepared.report.books}
+    books = {check.book.id: check.book.title for check in site.site_checks(_prepared.report, _prepared.lang)}
     site_fixes.name_books(site_dir, books)
-    folders = {path.name for path in site_dir.iterdir() if path.is_dir()} | {"pdf"}  # pdf/ comes after mkdocs
+    # pdf/ and the language sites come after mkdocs has built this one.
+    later = {"pdf"} if _prepared.lang is not None else {"pdf", *site.site_languages(_prepared.report)}
+    # Not hidden folders: mkdocs writes none, the build renders its PDFs into one meanwhile (.pdf/, then pdf/).
+    folders = {path.name for path in site_dir.iterdir() if path.is_dir() and not path.name.startswith(".")} | later
     site_fixes.relative_404(site_dir, sorted(folders))

@@ -27,13 +27,16 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 import markdown
+from markupsafe import Markup
 
-from rulepress.analyze.report import designer_markdown
+from rulepress.cache import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.errors import BuildRefused
+from rulepress.i18n import language
 from rulepress.render import cover
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
 from rulepress.render.player_text import check_player_text
+from rulepress.render.typography import sort_key, typeset_html
 from rulepress.verify.gate import BookCheck
 
 if TYPE_CHECKING:
@@ -60,7 +63,15 @@ def _isolate_fonts() -> None:
 
 _isolate_fonts()
 
-import weasyprint  # noqa: E402  (must load after fontconfig is pointed at the shipped fonts)
+
+def __getattr__(name: str) -> Any:
+    """``pdf.weasyprint``, loaded on first use (after fontconfig is pointed at the shipped fonts, above): a build's
+    own process lays out no page, so only its PDF workers hold WeasyPrint (tens of MB)."""
+    if name == "weasyprint":
+        import weasyprint
+
+        return weasyprint
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -140,11 +151,12 @@ def _alt_texts(check: BookCheck, uris: dict[tuple[str, str], str]) -> dict[str, 
             said = ""
             if narrator is not None:
                 narrate, game = narrator
-                said = narrate.narrate_state(game, checkpoint.snapshot)
+                with language(check.book.language):  # the engine's catalog for the edition's language
+                    said = narrate.narrate_state(game, checkpoint.snapshot)
             elif checkpoint.svg and (found := _DESC.search(checkpoint.svg)):
                 said = html.unescape(found.group(1))
             caption = (checkpoint.caption or name).rstrip(".")
-            alts[uri] = f"Diagram: {caption}. {said}".strip()
+            alts[uri] = f"{render.words(check.book)('diagram_alt', caption=caption)} {said}".strip()
     return alts
 
 
@@ -196,14 +208,16 @@ def _linker(check: BookCheck, uris: dict[tuple[str, str], str]) -> render.Linker
 
 
 def _index(book: Any, used: dict[str, list[int]]) -> list[dict[str, Any]]:
-    """Every glossary term and alias, alphabetically, with the pages it is used on and its definition's."""
+    """Every glossary term and alias, in the book's language's alphabetical order (accents with their letter in
+    French), with the pages it is used on and its definition's."""
     entries = []
     for term in book.glossary:
         slug = render.term_slug(term.term)
         for name in [term.term, *term.aliases]:
             entries.append({"name": name, "slug": slug, "see": term.term if name != term.term else "",
                             "pages": used.get(slug, []), "rule": term.rule})
-    return sorted(entries, key=lambda e: e["name"].lower())
+    lang = render.words(book).lang
+    return sorted(entries, key=lambda e: sort_key(e["name"], lang))
 
 
 def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book", fillers: int = 0,
@@ -212,6 +226,7 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     (``anchors`` then gives the page numbers they cite)."""
     layout = layout or Layout(gutter_mm=gutter_mm(0))
     check, book = job.check, job.check.book
+    t = render.words(book)
     uris = _diagrams(check, job.cmyk)
     alts = _alt_texts(check, uris)
     link = _linker(check, uris)
@@ -229,12 +244,12 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     if job.designer:
         assert check.trace is not None
         designer = [
-            {"id": "designer-questions", "title": "Designer questions",
+            {"id": "designer-questions", "title": t("designer_questions"),
              "html": _html(render.questions_markdown(book, link, job.impact))},
-            {"id": "play-analysis", "title": "What simulated play found",
-             "html": _html(designer_markdown(book.root, book.id, cmyk=job.cmyk, heading=False))},
-            {"id": "change-log", "title": "Change log", "html": _html(render.changelog_markdown(book, link))},
-            {"id": "rule-coverage", "title": "Rule coverage",
+            {"id": "play-analysis", "title": t("simulated_play"),
+             "html": _html(cached_designer_markdown(book.root, book.id, cmyk=job.cmyk, heading=False))},
+            {"id": "change-log", "title": t("change_log"), "html": _html(render.changelog_markdown(book, link))},
+            {"id": "rule-coverage", "title": t("rule_coverage"),
              "html": _html(render.coverage_markdown(book, check.trace, link))},
         ]
     game = colours.game_palette(check.engine)
@@ -245,18 +260,28 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     width, height = book.trim
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined)
-    label = {"print": "", "digital": "Digital edition", "designer": "Designer edition"}[job.edition]
-    return env.get_template("print.html").render(
+    env.filters["css_string"] = _css_string
+    label = {"print": "", "digital": t("digital_edition"), "designer": t("designer_edition")}[job.edition]
+    page = env.get_template("print.html").render(
         book=book, facts=render.book_facts(book), chapters=chapters, toc=toc, examples=examples,
-        glossary=[{"term": t.term, "slug": render.term_slug(t.term), "definition": t.definition, "rule": t.rule,
-                   "number": book.rules[t.rule].number} for t in book.glossary],
+        glossary=[{"term": term.term, "slug": render.term_slug(term.term), "definition": term.definition,
+                   "rule": term.rule,
+                   "number": book.rules[term.rule].number}
+                  for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang))],
         index=_index(book, layout.index_pages), part=part, fillers=fillers, pages=anchors or {},
         first_filler=(anchors or {}).get("back-cover", 0),
         at_a_glance=[e for e in toc if e["level"] == 1],
         designer=designer, width=width, height=height, fonts=FONTS.as_uri(), edition=job.edition,
         edition_label=label, colour=palette, profile=colours.PROFILE.as_uri() if job.cmyk else "",
         gutter=f"{layout.gutter_mm:g}mm", half=f"{(layout.gutter_mm + OUTER_MM) / 2:g}mm", cover=back,
-        artwork=_data_uri(cover.artwork(game, book.id, job.cmyk)))
+        artwork=_data_uri(cover.artwork(game, book.id, job.cmyk)), t=t, lang=t.lang)
+    return typeset_html(page, t.lang)  # French spacing and quotation marks, in text nodes only
+
+
+def _css_string(text: str) -> Markup:
+    """``text`` as a CSS string literal, for generated content (``content: ", p. "``) in the template's style."""
+    escaped = "".join(ch if ch.isalnum() or ch in " .,;:!?'-" else f"\\{ord(ch):06x}" for ch in text)
+    return Markup(f'"{escaped}"')
 
 
 # -- rendering -------------------------------------------------------------------------------------------
@@ -283,6 +308,8 @@ def _render(job: PrintInput, layout: Layout, part: str = "book", fillers: int = 
 
     fetcher = ProjectFetcher(job.diagrams.parent.parent, job.check.book.root, colours.COLOR)
     source = print_html(job, layout, part=part, fillers=fillers, anchors=anchors)
+    import weasyprint  # here, not at the top: see __getattr__
+
     return weasyprint.HTML(string=source, base_url=str(job.diagrams), url_fetcher=fetcher).render()
 
 
@@ -302,6 +329,7 @@ def lay_out(job: PrintInput, settled: Layout | None = None, passes: int = 3) -> 
         if wanted == layout:
             return document, layout
         layout = wanted
+        del document  # before the next pass: two laid-out books at once are a worker's peak memory
     raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the index page numbers did not settle in "
                        f"{passes} passes")
 
@@ -351,13 +379,17 @@ def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = N
 
 def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any) -> None:
     """Every edition of every book into ``staging/pdf``; ``timings`` is the build's ``Timings``."""
-    for check in report.books:
+    from rulepress.render.languages import pdf_name, translations
+
+    books = [(check, None) for check in report.books]
+    books += [(check, lang) for lang, checks in translations(report).items() for check in checks]
+    for check, lang in books:
         book_id = check.book.id
         diagrams = staging / book_id / "diagrams"
         diagrams.mkdir(parents=True, exist_ok=True)
         settled: Layout | None = None
         for edition in EDITIONS:  # print first: the others reuse its settled layout
-            name = book_id + SUFFIX[edition]
+            name = pdf_name(book_id, lang) + SUFFIX[edition]
             start = time.perf_counter()
             job = PrintInput(check, diagrams, impact=impacts.get(book_id) if edition == "designer" else None,
                              edition=edition)

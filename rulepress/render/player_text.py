@@ -84,6 +84,15 @@ def _html_lines(text: str) -> Iterator[tuple[int, str]]:
                 yield line, piece
 
 
+# French typography (render/typography.py) puts no-break spaces before ": ; ! ?" and inside « »: undone before
+# matching, so that "do\u00a0: light, tile\u00a0: b2," in a French page is still the notation "do: light, tile: b2,".
+_TYPOGRAPHY = re.compile("[\u00a0\u202f]+(?=[;:!?»])|(?<=«)[\u00a0\u202f]+")
+
+
+def _untypeset(line: str) -> str:
+    return _TYPOGRAPHY.sub("", line).replace("\u00a0", " ").replace("\u202f", " ")
+
+
 def check_player_text(text: str, book: Book, where: str = "") -> list[str]:
     """Every rule ID or piece of engine notation in a player page's visible text, one message each.
 
@@ -97,6 +106,7 @@ def check_player_text(text: str, book: Book, where: str = "") -> list[str]:
     lines = _html_lines(text) if head.startswith(("<!doctype", "<html")) else _markdown_lines(text)
     problems = []
     for number, line in lines:
+        line = _untypeset(line)
         taken: list[tuple[int, int]] = []  # one message per passage, from the first pattern that finds it
         found: list[tuple[int, str]] = []
         for name, pattern in patterns(book):

@@ -2,6 +2,11 @@
 
 ``pages()`` returns every generated file (Markdown pages and SVG diagrams) for a verified report;
 the hooks hand them to mkdocs-material, which does all the rendering, theming and search.
+
+The site is one mkdocs project per language: the source language's at the site's root (today's URLs), and
+one under ``<lang>/`` for each language some book is translated into, holding those books' translations
+(``SiteInput.lang``). Each language site has its own ``theme.language`` (``<html lang>``, the theme's words),
+its own search stemmer and a language switcher to the others (``language_config``).
 """
 
 from __future__ import annotations
@@ -10,11 +15,14 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from rulepress.analyze.report import designer_markdown
+from rulepress.cache import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.load.book import Book
+from rulepress.render import languages
 from rulepress.render import markdown as render
 from rulepress.render.palette import svg_rgb
 from rulepress.render.player_text import check_player_text
+from rulepress.render.strings import Strings, strings
+from rulepress.render.typography import typeset
 from rulepress.verify.gate import BookCheck, Report
 
 PREPARED: SiteInput | None = None  # set by `rulepress build` before it runs mkdocs
@@ -25,6 +33,23 @@ TIMING: dict[str, float] = {}  # seconds the hooks spent generating pages (our w
 class SiteInput:
     report: Report
     impacts: dict[str, dict[str, Any]] = field(default_factory=dict)  # book -> question -> impact
+    lang: str | None = None  # None: the source language's site (the root); else the translations' site <lang>/
+    refused: list[str] = field(default_factory=list)  # what ``pages`` refused on (mkdocs says only "aborted")
+
+
+def site_languages(report: Report) -> list[str]:
+    """The languages that get a site of their own under ``<lang>/`` (those some book is translated into)."""
+    return list(languages.translations(report))
+
+
+def site_checks(report: Report, lang: str | None) -> list[BookCheck]:
+    """The books of the site in ``lang`` (None: the source language): a translated site has only the books
+    translated into its language."""
+    return report.books if lang is None else languages.translations(report).get(lang, [])
+
+
+def site_words(report: Report, lang: str | None) -> Strings:
+    return strings(languages.source_language(report) if lang is None else lang)
 
 
 def chapter_page(book_id: str, chapter_id: str) -> str:
@@ -62,23 +87,32 @@ class PlayerTextError(Exception):
 
 
 def pages(prepared: SiteInput) -> dict[str, str]:
-    """Every generated file; raises PlayerTextError when a player page shows designer material."""
-    files: dict[str, str] = {"index.md": _home(prepared.report)}
+    """Every generated file of the site in ``prepared.lang``; raises PlayerTextError when a player page shows
+    designer material."""
+    lang = prepared.lang
+    checks = site_checks(prepared.report, lang)
+    files: dict[str, str] = {"index.md": _home(checks, site_words(prepared.report, lang), lang)}
     problems: list[str] = []
-    for check in prepared.report.books:
-        generated = _book_pages(check, prepared.impacts.get(check.book.id))
-        problems += player_problems(check.book, generated)
+    for check in checks:
+        generated = _book_pages(check, prepared.impacts.get(check.book.id), lang)
+        problems += player_problems(check.book, generated, _where(lang))
         files.update(generated)
     if problems:
+        prepared.refused = problems
         raise PlayerTextError(problems)
     return files
 
 
+def _where(lang: str | None) -> str:
+    return "" if lang is None else f"{lang}/"
+
+
 def player_text_problems(report: Report) -> list[str]:
-    """Every rule ID or piece of engine notation on the site's player pages, for the publish stage to refuse on
-    before mkdocs runs (the hooks refuse too, but mkdocs reports a hook's error only as a generic abort)."""
-    return [problem for check in report.books
-            for problem in player_problems(check.book, _book_pages(check, None))]
+    """Every rule ID or piece of engine notation on the site's player pages (every language's), for the publish
+    stage to refuse on before mkdocs runs (the hooks refuse too, but mkdocs reports a hook's error only as a
+    generic abort)."""
+    return [problem for lang in [None, *site_languages(report)] for check in site_checks(report, lang)
+            for problem in player_problems(check.book, _book_pages(check, None, lang), _where(lang))]
 
 
 def is_player_page(path: str) -> bool:
@@ -86,15 +120,15 @@ def is_player_page(path: str) -> bool:
     return path.endswith((".md", ".svg")) and "/designer/" not in path
 
 
-def player_problems(book: Book, files: dict[str, str]) -> list[str]:
+def player_problems(book: Book, files: dict[str, str], folder: str = "") -> list[str]:
     return [problem for path, text in files.items() if is_player_page(path)
-            for problem in check_player_text(text, book, f"site page {path}")]
+            for problem in check_player_text(text, book, f"site page {folder}{path}")]
 
 
-def book_of(path: str, report: Report) -> Book | None:
+def book_of(path: str, report: Report, lang: str | None = None) -> Book | None:
     """The book a site page belongs to (its first folder), or None for the home page."""
     head = path.split("/", 1)[0]
-    return next((check.book for check in report.books if check.book.id == head and "/" in path), None)
+    return next((check.book for check in site_checks(report, lang) if check.book.id == head and "/" in path), None)
 
 
 def book_style(book: Book) -> dict[str, str]:
@@ -102,39 +136,94 @@ def book_style(book: Book) -> dict[str, str]:
     return {"title": book.title, "color": str(book.data.get("color") or ""), "mark": str(book.data.get("mark") or "")}
 
 
-def nav(report: Report) -> list[Any]:
-    entries: list[Any] = [{"Home": "index.md"}]
-    for check in report.books:
+def nav(report: Report, lang: str | None = None) -> list[Any]:
+    """The site's navigation in ``lang`` (None: the source language's site)."""
+    t = site_words(report, lang)
+
+    def label(text: str) -> str:  # a title from the sources, in the language's typography like the pages
+        return typeset(text, t.lang)
+
+    entries: list[Any] = [{t("home"): "index.md"}]
+    for check in site_checks(report, lang):
         book = check.book
-        entries.append({book.title: [
-            {"About this book": f"{book.id}/index.md"},
-            {"Rules": [{f"{c.number}. {c.title}": chapter_page(book.id, c.id)} for c in book.chapters]},
-            {"Examples": [f"{book.id}/examples/index.md"]
-             + [{r.example.title: example_page(book.id, r.example.id)} for r in check.results]},
-            {"Glossary": f"{book.id}/glossary.md"},
-            {"For the designer": [{"Designer questions": f"{book.id}/designer/questions.md"},
-                                  {"Change log": f"{book.id}/designer/changelog.md"},
-                                  {"Rule coverage": f"{book.id}/designer/coverage.md"}]},
+        entries.append({label(book.title): [
+            {t("about_book"): f"{book.id}/index.md"},
+            {t("rules"): [{label(f"{c.number}. {c.title}"): chapter_page(book.id, c.id)} for c in book.chapters]},
+            {t("examples"): [f"{book.id}/examples/index.md"]
+             + [{label(r.example.title): example_page(book.id, r.example.id)} for r in check.results]},
+            {t("glossary"): f"{book.id}/glossary.md"},
+            {t("for_designer"): [{t("designer_questions"): f"{book.id}/designer/questions.md"},
+                                 {t("change_log"): f"{book.id}/designer/changelog.md"},
+                                 {t("rule_coverage"): f"{book.id}/designer/coverage.md"}]},
         ]})
     return entries
 
 
-def _home(report: Report) -> str:
-    lines = ["# Rulebooks", "",
-             "Every worked example in these books is replayed against an executable rules engine on every "
-             "build; a book is published only when its text, its examples and its engine agree.", ""]
-    for check in report.books:
+def language_config(root_config: dict[str, Any], report: Report, lang: str | None) -> dict[str, Any]:
+    """The settings of mkdocs.yml (``root_config``, as read) that the site in ``lang`` overrides: its theme's
+    language, its search stemmer, its name, and its language switcher (mkdocs-material's ``extra.alternate``;
+    the hooks point each page's links at the same page in the other languages, see ``alternates``)."""
+    t = site_words(report, lang)
+    theme = dict(root_config.get("theme") or {})
+    theme["language"] = t.lang
+    plugins: list[Any] = []
+    for plugin in root_config.get("plugins") or []:
+        name = next(iter(plugin)) if isinstance(plugin, dict) else plugin
+        if name in ("search", "material/search"):
+            options = dict(plugin[name] or {}) if isinstance(plugin, dict) else {}
+            options["lang"] = [t.lang]  # lunr's stemmer for the language, shipped with the theme (no CDN)
+            plugin = {name: options}
+        plugins.append(plugin)
+    extra = dict(root_config.get("extra") or {})
+    # Each language's home page, relative to this site's root: the theme makes them relative to each page and
+    # looks for each language's sitemap.xml beside them (the per-page switcher is the hooks', see alternates).
+    extra["alternate"] = alternates(report, lang, "index.md")
+    overrides: dict[str, Any] = {"theme": theme, "plugins": plugins, "extra": extra}
+    if lang is not None:  # the source language's site keeps the project's own name
+        overrides.update(site_name=t("site_name"), site_description=t("site_description"))
+    return overrides
+
+
+def alternates(report: Report, lang: str | None, page: str) -> list[dict[str, str]]:
+    """The language switcher of ``page`` (a path in the site in ``lang``): each language's site, at the same
+    page when that site has it, else at its home page; links relative to the page (printed as they are by
+    site_src/overrides/partials/alternate.html)."""
+    others = site_languages(report)
+    if not others:
+        return []
+    here = "" if lang is None else "../"
+    book = page.split("/", 1)[0] if "/" in page else None
+    choices: list[dict[str, str]] = []
+    for other in [None, *others]:
+        t = site_words(report, other)
+        folder = "" if other is None else f"{other}/"
+        shown = book is None or any(check.book.id == book for check in site_checks(report, other))
+        target = page.removesuffix(".md") + ".html" if shown else "index.html"
+        link = posixpath.relpath(f"{here}{folder}{target}", posixpath.dirname(page) or ".")
+        choices.append({"name": t("language_name"), "link": link, "lang": t.lang})
+    return choices
+
+
+def _home(checks: list[BookCheck], t: Strings, lang: str | None) -> str:
+    lines = [f"# {t('home_title')}", "", t("home_intro"), ""]
+    pdf = "pdf" if lang is None else "../pdf"  # the PDFs are the root site's, one folder up from a language's
+    for check in checks:
         book = check.book
+        name = languages.pdf_name(book.id, lang)
         facts = " · ".join(f"{label}: {value}" for label, value in render.book_facts(book))
-        lines += [f"## [{render.escape_md(book.title)}]({book.id}/index.md)", "", facts, "",
-                  f"{len(book.rules)} rules, {len(check.results)} verified examples. "
-                  f'<a href="pdf/{book.id}.pdf">Print edition (PDF)</a> · '
-                  f'<a href="pdf/{book.id}-digital.pdf">Digital edition (PDF)</a>', ""]
+        lines += [f"## [{render.escape_md(book.title)}]({book.id}/index.md)", "",
+                  facts, "",
+                  t("book_counts", rules=len(book.rules), examples=len(check.results)) + " "
+                  f'<a href="{pdf}/{name}.pdf">{t("print_pdf")}</a> · '
+                  f'<a href="{pdf}/{name}-digital.pdf">{t("digital_pdf")}</a>', ""]
     return "\n".join(lines) + "\n"
 
 
-def _book_pages(check: BookCheck, impact: dict[str, Any] | None) -> dict[str, str]:
+def _book_pages(check: BookCheck, impact: dict[str, Any] | None, lang: str | None = None) -> dict[str, str]:
     book = check.book
+    t = render.words(book)
+    name = languages.pdf_name(book.id, lang)
+    pdf = "../pdf" if lang is None else "../../pdf"
     files: dict[str, str] = {}
     by_rule = render.examples_by_rule(check.results)
     index = f"{book.id}/index.md"
@@ -143,12 +232,13 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None) -> dict[str, st
     chapters = "\n".join(f"{c.number}. [{c.title}]({posixpath.relpath(chapter_page(book.id, c.id), book.id)})"
                          for c in book.chapters)
     files[index] = (f"# {book.title}\n\n{book.data.get('subtitle', '')}\n\n| | |\n|---|---|\n{facts}\n\n"
-                    f"## Contents\n\n{chapters}\n\n"
-                    f"- [Worked examples](examples/index.md) ({len(check.results)}, all verified)\n"
-                    f"- [Glossary](glossary.md)\n- [For the designer](designer/questions.md)\n\n"
-                    f'<a class="md-button" href="../pdf/{book.id}.pdf">Print edition (PDF)</a> '
-                    f'<a class="md-button" href="../pdf/{book.id}-digital.pdf">Digital edition (accessible PDF)</a> '
-                    f'<a class="md-button" href="../pdf/{book.id}-designer.pdf">Designer edition (PDF)</a>\n')
+                    f"## {t('contents')}\n\n{chapters}\n\n"
+                    f"- [{t('worked_examples')}](examples/index.md) "
+                    f"{t('examples_verified_count', count=len(check.results))}\n"
+                    f"- [{t('glossary')}](glossary.md)\n- [{t('for_designer')}](designer/questions.md)\n\n"
+                    f'<a class="md-button" href="{pdf}/{name}.pdf">{t("print_pdf")}</a> '
+                    f'<a class="md-button" href="{pdf}/{name}-digital.pdf">{t("digital_pdf_accessible")}</a> '
+                    f'<a class="md-button" href="{pdf}/{name}-designer.pdf">{t("designer_pdf")}</a>\n')
     for chapter in book.chapters:
         page = chapter_page(book.id, chapter.id)
         files[page] = render.chapter_markdown(chapter, book, linker(check, page), by_rule)
@@ -157,9 +247,10 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None) -> dict[str, st
     # Where an example comes from (seed or authored) is a designer's note: the player edition leaves it out.
     rows = "\n".join(f"| [{r.example.title}]({link.example(r.example.id)}) | "
                      f"{', '.join(book.rules[x].number for x in r.example.rules)} | "
-                     f"{'✔ verified' if r.ok else r.status} |" for r in check.results)
-    files[page] = (f"# Worked examples\n\nEach example below is replayed against the rules engine on every "
-                   f"build.\n\n| example | rules | status |\n|---|---|---|\n{rows}\n")
+                     f"{t('verified_short') if r.ok else r.status} |" for r in check.results)
+    files[page] = (f"# {t('worked_examples')}\n\n{t('examples_intro')}\n\n"
+                   f"| {t('column_example')} | {t('column_rules')} | {t('column_status')} |\n|---|---|---|\n"
+                   f"{rows}\n")
     for result in check.results:
         page = example_page(book.id, result.example.id)
         files[page] = render.example_markdown(result, book, linker(check, page), heading="#")
@@ -168,17 +259,16 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None) -> dict[str, st
                 # Engines draw in CMYK (device-cmyk, for press); browsers get the same colours as sRGB.
                 files[f"{book.id}/diagrams/{render.diagram_name(result.example.id, name)}"] = svg_rgb(checkpoint.svg)
     page = f"{book.id}/glossary.md"
-    files[page] = "# Glossary\n\n" + render.glossary_markdown(book, linker(check, page))
+    files[page] = f"# {t('glossary')}\n\n" + render.glossary_markdown(book, linker(check, page))
     page = f"{book.id}/designer/questions.md"
     open_count = sum(q.status == "open" for q in book.questions)
-    files[page] = (f"# Designer questions\n\n{open_count} open of {len(book.questions)}. Each question names "
-                   "the rules it touches, every answer, the answer the text and the engine assume now, and the "
-                   "engine option that implements it.\n\n"
+    files[page] = (f"# {t('designer_questions')}\n\n"
+                   f"{t('questions_intro', open=open_count, total=len(book.questions))}\n\n"
                    + render.questions_markdown(book, linker(check, page), impact)
-                   + designer_markdown(book.root, book.id))
+                   + cached_designer_markdown(book.root, book.id))
     page = f"{book.id}/designer/changelog.md"
-    files[page] = "# Change log\n\n" + render.changelog_markdown(book, linker(check, page))
+    files[page] = f"# {t('change_log')}\n\n" + render.changelog_markdown(book, linker(check, page))
     page = f"{book.id}/designer/coverage.md"
     assert check.trace is not None
-    files[page] = "# Rule coverage\n\n" + render.coverage_markdown(book, check.trace, linker(check, page))
+    files[page] = f"# {t('rule_coverage')}\n\n" + render.coverage_markdown(book, check.trace, linker(check, page))
     return files

@@ -31,7 +31,8 @@ def render_book(root: Path, book: str, out: Path) -> int:
             print(problem, file=sys.stderr)
         return 1
     impacts = {check.book.id: cached_impacts(root, check) for check in report.books}
-    render_editions(report, impacts, out, Timings(), workers=1)  # one core: the preview keeps the other
+    # One core: the preview keeps the other.  No preflight: a preview's PDFs are not published (a build checks its own).
+    render_editions(report, impacts, out, Timings(), workers=1, preflight=False)
     return 0
 
 
@@ -46,6 +47,7 @@ class Background:
         self.running: dict[str, subprocess.Popen[bytes]] = {}
         self.lock = threading.Lock()
         self.numbers = itertools.count(1)
+        self.waiting: list[threading.Thread] = []  # each job's waiter, which removes its scratch folder
 
     @property
     def pdfs(self) -> Path:
@@ -62,7 +64,10 @@ class Background:
             job = subprocess.Popen([sys.executable, "-m", "rulepress.serve.pdfs", str(self.root), book, str(out)],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             self.running[book] = job
-        threading.Thread(target=self._wait, args=(book, job, out), daemon=True).start()
+        waiter = threading.Thread(target=self._wait, args=(book, job, out), daemon=True)
+        waiter.start()
+        with self.lock:
+            self.waiting = [thread for thread in self.waiting if thread.is_alive()] + [waiter]
 
     def _wait(self, book: str, job: subprocess.Popen[bytes], out: Path) -> None:
         _, errors = job.communicate()
@@ -92,6 +97,10 @@ class Background:
         for job in jobs:
             job.terminate()
             job.wait(timeout=30)
+        with self.lock:
+            waiting, self.waiting = self.waiting, []
+        for waiter in waiting:  # their scratch folders are gone when the session is
+            waiter.join(timeout=30)
 
 
 def link_pdfs(source: Path, site: Path) -> None:

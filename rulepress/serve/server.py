@@ -83,12 +83,37 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # SIGTERM stops the server as Ctrl-C does: PDF jobs ended, scratch folders removed
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: nothing is sent, only whether the process exists is checked
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def sweep_stale(cache: Path) -> list[Path]:
+    """Remove the ``serve-<pid>`` folders of sessions that were killed outright (SIGKILL skips their cleanup);
+    a folder whose process is still running is another live session's.  Returns what was removed."""
+    removed = []
+    for folder in sorted(cache.glob("serve-*")):
+        pid = folder.name.removeprefix("serve-")
+        if folder.is_dir() and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
 def run_serve(root: Path, port: int, books: list[str] | None, pdfs: bool = True, host: str = "127.0.0.1") -> int:
     """Build, serve and watch until interrupted (Ctrl-C); ``pdfs``: each verified book's PDFs follow."""
     sys.dont_write_bytecode = True  # re-imported engines must not write bytecode into the watched folders
     signal.signal(signal.SIGTERM, _stop)
     # The command line lets SIGPIPE end it (for `| head`); a server writes to browsers that went away all the time.
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    swept = sweep_stale(root / ".rulepress-cache")
+    if swept:
+        print(f"removed {len(swept)} folder(s) left by killed serve sessions", flush=True)
     folder = root / ".rulepress-cache" / f"serve-{os.getpid()}"
     folder.mkdir(parents=True, exist_ok=True)
     session = Session(root, folder, books, say=lambda line: print(line, flush=True), pdfs=pdfs)

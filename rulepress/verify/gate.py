@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from rulepress import progress
+from rulepress import i18n, progress
 from rulepress.cache import cached_replay
 from rulepress.errors import SourceError, relative
 from rulepress.load.book import Book, book_ids, load_book
@@ -16,7 +17,8 @@ from rulepress.load.problems import Collector, lines_of
 from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
 from rulepress.verify import trace
-from rulepress.verify.replay import ExampleResult
+from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
+from rulepress.verify.replay import ExampleResult, engine_folder
 
 MAX_PROBLEMS = 100
 """Problems listed by :meth:`Report.failures` (a broken engine can fail every example at once)."""
@@ -111,6 +113,9 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         examples, problems = load_every_example(book)
         report.problems.extend(problems)
         check = BookCheck(book, engine, examples)
+        report.problems.extend(check_cover(book, engine))
+        # The engine's narration catalogs, for each language the book is published in (rulepress.i18n).
+        report.problems.extend(i18n.catalog_problems(engine_folder(engine, book), i18n.book_languages(book.data), root))
         try:
             report.problems.extend(check_options(check))
         except Exception as exc:  # OPTIONS that are not OptionSpecs: the engine's, named as such
@@ -122,6 +127,26 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         report.problems.extend(check.trace.problems)
         report.books.append(check)
     return report
+
+
+def check_cover(book: Book, engine: ModuleType) -> list[str]:
+    """book.yaml's cover colours must be names in the engine's palette (``render.PALETTE``): checked here, at
+    their lines, rather than when the PDFs are already being rendered."""
+    cover = book.data.get("cover")
+    if not isinstance(cover, Mapping) or not ({"background", "ink"} & set(cover)):
+        return []
+    from rulepress.render import palette  # the render stage's palette (with PIL): only for books with a cover
+
+    folder = book.root / "engine" / book.engine_package
+    try:
+        with engine_guard(folder, book.root, import_seconds(), crashes=True):  # imports the engine's render.py
+            known = palette.game_palette(engine)
+    except EngineFault as fault:
+        return [f"{relative(folder, book.root)}/render.py: the palette cannot be read: {fault}"]
+    shown = book.path("book.yaml")
+    return [str(SourceError(shown, line_of(cover, key), f"cover.{key}: '{cover[key]}' is not a colour of the "
+                                                        f"game's palette (known: {', '.join(sorted(known))})"))
+            for key in ("background", "ink") if key in cover and cover[key] not in known]
 
 
 def check_options(check: BookCheck) -> list[str]:

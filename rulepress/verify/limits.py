@@ -1,9 +1,9 @@
 """Engine code runs under a guard: a hang, an exit or a crash becomes a fault naming the engine's file and line.
 
 Engines are trusted code, but a bug in one must never hang the build (an endless loop), end it while
-reporting success (``sys.exit(0)`` from engine code) or show up as a bare traceback.  :class:`engine_guard`
-wraps a call into an engine and turns each of those into an :class:`EngineFault` that says where, in the
-engine's own files, it happened.
+reporting success (``sys.exit(0)`` or ``os._exit(0)`` from engine code) or show up as a bare traceback.
+:class:`engine_guard` wraps a call into an engine and turns each of those into an :class:`EngineFault` that
+says where, in the engine's own files, it happened.
 
 The time limit is a ``SIGALRM`` from ``signal.setitimer`` (wall-clock time): Python runs the handler on the
 main thread between bytecodes, so it raises inside the engine's frame and the frame it interrupts is the one
@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, NoReturn
 
 from rulepress.errors import SourceError
 
@@ -87,6 +87,27 @@ class EngineFault(Exception):
         return self.detail + (f" (in {self.place})" if self.place else "")
 
 
+class _HardExit(BaseException):
+    """Raised instead of ending the process when engine code calls ``os._exit`` under the guard (which would
+    otherwise end ``verify`` at once, with whatever exit code the engine chose and nothing said)."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _hard_exit_refuser(real: Any, pid: int) -> Any:
+    """``os._exit`` while engine code runs: raises :class:`_HardExit` instead, except in a process forked
+    meanwhile (a worker pool's child ends with ``os._exit``, as it must)."""
+
+    def refuse(code: object) -> NoReturn:
+        if os.getpid() != pid:
+            real(code)
+        raise _HardExit(code)
+
+    return refuse
+
+
 class _Timeout(BaseException):
     """Raised by the alarm inside the engine's frame.  A BaseException so that an engine's own
     ``except Exception`` cannot swallow it."""
@@ -121,8 +142,12 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
         self._watching_int = False
         self._outer_int: Any = None
         self._interrupted = False
+        self._outer_exit: Any = None
 
     def __enter__(self) -> engine_guard:
+        # os._exit ends the process without unwinding: stand in for it while engine code runs (restored on exit).
+        self._outer_exit = os._exit
+        os._exit = _hard_exit_refuser(self._outer_exit, os.getpid())
         self._main = _on_main_thread()
         if not self._main:
             return self
@@ -164,6 +189,7 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> bool:
         self._armed = False  # first thing: an alarm arriving from here on is ignored
+        os._exit = self._outer_exit
         if self._main:
             if self.limit > 0:
                 signal.setitimer(signal.ITIMER_REAL, 0)
@@ -182,6 +208,9 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
             if self._interrupted or not self._main:
                 return False  # a real Ctrl-C stops the run
             raise EngineFault("interrupt", "engine code raised KeyboardInterrupt", self.place_of(error),
+                              error) from error
+        if isinstance(error, _HardExit):
+            raise EngineFault("exit", f"engine code called os._exit({error.code!r})", self.place_of(error),
                               error) from error
         if isinstance(error, SystemExit):
             raise EngineFault("exit", f"engine code called exit({error.code!r})", self.place_of(error),

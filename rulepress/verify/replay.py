@@ -14,12 +14,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from rulepress import i18n
 from rulepress.errors import SourceError
 from rulepress.load.book import Book
 from rulepress.load.examples import Example, Step
 from rulepress.load.rules import render_template
 from rulepress.load.yamlsrc import line_of
 from rulepress.protocol import DescriptionError, Event, Game, RuleViolation, narrator_of
+from rulepress.verify import diagram
+from rulepress.verify import steps as shapes
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 
 _MISSING = object()
@@ -33,6 +36,7 @@ class Checkpoint:
     events: list[dict[str, Any]]
     caption: str | None = None
     svg: str | None = None
+    svgs: dict[str, str] = field(default_factory=dict)  # the diagram in each language of the book (svg: the source)
 
 
 @dataclass
@@ -42,6 +46,7 @@ class TranscriptLine:
     rejected_by: str | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     narration: str = ""  # the engine's plain words for the player edition (protocol.Narrator)
+    narrations: dict[str, str] = field(default_factory=dict)  # the same in each language of the book, source first
 
 
 @dataclass
@@ -72,6 +77,26 @@ class _Mismatch(Exception):
 
 class _Broken(Exception):
     """The example cannot be run at all (status 'error')."""
+
+
+class _Misshapen(Exception):
+    """Steps or a described state that break the engine's declared shapes (status 'error', nothing replayed)."""
+
+    def __init__(self, problems: list[SourceError]) -> None:
+        super().__init__(problems[0].message)
+        self.problems = problems
+
+    def text(self, example: Example, book: Book) -> str:
+        """The first line's problems at their ``file:line:col`` (an unknown key, with its "did you mean",
+        before the missing key it stands for), then the lines of the others."""
+        first = self.problems[0]
+        here = sorted((p for p in self.problems if p.line == first.line),
+                      key=lambda p: not p.message.startswith("unknown key"))
+        others = sorted({p.line or 0 for p in self.problems if p.line != first.line})
+        more = f" (more at line(s) {', '.join(map(str, others))})" if others else ""
+        told = SourceError(first.file, first.line, f"example {example.id}: {'; '.join(p.message for p in here)}"
+                           + more, here[0].rule, here[0].column)
+        return f"{told} [illustrates {', '.join(book.rule_label(r) for r in example.rules)}]"
 
 
 GAMES_KEPT = 4
@@ -114,6 +139,8 @@ def replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = Tru
         outcome.status, outcome.message = "failed", _frame(example, book, str(exc))
     except _Broken as exc:
         outcome.status, outcome.message = "error", _frame(example, book, str(exc))
+    except _Misshapen as exc:
+        outcome.status, outcome.message = "error", exc.text(example, book)
     except EngineFault as fault:
         outcome.status, outcome.message = "error", _frame(example, book, f"{run.where}: {fault}")
     return outcome
@@ -140,6 +167,7 @@ class _Replay:
                  options: Mapping[str, Any]) -> None:
         self.example, self.book, self.engine, self.outcome = example, book, engine, outcome
         self.draw, self.options = draw, options
+        self.languages = i18n.book_languages(book.data)  # narrated and drawn in each (engine catalogs: rulepress.i18n)
         self.where = f"start (line {example.line('start')})"
         self.guard = engine_guard(engine_folder(engine, book), book.root, replay_seconds())
 
@@ -155,6 +183,9 @@ class _Replay:
         game = None
         try:
             game = make_game(self.engine, book, self.options)
+            misshapen = shapes.problems(example, shapes.declared(self.engine, game, book.root), book.prefix)
+            if misshapen:  # checked before the engine reads any of it: a typo is the example's, with its line
+                raise _Misshapen(misshapen)
             if "setup" in example.start:
                 state = game.new_state(example.players, example.seed)
             else:
@@ -169,6 +200,8 @@ class _Replay:
                 raise _Mismatch(f"{where}: refused by {exc.rule or 'no rule'} ({exc.message}), "
                                 f"expected {book.rule_label(refused)}") from exc
             raise _Broken(f"{where}: {exc}") from exc
+        except _Misshapen:
+            raise
         except Exception as exc:
             raise self.crashed(exc) from exc
         if refused is not None:
@@ -220,7 +253,9 @@ class _Replay:
             return []
         text = game.format_action(state, action)
         narrator = narrator_of(game)
-        narration = narrator.narrate_action(game, state, action) if narrator else ""
+        narrations = (i18n.in_languages(self.languages, lambda: narrator.narrate_action(game, state, action))
+                      if narrator else {})
+        narration = narrations.get(self.languages[0], "")
         if step.illegal is None:
             try:
                 events = game.apply(state, action)
@@ -232,13 +267,14 @@ class _Replay:
                 raise _Broken(f"{where}: {exc}") from exc
             happened = _plain_events(where, events)
             outcome.exercised.update(e["rule"] for e in happened)
-            outcome.transcript.append(TranscriptLine(step.index, text, None, _frozen(happened), narration))
+            outcome.transcript.append(TranscriptLine(step.index, text, None, _frozen(happened), narration,
+                                                     narrations))
             return happened
         try:
             events = game.apply(state, action)
         except RuleViolation as exc:
             self.rejected(step, text, exc, before, game, state)
-            outcome.transcript[-1].narration = narration
+            outcome.transcript[-1].narration, outcome.transcript[-1].narrations = narration, narrations
             return []
         except DescriptionError as exc:
             raise _Broken(f"{where}: {exc}") from exc
@@ -283,7 +319,14 @@ class _Replay:
         if caption:
             checkpoint.caption = caption if isinstance(caption, str) else None
             if self.draw:
-                checkpoint.svg = game.render_svg(state, checkpoint.caption)
+                checkpoint.svgs = i18n.in_languages(self.languages, lambda: game.render_svg(state, checkpoint.caption))
+                checkpoint.svg = checkpoint.svgs[self.languages[0]]
+                for lang, svg in checkpoint.svgs.items():
+                    wrong = diagram.problem(svg)
+                    if wrong is not None:  # every edition prints it: refused here, naming who drew it and where
+                        shown = "" if lang == self.languages[0] else f" ({lang})"
+                        raise _Broken(f"{where}: the diagram{shown} from {diagram.drawn_by(game, self.book.root)} "
+                                      f"{wrong}")
         return checkpoint
 
     def key_line(self, step: Step, key: Any) -> int | None:

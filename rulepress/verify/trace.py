@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rulepress.errors import relative
+from rulepress.errors import SourceError, relative
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import BookCheck
@@ -46,25 +46,45 @@ def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, lis
     pattern = re.compile(rf"^{re.escape(prefix)}(\.[a-z0-9-]+)+$")
     found: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*.py")):
-        # The engine imported, so its source is Python; a stray byte that is not UTF-8 only hides literals here.
+        # A stray byte that is not UTF-8 only hides literals here; a module that does not parse (one the package
+        # imports only when needed) is reported by unparsable(), and its literals up to the fault still count.
         source = path.read_text(encoding="utf-8", errors="replace")
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type != tokenize.STRING:
-                continue
-            try:
-                value = literal_eval(token.string)
-            except (ValueError, SyntaxError):
-                continue
-            if isinstance(value, str) and pattern.match(value):
-                found.setdefault(value, []).append(f"{relative(path, root)}:{token.start[0]}")
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(source).readline):
+                if token.type != tokenize.STRING:
+                    continue
+                try:
+                    value = literal_eval(token.string)
+                except (ValueError, SyntaxError):
+                    continue
+                if isinstance(value, str) and pattern.match(value):
+                    found.setdefault(value, []).append(f"{relative(path, root)}:{token.start[0]}")
+        except (tokenize.TokenError, SyntaxError):
+            continue
     return found
+
+
+def unparsable(folder: Path, package: str, root: Path) -> list[str]:
+    """Each engine module that is not valid Python, at its line: importing the package need not have read it."""
+    problems = []
+    for path in sorted(folder.rglob("*.py")):
+        try:
+            compile(path.read_text(encoding="utf-8", errors="replace"), str(path), "exec", dont_inherit=True)
+        except SyntaxError as exc:  # IndentationError and TabError are SyntaxErrors too
+            error = SourceError(relative(path, root), exc.lineno, f"engine '{package}' does not parse: {exc.msg}",
+                                column=exc.offset or None)
+            problems.append(str(error))
+        except ValueError as exc:  # a NUL byte in the source
+            problems.append(f"{relative(path, root)}: engine '{package}' does not parse: {exc}")
+    return problems
 
 
 def build_trace(check: BookCheck, root: Path) -> Trace:
     book = check.book
-    literals = engine_rule_literals(root / "engine" / book.engine_package, book.prefix, root)
+    folder = root / "engine" / book.engine_package
+    literals = engine_rule_literals(folder, book.prefix, root)
     rules = {rid: RuleTrace(rid, r.number, r.title) for rid, r in book.rules.items()}
-    problems = []
+    problems = unparsable(folder, book.engine_package, root)
     questions = {q.id for q in book.questions}  # OptionSpecs name their question, which is not a rule
     for rule_id, places in literals.items():
         if rule_id in questions:

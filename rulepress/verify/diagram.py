@@ -1,0 +1,83 @@
+"""An engine's diagram checked as the gate receives it: well-formed SVG that needs nothing from outside.
+
+Every edition prints ``render_svg``'s output, and WeasyPrint would fetch whatever it links to: a diagram that
+does not parse drops out of the PDFs, and an ``<image href="http://...">`` or ``file:///...`` goes online or
+reads outside the book.  Checked here, the fault names the example and checkpoint that drew it and the engine's
+``render_svg``, instead of surfacing later as a WeasyPrint message about a base64 ``data:`` URL.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; expat resolves no external entities
+from pathlib import Path
+from typing import Any
+
+SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
+_LINK_ATTRIBUTES = ("href", "{http://www.w3.org/1999/xlink}href", "src")
+_CSS_URL = re.compile(r"url\(\s*['\"]?\s*(?!#)([^)'\"]*)", re.IGNORECASE)
+_CSS_IMPORT = re.compile(r"@import\s+['\"]?([^;'\")]*)", re.IGNORECASE)
+_ACTIVE = {"script", "foreignObject", "iframe", "object", "embed", "audio", "video"}
+
+
+def problem(svg: Any) -> str | None:
+    """What is wrong with ``svg`` as a book's diagram (None when nothing is)."""
+    if not isinstance(svg, str):
+        return f"is {type(svg).__name__}, not SVG text"
+    if re.search(r"<!(DOCTYPE|ENTITY)", svg, re.IGNORECASE):
+        return "declares a DOCTYPE or entities (a diagram is plain SVG)"
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError as exc:
+        return f"is not well-formed XML: {exc}"
+    if root.tag != f"{SVG_NAMESPACE}svg":
+        return f"is not SVG: its root is <{_local(root.tag)}>, not <svg xmlns=\"http://www.w3.org/2000/svg\">"
+    for element in root.iter():
+        tag = _local(element.tag)
+        if tag in _ACTIVE:
+            return f"holds <{tag}>: a diagram is drawn, not scripted or embedded"
+        for name, value in element.attrib.items():
+            if _local(name).lower().startswith("on"):
+                return f"has an event handler ({_local(name)}=) on <{tag}>"
+            if name in _LINK_ATTRIBUTES and not _inside(value):
+                return f"links to {value.strip()!r} from <{tag}>: a diagram must be self-contained (no images, " \
+                       f"fonts or files from outside; the build never goes online)"
+            if name == "style" and (outside := _css_outside(value)):
+                return f"style on <{tag}> refers to {outside!r}: a diagram must be self-contained"
+        if tag == "style" and (outside := _css_outside(element.text or "")):
+            return f"<style> refers to {outside!r}: a diagram must be self-contained"
+    return None
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _inside(link: str) -> bool:
+    """A link that stays in the diagram: a fragment (``#clip``) or an inline ``data:`` image."""
+    text = link.strip()
+    return text.startswith("#") or text.lower().startswith("data:image/")
+
+
+def _css_outside(css: str) -> str | None:
+    for pattern in (_CSS_URL, _CSS_IMPORT):
+        for found in pattern.finditer(css):
+            if not _inside(found.group(1)):
+                return found.group(1).strip()
+    return None
+
+
+def drawn_by(game: Any, root: Path) -> str:
+    """Where the game draws (``render_svg (engine/mini/__init__.py:88)``), for the message: ``render_svg``, or
+    for a game on rulepress.basegame, whose ``render_svg`` is the pipeline's, its ``draw``."""
+    for name in ("render_svg", "draw"):
+        method = getattr(type(game), name, None)
+        try:
+            path = Path(inspect.getsourcefile(method) or "").resolve()  # type: ignore[arg-type]
+            line = inspect.getsourcelines(method)[1]  # type: ignore[arg-type]
+        except (TypeError, OSError):
+            continue
+        if path.is_relative_to(root.resolve()):
+            return f"{name} ({path.relative_to(root.resolve())}:{line})"
+    return "render_svg"

@@ -1,0 +1,146 @@
+"""An example's action steps and described state, checked against the shapes its engine declares.
+
+An engine may declare, per action (``do:`` value), the keys a step may carry and what each holds
+(``ACTION_SCHEMA``), and the shape of a described state (``STATE_SCHEMA``); docs/ENGINE.md says where. A step
+is then checked, before anything replays, against the keys the gate itself reads (:data:`GATE_KEYS`) plus the
+engine's own, with jsonschema like every other source (rulepress/load/schema.py): a misspelt ``ilegal:`` or
+``plyer:`` is an unknown key at its own line with a "did you mean", not a step quietly replayed as something else.
+
+The schemas check shape, never legality: a value the rules forbid (taking 4 stones when 3 is the most) must pass
+them, reach the engine and be refused there, so that it can be written as an ``illegal:`` step.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from rulepress.errors import SourceError
+from rulepress.load import schema as schemas
+from rulepress.load.examples import Example
+
+GATE_KEYS = ("do", "player", "illegal", "note")
+"""What every action step may say whatever the engine: the action, who acts, the rule expected to refuse it, and
+a note for the reader.  The example schema (load/schemas/example.yaml) checks their values."""
+
+_ACTION_KEYS = {"properties", "required", "x-expect"}  # what an ACTION_SCHEMA entry may hold
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What an engine declares, and where (for an error in the declaration itself)."""
+
+    actions: Mapping[str, Any] | None
+    state: Mapping[str, Any] | None
+    origin: str  # "engine/mini/__init__.py", "engine/x/schema.py", or "engine/x/__init__.py (ACTIONS)" (derived)
+
+
+def declared(engine: ModuleType, game: Any, root: Path) -> Declared:
+    """The engine's step and state shapes: the package's ``ACTION_SCHEMA``/``STATE_SCHEMA``, else its
+    ``schema`` module's, else (a :class:`~rulepress.basegame.BaseGame`) derived from ``ACTIONS``/``STATE_KEYS``.
+
+    Imports engine code (the ``schema`` module): call it under the engine's guard.
+    """
+    module = engine
+    if not _declares(engine) and importlib.util.find_spec(f"{engine.__name__}.schema") is not None:
+        module = importlib.import_module(f"{engine.__name__}.schema")
+    origin = _shown(getattr(module, "__file__", None), root) or engine.__name__
+    actions = getattr(module, "ACTION_SCHEMA", None)
+    state = getattr(module, "STATE_SCHEMA", None)
+    derive_actions, derive_state = getattr(game, "action_schema", None), getattr(game, "state_schema", None)
+    if actions is None and callable(derive_actions):
+        actions, origin = derive_actions(), f"{origin} (ACTIONS)"
+    if state is None and callable(derive_state):
+        state = derive_state()
+    return Declared(actions, state, origin)
+
+
+def _declares(module: ModuleType) -> bool:
+    return hasattr(module, "ACTION_SCHEMA") or hasattr(module, "STATE_SCHEMA")
+
+
+def _shown(file: str | None, root: Path) -> str | None:
+    if not file:
+        return None
+    path = Path(file).resolve()
+    return str(path.relative_to(root.resolve())) if path.is_relative_to(root.resolve()) else str(path)
+
+
+def example_schema(found: Declared) -> dict[str, Any]:
+    """One JSON Schema over a whole example: its action steps by ``do`` and its ``start.state``.
+
+    Each action's keys are the gate's plus the engine's, nothing else (``additionalProperties: false`` in the
+    same subschema as the ``properties`` it closes, so an unknown key gets the list of known ones).
+    """
+    properties: dict[str, Any] = {}
+    if found.actions is not None:
+        names = [str(name) for name in found.actions]
+        branches = []
+        for name, spec in found.actions.items():
+            own = dict(spec.get("properties", {}))
+            keys = {key: {} for key in GATE_KEYS} | own
+            shape: dict[str, Any] = {"properties": keys, "additionalProperties": False}
+            if spec.get("required"):
+                shape["required"] = list(spec["required"])
+            branches.append({"if": {"properties": {"do": {"const": name}}}, "then": shape})
+        action = {"properties": {"do": {"enum": names}}, "allOf": branches}
+        properties["steps"] = {"type": "array", "items": {"if": {"type": "object", "required": ["do"]},
+                                                         "then": action}}
+    if found.state is not None:
+        properties["start"] = {"type": "object", "properties": {"state": dict(found.state)}}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": properties}
+
+
+def check_declaration(found: Declared) -> str | None:
+    """What is wrong with the declaration itself (None when it is a usable schema)."""
+    if found.actions is not None:
+        if not isinstance(found.actions, Mapping) or not found.actions:
+            return "ACTION_SCHEMA must be a non-empty mapping of action names to {properties: ..., required: [...]}"
+        for name, spec in found.actions.items():
+            if not isinstance(name, str) or not isinstance(spec, Mapping) or set(spec) - _ACTION_KEYS:
+                return (f"ACTION_SCHEMA[{name!r}] must be a mapping with 'properties' (key -> JSON Schema) and "
+                        f"'required' (a list of keys)")
+            unknown = set(spec.get("required", ())) - set(spec.get("properties", {})) - set(GATE_KEYS)
+            if unknown:
+                return f"ACTION_SCHEMA[{name!r}] requires {sorted(unknown)[0]!r}, which its properties do not name"
+    if found.state is not None and not isinstance(found.state, Mapping):
+        return "STATE_SCHEMA must be a JSON Schema (a mapping) for start.state"
+    try:
+        _validator(json.dumps(example_schema(found), sort_keys=True))
+    except (SchemaError, TypeError, ValueError) as exc:
+        detail = exc.message if isinstance(exc, SchemaError) else str(exc)
+        return f"the declared step/state schema is not a valid JSON Schema: {detail}"
+    return None
+
+
+@lru_cache(maxsize=32)
+def _validator(text: str) -> dict[str, Any]:
+    """The schema, checked once per distinct declaration (examples of a book share one)."""
+    data: dict[str, Any] = json.loads(text)
+    Draft202012Validator.check_schema(data)
+    return data
+
+
+def problems(example: Example, found: Declared, prefix: str | None) -> list[SourceError]:
+    """Every way ``example``'s action steps and described state break the engine's declared shapes, by line.
+
+    ``Declared`` with nothing declared checks nothing.  A declaration that is itself broken is one problem
+    against the engine's file.
+    """
+    if found.actions is None and found.state is None:
+        return []
+    broken = check_declaration(found)
+    if broken is not None:
+        return [SourceError(found.origin, None, broken)]
+    return schemas.validate_with(example.raw, _validator(json.dumps(example_schema(found), sort_keys=True)),
+                                 example.file, prefix)
