@@ -5,6 +5,9 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,50 +69,77 @@ def load_books() -> tuple[dict[str, BookCheck], dict[str, str]]:
 
 
 REAL_BUILD = "real-build"  # the xdist group of the modules that read the one full build of the bundled books
+# The build's command, run as its own process: exit code into argv[1] however it ends.
+BUILD_SCRIPT = ("import sys\nfrom pathlib import Path\nfrom rulepress.cli import main\ncode = 1\ntry:\n"
+                "    code = main(sys.argv[2:])\nfinally:\n    Path(sys.argv[1]).write_text(str(code))\n")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The modules reading the full build run last, so a worker builds it once the quick tests are dealt out.
+def _reads_real_build(item: pytest.Item) -> bool:
+    return any(mark.args[:1] == (REAL_BUILD,) for mark in item.iter_markers("xdist_group"))
 
-    (pytest-xdist 3.8's ``--dist loadgroup`` does not keep a group on one worker under pytest 9: it renames
-    ``item._nodeid``, which pytest 9 no longer reads. ``real_site`` shares one build between workers instead.)"""
-    items.sort(key=lambda item: any(mark.args[:1] == (REAL_BUILD,) for mark in item.iter_markers("xdist_group")))
+
+def _shared_folder(config: pytest.Config) -> Path | None:
+    """Where the workers of one xdist run share the full build (their temp folders have one parent)."""
+    workerinput = getattr(config, "workerinput", None)
+    basetemp = getattr(config.option, "basetemp", None)
+    return Path(basetemp).parent / "real-build" if workerinput and basetemp else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The modules reading the full build run last, and under xdist the first worker starts that build at once,
+    in a process of its own, so it is made while the other tests run rather than after them.
+
+    (pytest-xdist 3.8's ``--dist loadgroup`` cannot keep those modules on one worker under pytest 9: it renames
+    ``item._nodeid``, which pytest 9 no longer reads. The workers share one build through a folder instead.)"""
+    items.sort(key=_reads_real_build)
+    folder = _shared_folder(config)
+    if folder is None or config.workerinput.get("workerid") != "gw0" or not any(map(_reads_real_build, items)):
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (folder / "started").exists():
+            return
+        project, target = _real_project(folder)
+        # Two PDF processes: at the end of the run, when the quick tests are done, the build has both cores.
+        env = {**os.environ, "RULEPRESS_JOBS": "2", "RULEPRESS_CACHE": "0"}
+        with open(folder / "build.log", "w") as log:
+            subprocess.Popen([sys.executable, "-c", BUILD_SCRIPT, str(folder / "exit-code"), "--root", str(project),
+                              "build", "--site-dir", str(target)], stdout=log, stderr=subprocess.STDOUT, env=env,
+                             cwd=folder, start_new_session=True)  # not project: its rulepress/ would shadow ours
+        (folder / "started").write_text("")
 
 
 @pytest.fixture(scope="session")
-def real_site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+def real_site(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One full build of the bundled books (site and every PDF edition), shared by the modules that read it.
 
-    Under xdist every worker asks for it: the first builds into a folder all workers share, under a file lock,
-    and the others wait for that one build rather than making their own.
+    Under xdist the first worker started it in the background (above) and every worker waits for that one build;
+    run without xdist, it is built here.
     """
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if worker_id != "master" else base  # the workers' temp folders have one parent
-    folder = shared / "real-build"
-    folder.mkdir(exist_ok=True)
-    target = folder / "site"
-    with open(folder / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / "built").exists():
-            _build_real_site(folder, target)
-            (folder / "built").write_text("ok")
+    folder = _shared_folder(pytestconfig)
+    if folder is not None and (folder / "started").exists():
+        code, waited = folder / "exit-code", 0.0
+        while not code.exists() and waited < 1800:
+            time.sleep(1)
+            waited += 1
+        if not code.exists() or code.read_text() != "0":
+            log = (folder / "build.log").read_text(errors="replace")[-4000:]
+            pytest.fail(f"the full build of the bundled books failed or hung ({code}):\n{log}")
+        return folder / "site"
+    folder = tmp_path_factory.mktemp("real-build")
+    project, target = _real_project(folder)
+    from rulepress.publish.build import build
+
+    build(project, site_dir=target)
     return target
 
 
-def _build_real_site(folder: Path, target: Path) -> None:
-    from rulepress.publish.build import build
-
-    # A copy of the bundled books, so that this build neither waits on the checkout's build lock nor writes into
-    # its .rulepress-cache/ (a designer may be building there while the tests run).
+def _real_project(folder: Path) -> tuple[Path, Path]:
+    """A copy of the bundled books in ``folder``, so that their build neither waits on the checkout's build lock
+    nor writes into its .rulepress-cache/ (a designer may be building there while the tests run)."""
     sources = folder / "sources"
     for name in ("rules_src", "engine", "examples", "reports"):
         shutil.copytree(ROOT / name, sources / name, ignore=shutil.ignore_patterns("__pycache__"))
-    project = make_project(folder / "project", source=sources)
-    # The other workers are waiting for this build or nearly done: let its PDFs use both cores.
-    saved = os.environ.get("RULEPRESS_JOBS")
-    os.environ["RULEPRESS_JOBS"] = "2"
-    try:
-        build(project, site_dir=target)
-    finally:
-        os.environ["RULEPRESS_JOBS"] = saved or "1"
+    return make_project(folder / "project", source=sources), folder / "site"
 
