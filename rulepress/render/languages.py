@@ -14,9 +14,8 @@ import dataclasses
 import weakref
 from typing import TYPE_CHECKING
 
-from rulepress.load.rules import render_template
 from rulepress.load.translations import TranslatedExample, languages, load_translation, translate_examples
-from rulepress.verify.replay import ExampleResult
+from rulepress.verify.replay import ExampleResult, render_prose
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import BookCheck, Report
@@ -74,11 +73,7 @@ def prose(example: TranslatedExample, result: ExampleResult) -> str:
     """The translated text rendered over the source's replay (the context replay.py gives the source's text)."""
     if not example.text or example.status == "missing":
         return result.text
-    context = {"cp": {k: v.snapshot for k, v in result.checkpoints.items()}, "final": result.final,
-               "result": result.result, "events": {k: v.events for k, v in result.checkpoints.items()}}
-    # A block scalar ("text: |", the only kind that ends in a newline) starts on the line after its key.
-    first = None if example.text_line is None else example.text_line + (1 if example.text.endswith("\n") else 0)
-    return render_template(example.text, context, example.file, first)
+    return render_prose(example, result)
 
 
 def untranslated(check: BookCheck) -> list[str]:

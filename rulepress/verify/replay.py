@@ -481,15 +481,20 @@ def _match_events(where: str, wanted: list[Any], actual: list[dict[str, Any]]) -
         position += 1
 
 
-def _prose(example: Example, outcome: ExampleResult) -> str:
-    """The example's printed text, rendered in the rule-text sandbox (load/sandbox.py) over the replay."""
+def render_prose(example: Example, outcome: ExampleResult) -> str:
+    """The example's printed text (or a translation's: same fields), rendered in the rule-text sandbox
+    (load/sandbox.py) over the replay; a template error is a ``SourceError`` at its line."""
     if not example.text:
         return ""
     context = {"cp": {k: v.snapshot for k, v in outcome.checkpoints.items()}, "final": outcome.final,
                "result": outcome.result, "events": {k: v.events for k, v in outcome.checkpoints.items()}}
     # A block scalar ("text: |", the only kind that ends in a newline) starts on the line after its key.
     first = None if example.text_line is None else example.text_line + (1 if example.text.endswith("\n") else 0)
+    return render_template(example.text, context, example.file, first)
+
+
+def _prose(example: Example, outcome: ExampleResult) -> str:
     try:
-        return render_template(example.text, context, example.file, first)
+        return render_prose(example, outcome)
     except SourceError as exc:
         raise _Broken(f"text (line {exc.line}): {exc.message}") from exc
