@@ -76,10 +76,25 @@ def preflight_staged(staging: Path, report: Report) -> list[str]:
     return problems + _translated_problems(staging, report)
 
 
+def _english_left_once(target: Path, lang: str, root: Path) -> list[object]:
+    """:func:`~rulepress.publish.pdfchecks.english_left`, skipped for the same bytes that passed it before (a
+    rebuild whose French PDFs came from the cache reads nothing back)."""
+    from rulepress.cache import Cache, preflight_key
+    from rulepress.publish.pdfchecks import english_left
+
+    store = Cache(root)
+    key = preflight_key(target.read_bytes(), f"english-left-{lang}")
+    if store.get("preflight", key) is not None:
+        return []
+    findings = english_left(str(target), lang)
+    if not findings:
+        store.put("preflight", key, b"passed")
+    return list(findings)
+
+
 def _translated_problems(staging: Path, report: Report) -> list[str]:
     """Each translation's editions pass the same preflight as the source's; the player editions of a complete
     translation are read back for English fixed words too."""
-    from rulepress.publish.pdfchecks import english_left
     from rulepress.render.languages import pdf_name, translations, untranslated
 
     problems: list[str] = []
@@ -92,5 +107,5 @@ def _translated_problems(staging: Path, report: Report) -> list[str]:
                     continue
                 problems += [str(f) for f in cached_preflight(target, check.book.root)]
                 if suffix != "-designer" and not untranslated(check):
-                    problems += [str(f) for f in english_left(str(target), lang)]
+                    problems += [str(f) for f in _english_left_once(target, lang, check.book.root)]
     return problems
