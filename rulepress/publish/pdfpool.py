@@ -257,10 +257,40 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
     build's check of the staging folder).  The PDFs go to ``staging/folder``; ``between()`` is called before
     the first and after each PDF (the build stops there when its site, made meanwhile, failed).
     """
-    global _JOBS
     if not report.books:
         return
     root = report.books[0].book.root
+    with _temporary_files_in(root):
+        _render_editions(report, impacts, staging, timings, workers, store, preflight, folder, between, root)
+
+
+@contextmanager
+def _temporary_files_in(root: Path) -> Iterator[None]:
+    """Point ``tempfile`` (here and in the workers forked meanwhile) at a folder in the project's staging area:
+    what a killed worker leaves there (WeasyPrint's font copies) the next build's sweep removes."""
+    import secrets
+    import shutil
+    import tempfile
+
+    from rulepress.publish.lock import cache_dir
+
+    area = cache_dir(root) / "staging"
+    area.mkdir(parents=True, exist_ok=True)
+    folder = area / f"tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    folder.mkdir()
+    saved = tempfile.tempdir
+    tempfile.tempdir = str(folder)
+    try:
+        yield
+    finally:
+        tempfile.tempdir = saved
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any, workers: int | None,
+                     store: Cache | None, preflight: bool, folder: str, between: Callable[[], None] | None,
+                     root: Path) -> None:
+    global _JOBS
     store = store or Cache(root)
     epoch = source_epoch(root)
     jobs = _jobs(report, impacts, staging, folder)

@@ -18,9 +18,11 @@ import html
 import math
 import os
 import re
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -349,6 +351,25 @@ def _with_fillers(job: PrintInput, layout: Layout, document: Any) -> Any:
     return document.copy([*document.pages[:-1], *pages, document.pages[-1]])
 
 
+@contextmanager
+def font_scratch() -> Iterator[None]:
+    """A temporary folder of our own for WeasyPrint's copies of the @font-face fonts, removed afterwards.
+
+    WeasyPrint copies each book font into a ``mkdtemp`` folder it deletes only when its font configuration is
+    garbage-collected: never in a PDF worker, which exits without collecting (2.8 MB left in the temporary
+    folder per PDF).  A killed worker leaves this folder inside the one :func:`rulepress.publish.pdfpool`
+    points ``tempfile`` at, in the project's staging area, which the next build sweeps.
+    """
+    folder = tempfile.mkdtemp(prefix="rulepress-fonts-")
+    saved = tempfile.tempdir
+    tempfile.tempdir = folder
+    try:
+        yield
+    finally:
+        tempfile.tempdir = saved
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = None,
               settled: Layout | None = None) -> int:
     """Render the edition to ``target``; returns the page count (a multiple of 4 for the press editions).
@@ -363,18 +384,21 @@ def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = N
         if problems:
             raise BuildRefused(problems)
     middle = time.perf_counter()
-    document, layout = lay_out(job, settled)
-    job.layout = layout
-    document = _with_fillers(job, layout, document)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    options: dict[str, Any] = {"pdf_variant": "pdf/x-4"} if job.edition == "print" else {}
-    if job.edition == "digital":
-        options["pdf_tags"] = True
-    document.write_pdf(target, **options)
+    with font_scratch():
+        document, layout = lay_out(job, settled)
+        job.layout = layout
+        document = _with_fillers(job, layout, document)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        options: dict[str, Any] = {"pdf_variant": "pdf/x-4"} if job.edition == "print" else {}
+        if job.edition == "digital":
+            options["pdf_tags"] = True
+        document.write_pdf(target, **options)
+        pages = len(document.pages)
+        del document  # its fonts live in the scratch folder
     if timing is not None:
         timing["own"] = timing.get("own", 0.0) + middle - start
         timing["tool"] = timing.get("tool", 0.0) + time.perf_counter() - middle
-    return len(document.pages)
+    return pages
 
 
 def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any) -> None:
