@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,7 +103,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             return
         project, target = _real_project(folder)
         # Two PDF processes: at the end of the run, when the quick tests are done, the build has both cores.
-        env = {**os.environ, "RULEPRESS_JOBS": "2", "RULEPRESS_CACHE": "0"}
+        (folder / "tmp").mkdir()  # the build's temporary folder: a test checks it is left empty
+        env = {**os.environ, "RULEPRESS_JOBS": "2", "RULEPRESS_CACHE": "0", "TMPDIR": str(folder / "tmp")}
         with open(folder / "build.log", "w") as log:
             subprocess.Popen([sys.executable, "-c", BUILD_SCRIPT, str(folder / "exit-code"), "--root", str(project),
                               "build", "--site-dir", str(target)], stdout=log, stderr=subprocess.STDOUT, env=env,
@@ -131,7 +133,12 @@ def real_site(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFact
     project, target = _real_project(folder)
     from rulepress.publish.build import build
 
-    build(project, site_dir=target)
+    (folder / "tmp").mkdir()
+    saved, tempfile.tempdir = tempfile.tempdir, str(folder / "tmp")
+    try:
+        build(project, site_dir=target)
+    finally:
+        tempfile.tempdir = saved
     return target
 
 

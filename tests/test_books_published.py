@@ -58,3 +58,13 @@ def test_pdf_print_ready(site: Path, book: str, edition: str) -> None:
     assert "Contents" in contents and any(ch.isdigit() for ch in contents)
     text = "".join(p.extract_text() for p in reader.pages)
     assert ("Designer questions" in text) == (edition == "-designer")
+
+
+def test_the_full_build_leaves_no_temporary_files(site: Path) -> None:
+    """The build ran with its own temporary folder (conftest): WeasyPrint's copies of the book fonts (2.8 MB a PDF,
+    left behind by PDF workers that exit without garbage collection) and everything else are gone."""
+    temporary = site.parent / "tmp"
+    assert temporary.is_dir()
+    assert sorted(path.name for path in temporary.iterdir()) == []
+    staging = site.parent / "project" / ".rulepress-cache" / "staging"
+    assert not staging.exists() or sorted(path.name for path in staging.iterdir()) == []
