@@ -151,3 +151,23 @@ def test_plugin_refuses_a_root_other_than_the_one_rulepress_came_from(tmp_path: 
     """, ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"{tmp_path} is not the project rulepress was imported from (rulepress_engines_")
+
+
+def test_plugin_reads_catalog_messages_from_the_original_engine(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the mutated copy an engine's source holds mutants' strings ("XXgoalXX"); the catalog check reads the
+    original's, so the gate does not report them as untranslated before any mutant is switched on."""
+    from rulepress import i18n
+
+    plugin = _load("mutmut_plugin")
+    for folder, said in ((tmp_path / "engine/e", "goal"), (tmp_path / "mutants/engine/e", "XXgoalXX")):
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text(f'from gettext import gettext as _\nprint(_("{said}"))\n')
+    monkeypatch.setattr(i18n, "extract", i18n.extract)
+    assert [key[1] for key in i18n.extract(tmp_path / "mutants/engine/e")] == ["XXgoalXX"]
+    plugin.read_catalog_messages_from_the_original(tmp_path / "mutants")
+    assert [key[1] for key in i18n.extract(tmp_path / "mutants/engine/e")] == ["goal"]
+    assert [key[1] for key in i18n.extract(tmp_path / "engine/e")] == ["goal"]  # outside the copy: as it was
+    wrapped = i18n.extract
+    plugin.read_catalog_messages_from_the_original(tmp_path / "mutants")  # a second pytest run: not wrapped twice
+    assert i18n.extract is wrapped
