@@ -8,6 +8,7 @@ is narrated in each language, or how a whole game unfolds past the last example.
 by eye when they were made (in the built site and PDFs), and this record keeps them from changing unnoticed:
 
 * every example's transcript: each step's narration in every language of the book, and which rule refused it;
+* every checkpoint's position in the engine's own words (a diagram's alt text), in every language;
 * every checkpoint's diagram in every language, as the SHA-256 of its SVG (the site shows the drawing itself);
 * a few seeded games per player count played with random legal moves: the actions taken, the rules that fired
   (as a digest), the result and the metrics.  A replay is deterministic for a seed, so these change only when
@@ -37,6 +38,14 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def _state_words(check: Any, result: Any, snapshot: dict[str, Any]) -> dict[str, str]:
+    """The engine's own words for a position (the alt text of a diagram), in every language of the book."""
+    from rulepress.i18n import book_languages
+    from rulepress.render.markdown import state_narration
+
+    return {lang: state_narration(result, check.book, snapshot, lang) for lang in book_languages(check.book.data)}
+
+
 def examples_record(check: Any) -> dict[str, Any]:
     from rulepress.verify.replay import replay
 
@@ -44,6 +53,8 @@ def examples_record(check: Any) -> dict[str, Any]:
     for example in check.examples:
         result = replay(example, check.book, check.engine)
         record[example.id] = {
+            "positions": {name: _state_words(check, result, checkpoint.snapshot)
+                          for name, checkpoint in result.checkpoints.items()},
             "status": result.status,
             "transcript": [{"step": line.step, "rejected_by": line.rejected_by,
                             "narrations": dict(line.narrations) or {"": line.narration}}
