@@ -547,3 +547,28 @@ def test_solver_policy_beats_random_play() -> None:
 def test_inconsistent_descriptions_are_refused(description: dict[str, Any]) -> None:
     with pytest.raises(DescriptionError):
         GAME.state_from_description(description, PLAYERS, 0)
+
+
+def test_a_score_table_that_starts_above_zero_has_a_gap_at_the_bottom() -> None:
+    import importlib
+
+    score = importlib.import_module(f"{ENGINE.__name__}.score")  # the engine as the gate imports it
+    Band, Problem, band_problems = score.Band, score.Problem, score.band_problems  # noqa: N806 - its class names
+    bands = [Band("hero", 3, None, "Hero", ""), Band("squire", 1, 2, "Squire", "")]
+    assert band_problems(bands) == [Problem("gap", (0,), ("0", "squire"))]
+    assert band_problems([Band("hero", 2, None, "Hero", "")]) == [Problem("gap", (0, 1), ("0", "hero"))]
+
+
+def test_a_combination_already_met_costs_nothing() -> None:
+    report = ENGINE.solve((1, 2, 3, 4, 5, 6), ENGINE.parse("1 2 3 X X X"), ENGINE.Budget(0, 0, 0, 0))
+    assert (report.met, report.certain, report.possible) == (True, True, True)
+    assert (report.plan.moves, report.plan.cost, report.cheapest_cost) == ((), 0, 0)
+
+
+def test_a_sheet_for_other_dice_is_refused_by_name() -> None:
+    components = copy.deepcopy(COMPONENTS)
+    components["dice"]["count"] = 5
+    with pytest.raises(DescriptionError) as error:
+        ENGINE.make_game(components)
+    assert (error.value.path, str(error.value).rpartition(": ")[2]) == ("dice",
+                                                                       "the engine plays with six six-sided dice")

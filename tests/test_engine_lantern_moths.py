@@ -424,3 +424,45 @@ def test_metrics_are_flat() -> None:
     metrics = GAME.metrics(state)
     assert metrics["over"] is True and metrics["end_reason"] == "fourth-dusk"
     assert all(isinstance(v, int | float | str | bool) for v in metrics.values())
+
+
+@pytest.mark.parametrize(("change", "path", "message"), [
+    ({"garden": {"b2": {"face": "up"}}}, "start.state.garden.b2.tile", "a face-up tile needs its colour"),
+    ({"garden": {"b2": {"tile": "amber", "moths": ["nope"]}}}, "start.state.garden.b2.moths.0", None),
+])
+def test_garden_description_errors_name_the_entry_and_say_why(change: dict[str, Any], path: str,
+                                                              message: str | None) -> None:
+    with pytest.raises(DescriptionError) as error:
+        GAME.state_from_description(change, ["Ann", "Ben"], 0)
+    assert error.value.path == path
+    if message is not None:
+        assert str(error.value).endswith(message), str(error.value)
+
+
+@pytest.mark.parametrize(("step", "path", "message"), [
+    ({"player": "Ann", "do": "pass", "tile": "b2"}, "step.tile", "'pass' takes no arguments"),
+    ({"player": "Ann", "do": "draw", "card": "amber-1", "tile": "b2"}, "step.card", "'draw' takes from"),
+])
+def test_a_step_with_a_key_its_action_does_not_take_is_refused_by_name(step: dict[str, Any], path: str,
+                                                                       message: str) -> None:
+    state = described({"garden": {"b2": "amber"}})
+    with pytest.raises(DescriptionError) as error:
+        GAME.parse_action(state, step)
+    assert (error.value.path, str(error.value).rpartition(": ")[2]) == (path, message)
+
+
+def test_a_parsed_step_is_the_very_action_the_engine_lists() -> None:
+    """What an example writes and what ``legal_actions`` offers are the same action, pass included."""
+    rng = random.Random(3)
+    seen: set[str] = set()
+    game = ENGINE.make_game(COMPONENTS, {"pass_rule": "always"})  # passing offered on every turn
+    for seed in range(3):
+        state = game.new_state(["Ann", "Ben", "Cal"], seed)
+        while not game.is_terminal(state):
+            legal = game.legal_actions(state)
+            for action in legal:
+                step = game.action_step(state, action)  # what `rulepress record` writes for it
+                assert game.parse_action(state, step) == action, step
+                seen.add(step["do"])
+            game.apply(state, legal[rng.randrange(len(legal))])
+    assert "pass" in seen

@@ -395,3 +395,16 @@ def test_render_is_self_contained() -> None:
     svg = g.render_svg(s, "A caption that is long enough to need wrapping onto a second line of the diagram")
     assert svg.startswith("<svg") and 'viewBox="' in svg and "Rulepress Sans" in svg
     assert "<script" not in svg and "href" not in svg
+
+
+def test_guiding_hand_names_the_first_player_as_the_giver() -> None:
+    """The familiar may come from any player, the first seat too: the event names that player, not the location."""
+    g = game()
+    state = {"round": 4, "phase": "journey",
+             "familiars": {"Milo": {"wolf": 2, "owl": 2}, "Howard": {"owl": 2}, "Coco": {}, "Ivy": {"wolf": 2}}}
+    s = g.state_from_description(state, NAMES, 0)
+    events = _step(g, s, player="Ivy", do="guiding-hand", familiar="owl", to="Coco", **{"from": "Milo"},
+                   agreed=True)
+    given = [e for e in events if e.kind == "guiding-hand"]
+    assert [(e.rule, e.data) for e in given] == [
+        ("ll.ability.guiding-hand.empty", {"player": "Ivy", "to": "Coco", "familiar": "owl", "from": "Milo"})]

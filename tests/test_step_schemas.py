@@ -232,3 +232,25 @@ def test_os_exit_in_engine_code_is_a_fault_and_os_exit_comes_back(tmp_path: Path
         os._exit(3)
     assert (caught.value.kind, caught.value.detail) == ("exit", "engine code called os._exit(3)")
     assert os._exit is real
+
+
+class _DrawnElsewhere:
+    """A game whose drawing is not in the project (a library's, say): the message cannot name its line."""
+
+    def render_svg(self, state: Any, caption: str | None = None) -> str:
+        return "<svg/>"
+
+
+def test_where_a_game_draws_is_its_own_line_or_just_the_method(tmp_path: Path) -> None:
+    assert diagram.drawn_by(_DrawnElsewhere(), tmp_path) == "render_svg"
+    check = load_checked_book(ROOT, "lantern")
+    game = check.engine.make_game(check.book.components)
+    found = diagram.drawn_by(game, ROOT)
+    assert found.startswith("render_svg (engine/lantern/game.py:") and found.endswith(")"), found
+
+
+def test_an_unknown_book_is_named_with_the_books_there_are() -> None:
+    from rulepress.verify.gate import verify
+
+    assert verify(ROOT, ["nope"]).problems == [
+        "rules_src/nope: no such book (books: lantern-moths, lantern, last-lantern)"]
