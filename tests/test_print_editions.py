@@ -88,17 +88,43 @@ def test_page_count_is_padded_before_the_back_cover(editions: tuple[Path, object
 
 
 def test_mirrored_margins_with_a_gutter(editions: tuple[Path, object]) -> None:
-    """Text starts at the gutter on right-hand (odd) pages and at the outer margin on left-hand ones."""
+    """Text starts at the gutter on right-hand (odd) pages and at the outer margin on left-hand ones, the index
+    and filler pages included (laid out apart, then joined); the outer margin gives up what the gutter takes past
+    15 mm, so the text block keeps its width, and stays well clear of the safe area."""
     folder, _ = editions
-    gutter = pdf.gutter_mm(len(PdfReader(folder / f"{BOOK}.pdf").pages))
+    count = len(PdfReader(folder / f"{BOOK}.pdf").pages)
+    gutter = pdf.gutter_mm(count)
+    inner, outer = pdf.margins(gutter)
+    assert gutter > pdf.BASE_GUTTER_MM, "a book long enough that the gutter was moved after the layout"
+    assert inner == gutter and inner + outer == pdf.BASE_GUTTER_MM + pdf.OUTER_MM and outer > pdfchecks.SAFE_MM
     with pikepdf.open(folder / f"{BOOK}.pdf") as book:
         starts = {}
         for number, page, _, shown in pdfchecks._pages(book):
-            if 3 <= number <= 12 and shown:
+            if 3 <= number < count and shown:  # inside pages: the covers are not mirrored
                 trim = float(page.obj.TrimBox[0])
                 starts[number] = round((min(s.x for s in shown) - trim) / MM, 1)
+    assert len(starts) == count - 3
     assert {starts[n] for n in starts if n % 2} == {gutter}
-    assert {starts[n] for n in starts if not n % 2} == {pdf.OUTER_MM}
+    assert {starts[n] for n in starts if not n % 2} == {outer}
+
+
+@pytest.mark.parametrize("edition", ["", "-designer"])
+def test_contents_give_the_page_each_part_starts_on(editions: tuple[Path, object], edition: str) -> None:
+    """The index comes last (after the designer's parts in that edition), on the page the contents give."""
+    folder, _ = editions
+    pages = text_of(folder / f"{BOOK}{edition}.pdf")
+    contents = " ".join(text for text in pages[1:4] if "Contents" in text)
+    titles = ["Worked examples", "Glossary", "Index"]
+    if edition:
+        titles[2:2] = ["Designer questions", "What simulated play found", "Change log", "Rule coverage"]
+    numbers = [int(re.search(re.escape(title) + r" \.+ (\d+)", contents).group(1)) for title in titles]  # type: ignore[union-attr]
+    assert numbers == sorted(numbers)
+    for title, number in zip(titles, numbers, strict=True):
+        assert pages[number - 1].startswith(title) and not pages[number - 2].startswith(title), (title, number)
+    after = pages[numbers[-1]:-1]  # after the index's first page, before the back cover
+    fillers = [text for text in after if text.startswith(("Notes", "Lantern at a glance"))]
+    assert after[len(after) - len(fillers):] == fillers  # the index's other pages, then the fillers
+    assert all(text.endswith(" Index") or " Index " in text for text in after[:len(after) - len(fillers)])
 
 
 def test_gutter_grows_with_the_page_count() -> None:

@@ -62,14 +62,18 @@ class Op:
 
 
 def _walk(stream: pikepdf.Object, resources: pikepdf.Dictionary, ctm: Matrix, where: str,
-          shown: list[Shown], seen: set[tuple[int, int]]) -> Iterator[Op]:
-    """Every operator of a content stream and of the form XObjects it draws, text positions into ``shown``."""
+          shown: list[Shown], seen: set[tuple[int, int]], operators: str = "",
+          kept: frozenset[str] | None = None) -> Iterator[Op]:
+    """Every operator of a content stream and of the form XObjects it draws, text positions into ``shown``;
+    ``operators`` (space-separated) parses only those, as pikepdf's parser does (all by default), and ``kept``
+    yields only those (all parsed by default)."""
     stack: list[Matrix] = []
     tm = tlm = IDENTITY
     font, size, leading = "?", 0.0, 0.0
-    for operands, op in pikepdf.parse_content_stream(stream):
+    for operands, op in pikepdf.parse_content_stream(stream, operators):
         name = str(op)
-        yield Op(where, name, list(operands), resources)
+        if kept is None or name in kept:
+            yield Op(where, name, list(operands), resources)
         if name == "q":
             stack.append(ctm)
         elif name == "Q" and stack:
@@ -108,11 +112,16 @@ def _walk(stream: pikepdf.Object, resources: pikepdf.Dictionary, ctm: Matrix, wh
                 continue
             inner = _mul(_matrix(list(xobject.get("/Matrix", IDENTITY))), ctm)
             yield from _walk(xobject, xobject.get("/Resources", resources), inner, f"form {operands[0]}", shown,
-                             seen | {key})
+                             seen | {key}, operators, kept)
 
 
 # Operators some check reads from ``ops`` (colours); while ``check`` runs, only these are kept from each walk.
 _READ = frozenset(("rg", "RG", "cs", "CS", "sh", "k", "K", "scn", "SCN", "sc", "SC"))
+# What ``_walk`` itself follows: the graphics state's matrix, text positions and sizes, forms drawn.
+_FOLLOWED = frozenset(("q", "Q", "cm", "BT", "Tf", "TL", "Tm", "Td", "TD", "T*", "'", '"', "Tj", "TJ", "Do"))
+# The operators a page walk parses: the paths that are most of a diagram's content are skipped by pikepdf's own
+# parser (a third of a PDF's render time was spent walking them in Python).
+_PARSED = " ".join(sorted(_READ | _FOLLOWED))
 _WALKED: dict[int, list[tuple[int, pikepdf.Page, list[Op], list[Shown]]]] = {}  # id(pdf) -> its walk, in check
 
 
@@ -123,7 +132,7 @@ def _pages(pdf: pikepdf.Pdf) -> Iterator[tuple[int, pikepdf.Page, list[Op], list
     for number, page in enumerate(pdf.pages, start=1):
         shown: list[Shown] = []
         ops = list(_walk(page.obj, page.obj.get("/Resources", pikepdf.Dictionary()), IDENTITY, "page content",
-                         shown, set()))
+                         shown, set(), _PARSED, _READ))
         yield number, page, ops, shown
 
 
@@ -199,6 +208,9 @@ def _image_findings(name: str, number: int, resources: pikepdf.Dictionary) -> li
 def no_rgb(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
     """No RGB colour anywhere a press would see it: operators, colour spaces, images, shadings, groups."""
     findings: list[Finding] = []
+    # WeasyPrint gives every page one document-wide resource dictionary (a book's 1,500 forms and images): its
+    # images and patterns are checked, and reported, once, with the first page that has it.
+    checked: set[tuple[int, int]] = set()
     for number, page, ops, _ in _pages(pdf):
         reported: set[tuple[str, str]] = set()
         for op in ops:
@@ -216,11 +228,13 @@ def no_rgb(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
                 reported.add((op.where, what))
                 findings.append(Finding(name, number, op.where, what))
         resources = page.obj.get("/Resources", pikepdf.Dictionary())
-        findings += _image_findings(name, number, resources)
-        for key, pattern in resources.get("/Pattern", {}).items():
-            shading = pattern.get("/Shading")
-            if shading is not None and _rgb_space(shading.get("/ColorSpace"), resources):
-                findings.append(Finding(name, number, f"pattern {key}", "RGB shading"))
+        if resources.objgen == (0, 0) or resources.objgen not in checked:  # (0, 0): a page's own, direct
+            checked.add(resources.objgen)
+            findings += _image_findings(name, number, resources)
+            for key, pattern in resources.get("/Pattern", {}).items():
+                shading = pattern.get("/Shading")
+                if shading is not None and _rgb_space(shading.get("/ColorSpace"), resources):
+                    findings.append(Finding(name, number, f"pattern {key}", "RGB shading"))
         group = page.obj.get("/Group")
         if group is not None and _rgb_space(group.get("/CS"), resources):
             findings.append(Finding(name, number, "page /Group", "transparency blends in RGB"))

@@ -1,8 +1,8 @@
 """Every edition of every book, rendered in parallel processes and reused from the content-hash cache.
 
-WeasyPrint is pure CPU work in one thread, so the editions are spread over processes, one per core.  The
-print edition settles the layout (gutter, index pages) its digital and designer editions reuse, so those two
-start as soon as their book's print edition is done, while other books' editions are still rendering.
+WeasyPrint is pure CPU work in one thread, so the editions are spread over processes, one per core.  Each
+edition lays itself out (:func:`rulepress.render.pdf.lay_out`: once, whatever its page count), so none waits for
+another: the longest start first, and the short ones fill the workers' last minutes.
 
 Workers are forked: a job holds a book's engine (a module, which does not pickle), so each worker finds its
 job by index in :data:`_JOBS`, set before the fork.  What WeasyPrint logs in a worker is sent back and logged
@@ -103,8 +103,7 @@ def _preflight(job: Job) -> str:
                                                                                       job.edition)
 
 
-def _work(index: int, settled: pdf.Layout | None, epoch: int, captured: bool,
-          check: bool = False) -> Done | BaseException:
+def _work(index: int, epoch: int, captured: bool, check: bool = False) -> Done | BaseException:
     """Render job ``index`` (in a worker, or in the build's process when ``captured`` is False); ``check``: and
     preflight it there, where it runs in parallel with the other PDFs rather than after all of them."""
     job = _JOBS[index]
@@ -116,7 +115,7 @@ def _work(index: int, settled: pdf.Layout | None, epoch: int, captured: bool,
     try:
         split: dict[str, float] = {}
         with reproducible(epoch, job.name):
-            pages = pdf.write_pdf(job.printing, job.target, split, settled)
+            pages = pdf.write_pdf(job.printing, job.target, split)
         assert job.printing.layout is not None
         passed = _preflight(job) if check else ""
         return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
@@ -146,11 +145,14 @@ def _quiet_worker(parent: int) -> None:
         os._exit(1)
 
 
-def _length(job: Job) -> int:
-    """A rough measure of a book's length in print: its rules' text, and about a third of a page per diagram."""
+_EDITION_WEIGHT = {"digital": 1.0, "print": 1.0, "designer": 1.5}  # the designer's parts: about half a book more
+
+
+def _length(job: Job) -> float:
+    """A rough measure of an edition's length in print: its rules' text, and about a third of a page per diagram."""
     check = job.printing.check
-    return sum(len(rule.body) for rule in check.book.rules.values()) + 1000 * sum(
-        len(result.checkpoints) for result in check.results)
+    return _EDITION_WEIGHT[job.edition] * (sum(len(rule.body) for rule in check.book.rules.values()) + 1000 * sum(
+        len(result.checkpoints) for result in check.results))
 
 
 class Alongside:
@@ -304,13 +306,14 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
     pool: ProcessPoolExecutor | None = None  # forked at the first PDF the cache lacks: a full hit forks nothing
     closed = False
     shown = progress.bar(len(jobs), "PDF editions", unit="pdf")
+    waiting: list[tuple[int, str]] = []  # (job, cache key) to render in this process, with one worker
     try:
-        def start(index: int, settled: pdf.Layout | None) -> None:
+        def start(index: int) -> None:
             nonlocal pool
             job = jobs[index]
             begun = time.perf_counter()
             inputs = edition_inputs(job.printing.check, job.name, job.printing.impact)
-            key = pdf_key(inputs, job.edition, settled, job.printing.check.book, epoch)
+            key = pdf_key(inputs, job.edition, None, job.printing.check.book, epoch)
             kept = get_pdf(store, key)
             if kept is not None:
                 data, meta = kept
@@ -318,8 +321,8 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                 layout = pdf.Layout(meta["layout"]["gutter_mm"], meta["layout"]["index_pages"])
                 finished.put((index, Done(meta["pages"], layout, seconds=time.perf_counter() - begun,
                                           reused=True), key))
-            elif count == 1:
-                finished.put((index, _work(index, settled, epoch, False, preflight), key))
+            elif count == 1:  # rendered in the loop below, one at a time, so that between() comes after each
+                waiting.append((index, key))
             else:
                 if pool is None:  # processes, not a multiprocessing.Pool: one that dies fails the build, not hangs it
                     pool = ProcessPoolExecutor(count, multiprocessing.get_context("fork"), _quiet_worker,
@@ -331,14 +334,16 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                     except BaseException as exc:  # a worker that died (BrokenProcessPool), or cancelled
                         finished.put((index, exc, key))
 
-                pool.submit(_work, index, settled, epoch, True, preflight).add_done_callback(landed)
+                pool.submit(_work, index, epoch, True, preflight).add_done_callback(landed)
 
-        editions = len(pdf.EDITIONS)
-        # Each book's print edition (it settles the layout its other editions reuse), the longest book's first:
-        # its editions are the last to finish.
-        for first in sorted(range(0, len(jobs), editions), key=lambda index: -_length(jobs[index])):
-            start(first, None)
+        # In parallel the longest first: the last to finish are then short ones, and the workers end close together.
+        order = range(len(jobs)) if count == 1 else sorted(range(len(jobs)), key=lambda index: -_length(jobs[index]))
+        for index in order:
+            start(index)
         while len(results) < len(jobs):
+            if waiting and finished.empty():
+                index, key = waiting.pop(0)
+                finished.put((index, _work(index, epoch, False, preflight), key))
             index, done, key = finished.get()
             if isinstance(done, BaseException):
                 raise done
@@ -353,9 +358,6 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                 put_pdf(store, key, jobs[index].target,
                         {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
                                                          "index_pages": done.layout.index_pages}})
-            if index % editions == 0:
-                for other in range(index + 1, index + editions):
-                    start(other, done.layout)
         if pool is not None:
             pool.shutdown()
             closed = True

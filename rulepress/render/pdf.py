@@ -1,27 +1,35 @@
 """The PDF editions, made with WeasyPrint from one template: print, digital and designer.
 
 - print (``<book>.pdf``): PDF/X-4, every colour CMYK (``device-cmyk``) with the output intent from
-  ``rulepress/color/``, trim and 3 mm bleed, mirrored margins whose gutter grows with the page count, a page
-  count that is a multiple of 4 (padded with intended pages before the back cover);
+  ``rulepress/color/``, trim and 3 mm bleed, mirrored margins whose gutter grows with the page count (the text
+  block keeps its width: the outer margin gives what the gutter takes), a page count that is a multiple of 4
+  (padded with intended pages before the back cover);
 - digital (``<book>-digital.pdf``): RGB (the same palette, converted), tagged, titled, alt text on every
   diagram, no bleed;
 - designer (``<book>-designer.pdf``): the print layout plus the designer's parts.
 
 Fonts come only from ``rulepress/fonts/``: fontconfig is pointed at that folder alone before WeasyPrint
 loads, so nothing the system happens to have can slip into a book.
+
+Each edition is laid out once (:func:`lay_out`): the body (covers to the index's first page) in one pass, then
+the index, the filler pages and the back cover in a small second one numbered on from the body, with the page
+numbers the body's layout gave.  The gutter depends on the final page count, but not the text block's width,
+so the laid-out pages are moved sideways to it instead of laid out again.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import math
 import os
 import re
+import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +57,11 @@ TEMPLATES = Path(__file__).parent / "templates"
 MARKDOWN_EXTENSIONS = ["attr_list", "md_in_html", "tables", "def_list"]
 EDITIONS = ("print", "digital", "designer")
 SUFFIX = {"print": "", "digital": "-digital", "designer": "-designer"}
-OUTER_MM = 14.0  # the outer margin of the press editions (the template's @page :left/:right)
+BASE_GUTTER_MM = 15.0  # the inner margin of the press editions up to 32 pages
+OUTER_MM = 14.0  # their outer margin at that gutter: it shrinks as the gutter grows (see ``margins``)
+MIN_OUTER_MM = 8.0  # never less: running heads and folios sit on the outer edge (the safe area is 5 mm)
+MAX_FILLERS = 3  # pages a press edition may need to reach a multiple of 4
+PX_PER_MM = 96 / 25.4  # WeasyPrint lays out in CSS pixels
 
 
 def _isolate_fonts() -> None:
@@ -84,6 +96,7 @@ class PrintInput:
     impact: dict[str, Any] | None = None
     edition: str = ""  # "print", "digital" or "designer"; by default from ``designer``
     layout: Layout | None = None  # set by ``write_pdf``: the layout the edition settled on
+    fragments: dict[str, Any] | None = field(default=None, repr=False)  # its HTML parts, made once (print_html)
 
     def __post_init__(self) -> None:
         self.edition = self.edition or ("designer" if self.designer else "print")
@@ -99,15 +112,31 @@ class PrintInput:
 
 @dataclass
 class Layout:
-    """What a rendering pass takes from the previous one: the page-dependent parts of the layout."""
+    """The page-dependent parts of an edition's layout, as it settled."""
 
-    gutter_mm: float = 0.0
+    gutter_mm: float = BASE_GUTTER_MM
     index_pages: dict[str, list[int]] = field(default_factory=dict)  # term slug -> pages it is used on
 
 
 def gutter_mm(pages: int) -> float:
     """The inner margin: 15 mm, and 1 mm more for every 32 pages past the first 32 (the spine eats them)."""
-    return 15.0 + max(0, math.ceil(pages / 32) - 1)
+    return BASE_GUTTER_MM + max(0, math.ceil(pages / 32) - 1)
+
+
+def margins(gutter: float) -> tuple[float, float]:
+    """(inner, outer) margins of a press page for ``gutter``: the outer margin gives up what the gutter takes past
+    15 mm, so the text block's width, and with it every page break, is the same for any gutter, down to
+    ``MIN_OUTER_MM`` (a book of over 220 pages), past which the text block narrows."""
+    return gutter, max(MIN_OUTER_MM, BASE_GUTTER_MM + OUTER_MM - gutter)
+
+
+@dataclass
+class Tail:
+    """What the part after the body (index, fillers, back cover) is laid out with, from the body's layout."""
+
+    first: int  # the page number the index starts on
+    anchors: dict[str, int]  # the body's anchors and their pages (the "at a glance" page cites them)
+    fillers: int = 0  # filler pages to lay out; the ones the page count does not need are dropped
 
 
 # -- diagrams -----------------------------------------------------------------------------------------
@@ -222,24 +251,41 @@ def _index(book: Any, used: dict[str, list[int]]) -> list[dict[str, Any]]:
     return sorted(entries, key=lambda e: sort_key(e["name"], lang))
 
 
-def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book", fillers: int = 0,
-               anchors: dict[str, int] | None = None) -> str:
-    """The edition's HTML; ``part="fillers"`` gives only the ``fillers`` pages that pad it before the back cover
-    (``anchors`` then gives the page numbers they cite)."""
-    layout = layout or Layout(gutter_mm=gutter_mm(0))
+def _tokens(uris: dict[tuple[str, str], str]) -> tuple[dict[tuple[str, str], str], Callable[[str], str]]:
+    """A short stand-in for each diagram's data URI, and a function putting the URIs back into HTML.
+
+    Markdown's link pattern scans a whole data URI (tens of kB) at every image: a third of a book's conversion
+    time.  The stand-ins carry a random part, so no text in the sources can name one."""
+    nonce = secrets.token_hex(8)
+    short = {key: f"rulepress-{nonce}-{number}.svg" for number, key in enumerate(uris)}
+    back = {token: uris[key] for key, token in short.items()}
+    pattern = re.compile(rf"rulepress-{nonce}-\d+\.svg")
+    return short, lambda fragment: pattern.sub(lambda m: back[m.group(0)], fragment)
+
+
+def _fragments(job: PrintInput) -> dict[str, Any]:
+    """The edition's chapters, examples, contents and designer's parts as HTML: made once per job, since an
+    edition's HTML is asked for more than once (checked whole, then laid out as body and tail)."""
+    if job.fragments is not None:
+        return job.fragments
     check, book = job.check, job.check.book
     t = render.words(book)
     uris = _diagrams(check, job.cmyk)
     alts = _alt_texts(check, uris)
-    link = _linker(check, uris)
+    short, restore = _tokens(uris)
+    link = _linker(check, short)
+
+    def as_html(markdown_text: str) -> str:
+        return restore(_html(markdown_text))
+
     counter = iter(range(1, 1_000_000))
-    chapters = [{"id": c.id, "html": _mark_terms(_html(render.chapter_markdown(c, book, link, designer=job.designer)),
-                                                  counter)}
+    chapters = [{"id": c.id, "html": _mark_terms(as_html(render.chapter_markdown(c, book, link,
+                                                                                  designer=job.designer)), counter)}
                 for c in book.chapters]
     toc = [{"id": r.id, "label": f"{r.number} {r.title}", "level": r.level}
            for c in book.chapters for r in c.rules if r.level <= 2]
-    examples = [{"html": _example_blocks(_with_alt(_html(render.example_markdown(r, book, link, heading="##",
-                                                                                designer=job.designer)),
+    examples = [{"html": _example_blocks(_with_alt(as_html(render.example_markdown(r, book, link, heading="##",
+                                                                                   designer=job.designer)),
                                                    alts))}
                 for r in check.results]
     designer = []
@@ -247,35 +293,59 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
         assert check.trace is not None
         designer = [
             {"id": "designer-questions", "title": t("designer_questions"),
-             "html": _html(render.questions_markdown(book, link, job.impact))},
+             "html": as_html(render.questions_markdown(book, link, job.impact))},
             {"id": "play-analysis", "title": t("simulated_play"),
-             "html": _html(cached_designer_markdown(book.root, book.id, cmyk=job.cmyk, heading=False))},
-            {"id": "change-log", "title": t("change_log"), "html": _html(render.changelog_markdown(book, link))},
+             "html": as_html(cached_designer_markdown(book.root, book.id, cmyk=job.cmyk, heading=False))},
+            {"id": "change-log", "title": t("change_log"), "html": as_html(render.changelog_markdown(book, link))},
             {"id": "rule-coverage", "title": t("rule_coverage"),
-             "html": _html(render.coverage_markdown(book, check.trace, link))},
+             "html": as_html(render.coverage_markdown(book, check.trace, link))},
         ]
+    job.fragments = {"chapters": chapters, "toc": toc, "examples": examples, "designer": designer}
+    return job.fragments
+
+
+@functools.cache
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["css_string"] = _css_string
+    return env.get_template("print.html")
+
+
+def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book", tail: Tail | None = None) -> str:
+    """The edition's HTML: the whole book (``part="book"``, its index without page numbers), the body alone
+    ("body": up to the index's first page), or the rest ("tail": the index with ``layout``'s page numbers, up to
+    ``tail.fillers`` filler pages and the back cover, its pages numbered from ``tail.first``)."""
+    if part not in ("book", "body", "tail") or (part == "tail") != (tail is not None):
+        raise ValueError(f"part {part!r} with tail {tail!r}")
+    layout = layout or Layout()
+    check, book = job.check, job.check.book
+    t = render.words(book)
+    parts = _fragments(job)
     game = colours.game_palette(check.engine)
     back = cover.cover_text(book, game)
     palette = {name: colours.css(value, job.cmyk) for name, value in {**game, **colours.HOUSE}.items()}
     palette["cover"] = colours.css(game[back.background], job.cmyk)
     palette["cover_ink"] = colours.css(game[back.ink], job.cmyk)
     width, height = book.trim
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                             undefined=jinja2.StrictUndefined)
-    env.filters["css_string"] = _css_string
     label = {"print": "", "digital": t("digital_edition"), "designer": t("designer_edition")}[job.edition]
-    page = env.get_template("print.html").render(
-        book=book, facts=render.book_facts(book), chapters=chapters, toc=toc, examples=examples,
+    inner, outer = margins(layout.gutter_mm)
+    first = tail.first if tail is not None else 1
+    side = first % 2 == 0  # a tail starting on a left-hand page follows a page that sets the side, dropped later
+    page = _template().render(
+        book=book, facts=render.book_facts(book), chapters=parts["chapters"], toc=parts["toc"],
+        examples=parts["examples"],
         glossary=[{"term": term.term, "slug": render.term_slug(term.term), "definition": term.definition,
                    "rule": term.rule,
                    "number": book.rules[term.rule].number}
                   for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang))],
-        index=_index(book, layout.index_pages), part=part, fillers=fillers, pages=anchors or {},
-        first_filler=(anchors or {}).get("back-cover", 0),
-        at_a_glance=[e for e in toc if e["level"] == 1],
-        designer=designer, width=width, height=height, fonts=FONTS.as_uri(), edition=job.edition,
+        index=_index(book, layout.index_pages) if part != "body" else [], part=part,
+        fillers=tail.fillers if tail is not None else 0, pages=tail.anchors if tail is not None else {},
+        first_page=first - side, side=side,
+        at_a_glance=[e for e in parts["toc"] if e["level"] == 1],
+        designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(), edition=job.edition,
         edition_label=label, colour=palette, profile=colours.PROFILE.as_uri() if job.cmyk else "",
-        gutter=f"{layout.gutter_mm:g}mm", half=f"{(layout.gutter_mm + OUTER_MM) / 2:g}mm", cover=back,
+        gutter=f"{inner:g}mm", outer=f"{outer:g}mm", half=f"{(inner + outer) / 2:g}mm", cover=back,
         artwork=_data_uri(cover.artwork(game, book.id, job.cmyk)), t=t, lang=t.lang)
     return typeset_html(page, t.lang)  # French spacing and quotation marks, in text nodes only
 
@@ -304,51 +374,97 @@ def _used_pages(anchors: dict[str, int]) -> dict[str, list[int]]:
     return {slug: sorted(pages) for slug, pages in used.items()}
 
 
-def _render(job: PrintInput, layout: Layout, part: str = "book", fillers: int = 0,
-            anchors: dict[str, int] | None = None) -> Any:
+def _render(job: PrintInput, layout: Layout, part: str = "book", tail: Tail | None = None,
+            timing: dict[str, float] | None = None) -> Any:
     from rulepress.publish.fetch import ProjectFetcher  # only the build's and the project's own files
 
+    start = time.perf_counter()
     fetcher = ProjectFetcher(job.diagrams.parent.parent, job.check.book.root, colours.COLOR)
-    source = print_html(job, layout, part=part, fillers=fillers, anchors=anchors)
+    source = print_html(job, layout, part=part, tail=tail)
+    middle = time.perf_counter()
     import weasyprint  # here, not at the top: see __getattr__
 
-    return weasyprint.HTML(string=source, base_url=str(job.diagrams), url_fetcher=fetcher).render()
+    document = weasyprint.HTML(string=source, base_url=str(job.diagrams), url_fetcher=fetcher).render()
+    if timing is not None:
+        timing["own"] = timing.get("own", 0.0) + middle - start
+        timing["tool"] = timing.get("tool", 0.0) + time.perf_counter() - middle
+    return document
 
 
-def lay_out(job: PrintInput, settled: Layout | None = None, passes: int = 3) -> tuple[Any, Layout]:
-    """Render until the index's page numbers and the gutter agree with the pages they are printed on.
+def _join(job: PrintInput, body: Any, tail: Any, first: int, fillers: int) -> list[Any]:
+    """The body's pages before the index, then the tail's: the index, the filler pages a press edition needs to
+    reach a multiple of 4 (the first ones laid out; the rest dropped) and the back cover."""
+    anchors = _anchor_pages(tail)
+    ends = [anchors[f"filler-{n}"] for n in range(fillers)] + [len(tail.pages)]  # each filler's first page
+    index = tail.pages[anchors["index"] - 1:ends[0] - 1]
+    needed = (-(first - 1 + len(index) + 1)) % 4 if job.cmyk else 0
+    kept = []
+    for number in range(needed):
+        page = tail.pages[ends[number] - 1:ends[number + 1] - 1]
+        if len(page) != 1:
+            raise RuntimeError(f"{job.check.book.id} {job.edition} edition: filler page {number + 1} was laid out "
+                               f"on {len(page)} pages")
+        kept += page
+    return [*body.pages[:first - 1], *index, *kept, tail.pages[-1]]
 
-    ``settled`` is a layout already found for the same text block (the print edition's, reused by the digital
-    and designer editions, which paginate the same up to the index): one pass then.
+
+def _move_gutter(pages: list[Any], dx_mm: float) -> list[Any]:
+    """``pages`` with each mirrored page's content moved ``dx_mm`` away from the spine (right on right-hand pages,
+    left on left-hand ones; the covers stay): the same pages a layout with a gutter ``dx_mm`` wider gives, since
+    the text block keeps its width (``margins``).  WeasyPrint's own layout places boxes the same way
+    (``Box.translate``); each page's anchors, links and bookmarks are then read again from the moved boxes."""
+    from weasyprint.document import Page
+
+    moved = []
+    for number, page in enumerate(pages, start=1):
+        box = page._page_box
+        if box.page_type.name == "cover" or not dx_mm:
+            moved.append(page)
+            continue
+        dx = dx_mm * PX_PER_MM * (1 if number % 2 else -1)  # page 1 is a right-hand page: its spine on the left
+        for child in box.children:  # the page's content and its margin boxes (running head, folio)
+            child.translate(dx, 0)
+        box.margin_left += dx
+        box.margin_right -= dx
+        moved.append(Page(box))
+    return moved
+
+
+def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
+            guess: float = BASE_GUTTER_MM) -> tuple[Any, Layout, Any]:
+    """The edition laid out once: the body (covers to the index's first page), then the index with the pages
+    the body's layout gave its terms, the filler pages and the back cover (the tail), numbered on from the body;
+    the two joined, and the mirrored pages moved sideways to the gutter the page count asks for.
+
+    The body's pages do not depend on the tail (the index comes last, after the designer's parts), nor on the
+    gutter while the text block keeps its width: only past that (over 220 pages, see ``margins``) is the book
+    laid out again, with the gutter the first layout found.  Returns the joined document, its layout, and the
+    tail's document (kept alive until the PDF is written: its pages' fonts belong to it).
     """
-    if settled is not None:
-        return _render(job, settled), settled
-    layout = Layout(gutter_mm=gutter_mm(0))
-    for _ in range(passes):
-        document = _render(job, layout)
-        pages = len(document.pages)
-        wanted = Layout(gutter_mm(pages + (-pages) % 4), _used_pages(_anchor_pages(document)))
-        if wanted == layout:
-            return document, layout
-        layout = wanted
-        del document  # before the next pass: two laid-out books at once are a worker's peak memory
-    raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the index page numbers did not settle in "
-                       f"{passes} passes")
-
-
-def _with_fillers(job: PrintInput, layout: Layout, document: Any) -> Any:
-    """Pad a press edition to a multiple of 4 with intended pages, placed before the back cover."""
-    count = (-len(document.pages)) % 4
-    if not job.cmyk or not count:
-        return document
-    anchors = _anchor_pages(document)
-    # The first filler takes the back cover's place; the template starts the fillers on that side of the spread.
-    anchors["back-cover"] = len(document.pages)
-    fillers = _render(job, layout, part="fillers", fillers=count, anchors=anchors)
-    pages = fillers.pages[1:] if len(document.pages) % 2 == 0 else fillers.pages  # drop the side-setting page
-    if len(pages) != count:
-        raise RuntimeError(f"{job.check.book.id}: {count} filler pages asked for, {len(pages)} laid out")
-    return document.copy([*document.pages[:-1], *pages, document.pages[-1]])
+    for _ in range(3):
+        layout = Layout(guess)
+        body = _render(job, layout, "body", timing=timing)
+        anchors = _anchor_pages(body)
+        layout.index_pages = _used_pages(anchors)
+        first = anchors["index"]
+        if set(body.pages[first - 1].anchors) != {"index"}:  # the body's last page is dropped for the tail's
+            raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the index does not start a page")
+        fillers = MAX_FILLERS if job.cmyk else 0
+        tail = _render(job, layout, "tail", Tail(first, anchors, fillers), timing)
+        pages = _join(job, body, tail, first, fillers)
+        gutter = gutter_mm(len(pages))
+        if sum(margins(gutter)) == sum(margins(guess)):
+            start = time.perf_counter()
+            layout.gutter_mm = gutter
+            if job.cmyk:  # the digital edition's margins are even: no gutter to move to
+                pages = _move_gutter(pages, gutter - guess)
+            document = body.copy(pages)
+            if timing is not None:
+                timing["own"] = timing.get("own", 0.0) + time.perf_counter() - start
+            return document, layout, tail
+        guess = gutter
+        del body, tail, pages  # before the next pass: two laid-out books at once are a worker's peak memory
+    raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the gutter did not settle in 3 layouts")
 
 
 @contextmanager
@@ -370,34 +486,35 @@ def font_scratch() -> Iterator[None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = None,
-              settled: Layout | None = None) -> int:
+def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = None) -> int:
     """Render the edition to ``target``; returns the page count (a multiple of 4 for the press editions).
 
-    ``timing`` receives seconds spent in our own HTML generation ("own") and in WeasyPrint ("tool");
-    ``settled`` is the print edition's layout, which the other editions reuse (see ``lay_out``).
+    ``timing`` receives seconds spent in our own HTML generation ("own") and in WeasyPrint ("tool").
     """
+    split: dict[str, float] = {}
     start = time.perf_counter()
-    page_html = print_html(job)  # timed on its own: the passes below repeat it, WeasyPrint's layout dominates
     if job.edition != "designer":  # rule IDs and engine notation belong to the designer edition alone
-        problems = check_player_text(page_html, job.check.book, f"pdf/{target.name}")
+        # The whole book, checked as one (the messages give its lines): the body and tail laid out below add
+        # only page numbers and the filler pages' fixed words to it.
+        problems = check_player_text(print_html(job), job.check.book, f"pdf/{target.name}")
         if problems:
             raise BuildRefused(problems)
-    middle = time.perf_counter()
+    split["own"] = time.perf_counter() - start
     with font_scratch():
-        document, layout = lay_out(job, settled)
+        document, layout, tail = lay_out(job, split)
         job.layout = layout
-        document = _with_fillers(job, layout, document)
+        middle = time.perf_counter()
         target.parent.mkdir(parents=True, exist_ok=True)
         options: dict[str, Any] = {"pdf_variant": "pdf/x-4"} if job.edition == "print" else {}
         if job.edition == "digital":
             options["pdf_tags"] = True
         document.write_pdf(target, **options)
         pages = len(document.pages)
-        del document  # its fonts live in the scratch folder
+        split["tool"] += time.perf_counter() - middle
+        del document, tail  # their fonts live in the scratch folder
     if timing is not None:
-        timing["own"] = timing.get("own", 0.0) + middle - start
-        timing["tool"] = timing.get("tool", 0.0) + time.perf_counter() - middle
+        for key, seconds in split.items():
+            timing[key] = timing.get(key, 0.0) + seconds
     return pages
 
 
@@ -411,15 +528,13 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
         book_id = check.book.id
         diagrams = staging / book_id / "diagrams"
         diagrams.mkdir(parents=True, exist_ok=True)
-        settled: Layout | None = None
-        for edition in EDITIONS:  # print first: the others reuse its settled layout
+        for edition in EDITIONS:
             name = pdf_name(book_id, lang) + SUFFIX[edition]
             start = time.perf_counter()
             job = PrintInput(check, diagrams, impact=impacts.get(book_id) if edition == "designer" else None,
                              edition=edition)
             split: dict[str, float] = {}
-            timings.pages[name] = write_pdf(job, staging / "pdf" / f"{name}.pdf", split, settled)
-            settled = settled or job.layout
+            timings.pages[name] = write_pdf(job, staging / "pdf" / f"{name}.pdf", split)
             timings.pdf[name] = time.perf_counter() - start
             timings.own += split["own"]
             timings.tools += split["tool"]

@@ -1,0 +1,165 @@
+"""The print layout in one pass: a fixed text block, the gutter moved in afterwards, the index laid out after."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from rulepress.publish.pdfchecks import SAFE_MM
+from rulepress.render import pdf
+from rulepress.verify.gate import verify
+
+from .conftest import ROOT
+
+
+def test_the_text_block_keeps_its_width_as_the_gutter_grows() -> None:
+    spans = set()
+    for pages in range(4, 225, 4):
+        inner, outer = pdf.margins(pdf.gutter_mm(pages))
+        assert inner == pdf.gutter_mm(pages) and outer >= pdf.MIN_OUTER_MM > SAFE_MM
+        spans.add(inner + outer)
+    assert spans == {pdf.BASE_GUTTER_MM + pdf.OUTER_MM}
+    # Past that the outer margin stops shrinking: the text block narrows (and the book is laid out again).
+    inner, outer = pdf.margins(pdf.gutter_mm(640))
+    assert outer == pdf.MIN_OUTER_MM and inner + outer > pdf.BASE_GUTTER_MM + pdf.OUTER_MM
+
+
+def fake(pages: list[list[str]]) -> Any:
+    """A laid-out document as ``_join`` reads it: pages and the anchors on each."""
+    return SimpleNamespace(pages=[SimpleNamespace(anchors=dict.fromkeys(names), names=names) for names in pages])
+
+
+def joined(first: int, index_pages: int, edition: str = "print", side: bool = False) -> list[str]:
+    body = fake([[f"body-{n}"] for n in range(1, first)] + [["index"]])
+    tail = fake([["side"]] * side + [["index"]] + [[]] * (index_pages - 1)
+                + [["filler-0"], ["filler-1"], ["filler-2"], ["back"]])
+    job = SimpleNamespace(cmyk=edition != "digital", edition=edition,
+                          check=SimpleNamespace(book=SimpleNamespace(id="b")))
+    return [" ".join(page.names) or "index+" for page in pdf._join(job, body, tail, first, 3)]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("first, index_pages, fillers", [(10, 2, 0), (11, 2, 3), (12, 2, 2), (13, 1, 2), (9, 3, 0)])
+def test_join_keeps_the_fillers_a_multiple_of_4_needs(first: int, index_pages: int, fillers: int) -> None:
+    pages = joined(first, index_pages, side=first % 2 == 0)
+    assert len(pages) % 4 == 0
+    assert pages[:first - 1] == [f"body-{n}" for n in range(1, first)]  # the body's page with the index dropped
+    assert pages[first - 1:first - 1 + index_pages] == ["index"] + ["index+"] * (index_pages - 1)
+    assert pages[first - 1 + index_pages:] == [f"filler-{n}" for n in range(fillers)] + ["back"]
+
+
+def test_join_pads_no_screen_edition() -> None:
+    assert joined(11, 2, "digital") == [f"body-{n}" for n in range(1, 11)] + ["index", "index+", "back"]
+
+
+def test_a_filler_on_two_pages_is_refused() -> None:
+    body = fake([["body"], ["index"]])
+    tail = fake([["index"], ["filler-0"], [], ["filler-1"], ["filler-2"], ["back"]])
+    job = SimpleNamespace(cmyk=True, edition="print", check=SimpleNamespace(book=SimpleNamespace(id="b")))
+    with pytest.raises(RuntimeError, match="filler page 1 was laid out on 2 pages"):
+        pdf._join(job, body, tail, 2, 3)  # type: ignore[arg-type]
+
+
+def placed(document: Any) -> list[list[tuple[str, str, float, float]]]:
+    """Every box's text and place on each page (CSS px, to 1/100), and each page's anchors and links."""
+    def walk(box: Any, out: list[tuple[str, str, float, float]]) -> None:
+        out.append((type(box).__name__, getattr(box, "text", ""), round(box.position_x, 2), round(box.position_y, 2)))
+        for child in box.all_children():
+            walk(child, out)
+
+    pages = []
+    for page in document.pages:
+        boxes: list[tuple[str, str, float, float]] = []
+        walk(page._page_box, boxes)
+        boxes += [("anchor", name, round(x, 2), round(y, 2)) for name, (x, y, *_) in sorted(page.anchors.items())]
+        boxes += [("link", str(target), round(rect[0], 2), round(rect[1], 2)) for _, target, rect, _ in page.links]
+        pages.append(boxes)
+    return pages
+
+
+@pytest.fixture(scope="module")
+def lantern() -> Any:
+    report = verify(ROOT, ["lantern"], draw=True)
+    assert report.ok, report.failures()
+    return report.books[0]
+
+
+def test_moving_the_gutter_gives_the_layout_made_with_it(lantern: Any, tmp_path: Path) -> None:
+    """The book laid out with the smallest gutter and moved to its own is, box for box, the book laid out with its
+    own gutter from the start (the text block's width is the same: so are the page breaks)."""
+    job = pdf.PrintInput(lantern, tmp_path, edition="print")
+    with pdf.font_scratch():
+        moved, layout, _tail = pdf.lay_out(job, guess=pdf.BASE_GUTTER_MM)
+        assert layout.gutter_mm > pdf.BASE_GUTTER_MM, "the book needs a wider gutter than the first guess"
+        direct, same, _other = pdf.lay_out(pdf.PrintInput(lantern, tmp_path, edition="print"), guess=layout.gutter_mm)
+        assert same == layout
+        assert placed(moved) == placed(direct)
+
+
+def test_index_and_fillers_follow_the_body_page_numbers(lantern: Any, tmp_path: Path) -> None:
+    """The tail (index, fillers, back cover) is numbered on from the body: its folios and the "at a glance" page
+    give the body's pages; the index lists the pages of the body its terms are used on."""
+    job = pdf.PrintInput(lantern, tmp_path, edition="designer")
+    timing: dict[str, float] = {}
+    with pdf.font_scratch():
+        document, layout, _tail = pdf.lay_out(job, timing)
+        anchors = pdf._anchor_pages(document)
+        texts = [" ".join(t for *_, t in _texts(page)) for page in document.pages]
+    assert len(document.pages) % 4 == 0 and timing["tool"] > timing["own"] > 0
+    index = anchors["index"]
+    assert anchors["rule-coverage"] < index  # the designer's parts come before the index, which comes last
+    assert all(number < index for pages in layout.index_pages.values() for number in pages)
+    for number in range(index, len(texts)):  # index and fillers: each prints its own page number
+        assert str(number) in texts[number - 1].split(), number
+    glance = next(text for text in texts if "Lantern at a glance" in text)
+    assert re.search(rf"Index\s+{index}\b", glance) and re.search(rf"Glossary\s+{anchors['glossary']}\b", glance)
+
+
+def _texts(page: Any) -> list[tuple[float, str]]:
+    found: list[tuple[float, str]] = []
+
+    def walk(box: Any) -> None:
+        if getattr(box, "text", None):
+            found.append((box.position_y, box.text))
+        for child in box.all_children():
+            walk(child)
+
+    walk(page._page_box)
+    return found
+
+
+@pytest.mark.parametrize("first", [40, 41])
+def test_the_tail_starts_on_the_side_and_number_it_is_given(lantern: Any, tmp_path: Path, first: int) -> None:
+    """A tail starting on a left-hand (even) page is laid out after a page that sets the side, dropped when joined;
+    either way its pages carry the folios that follow the body's, on the outer edge."""
+    job = pdf.PrintInput(lantern, tmp_path, edition="print")
+    with pdf.font_scratch():
+        tail = pdf._render(job, pdf.Layout(), "tail", pdf.Tail(first, {}, pdf.MAX_FILLERS))
+    start = pdf._anchor_pages(tail)["index"]
+    assert start == (2 if first % 2 == 0 else 1)
+    for number, page in enumerate(tail.pages[start - 1:-1], start=first):  # the back cover has no folio
+        box = page._page_box
+        assert box.page_type.side == ("right" if number % 2 else "left")
+        folios = [(x, text) for _, text, x in _folios(box)]
+        assert [text for _, text in folios] == [str(number)], number
+        middle = box.margin_width() / 2
+        assert (folios[0][0] > middle) == (number % 2 == 1)  # right-hand pages: folio on the right
+
+
+def _folios(page_box: Any) -> list[tuple[float, str, float]]:
+    """The text in a page's bottom margin boxes: (y, text, x)."""
+    found: list[tuple[float, str, float]] = []
+
+    def walk(box: Any) -> None:
+        if getattr(box, "text", None):
+            found.append((box.position_y, box.text, box.position_x))
+        for child in box.all_children():
+            walk(child)
+
+    for box in page_box.children:
+        if type(box).__name__ == "MarginBox" and box.at_keyword.startswith("@bottom"):
+            walk(box)
+    return found
