@@ -9,7 +9,15 @@ rebuild after an edit redoes only what the edit reaches and reuses the rest byte
 - the site: each book's sources, examples and engine (its pages are made from them), the saved impacts,
   ``mkdocs.yml``, ``site_src/``, the hooks file and the build date mkdocs stamps into ``sitemap.xml``.  A site
   whose inputs changed starts from the one kept last: only the pages whose Markdown changed are rendered
-  again (rulepress/serve/quick.py), the same bytes as a full build;
+  again (rulepress/serve/quick.py), the same bytes as a full build, and a language's site whose generated files
+  are all the same is not built at all.  Files a build did not write again are hard links between kept sites
+  (never to a published one);
+- a book's site pages in one language (``pages``): what its check was made from (``BookCheck.inputs``: its
+  sources, examples and engine, when none changed while it was checked), its impact and the saved reports;
+- the engine's rule-ID literals and parse check (``trace``), its narration catalogs' problems and a book's
+  translations' findings (``findings``): the engine's files, or the book's check;
+- the theme's compiled Jinja templates (``jinja``, Jinja's own bytecode cache, checked against each source);
+- a player page's pass of the player-text check (``player``): its text, the rule prefix and the engine's files;
 - a book's question impact (its examples replayed under every other answer): the book's sources but not its
   chapters' prose, its rules, examples and engine, and the saved simulations;
 - the designer's analysis section (matplotlib plots): the saved analysis and the engine;
@@ -20,6 +28,9 @@ rebuild after an edit redoes only what the edit reaches and reuses the rest byte
   make, and their passes are also remembered by the build's process, cache or not).
 
 "rulepress's own code" is every file of the installed package, so changing rulepress invalidates all of it.
+On top, a process remembers small pure results it made (:func:`remembered`): rendered rule-text templates
+(their text over the same plain data), schema checks passed (the same data) and the entries above it read:
+a serve session or a second build in one process asks for them again after every edit.
 Only good results are kept: a failed replay, a refused site or a broken PDF is redone every time.
 ``RULEPRESS_CACHE=0`` turns the cache off (nothing read, nothing written).
 """
@@ -27,6 +38,7 @@ Only good results are kept: a failed replay, a refused site or a broken PDF is r
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import pickle
@@ -34,6 +46,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import cache
@@ -67,6 +80,20 @@ def tree_digest(folder: Path) -> str:
         digest.update(str(path.relative_to(folder)).encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def sources_digest(folder: Path) -> str:
+    """:func:`tree_digest`, and the names of the folders too (an empty translation folder is a warning)."""
+    digest = hashlib.sha256(tree_digest(folder).encode())
+    if folder.is_dir():
+        for path in sorted(p for p in folder.rglob("*") if p.is_dir() and not _SKIP & set(p.parts)):
+            digest.update(str(path.relative_to(folder)).encode() + b"\0")
+    return digest.hexdigest()
+
+
+def book_sources_digest(root: Path, book_id: str) -> str:
+    """A book's sources and examples (its translations are inside them)."""
+    return key_of(sources_digest(root / "rules_src" / book_id), sources_digest(root / "examples" / book_id))
 
 
 @cache
@@ -125,6 +152,76 @@ class Cache:
                 Path(scratch).unlink(missing_ok=True)
 
 
+# -- this process's memory of small pure results ------------------------------------------------------------
+
+_MEMO: dict[tuple[str, str], Any] = {}
+MEMO_SIZE = 20_000  # entries: rendered templates and passed schema checks are a few kB each at most
+_NOTHING = object()
+
+
+def enabled() -> bool:
+    return os.environ.get("RULEPRESS_CACHE", "1") != "0"
+
+
+def remembered(kind: str, key: str, make: Callable[[], Any], keep: Callable[[Any], bool] = lambda value: True) -> Any:
+    """``make()``, or what it gave for the same ``key`` before in this process (``keep(value)``: whether to).
+
+    For results that are a function of their key alone and never changed by their users (a string, a bool, a
+    tuple): a serve session or a process building again asks for them on every save, and a fresh process has
+    them from the disk caches above them.  ``RULEPRESS_CACHE=0`` turns it off with the rest of the cache.
+    """
+    if not enabled():
+        return make()
+    found = _MEMO.get((kind, key), _NOTHING)
+    if found is not _NOTHING:
+        return found
+    value = make()
+    if keep(value):
+        if len(_MEMO) >= MEMO_SIZE:  # the oldest first (dicts keep insertion order)
+            del _MEMO[next(iter(_MEMO))]
+        _MEMO[(kind, key)] = value
+    return value
+
+
+def kept_data(root: Path, kind: str, key: str, make: Callable[[], Any]) -> Any:
+    """``make()`` (plain data), kept under ``kind`` on disk and in this process; each call returns a fresh copy,
+    so its user may change it.  Errors are not kept: ``make()`` raises again."""
+    key = key_of(code_digest(), key)
+    store = Cache(root)
+
+    def load() -> bytes:
+        data = store.get(kind, key)
+        if data is None:
+            data = pickle.dumps(make(), protocol=5)
+            store.put(kind, key, data)
+        return data
+
+    return pickle.loads(remembered(kind, key, load))
+
+
+class _NotPlain(Exception):
+    pass
+
+
+class _PlainPickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        # Called only for what pickle does not write natively: anything but exact dicts, lists, tuples, sets,
+        # strings, bytes, numbers, booleans and None.  Such a value may act when used (a template context's
+        # recording values, see rulepress/load/translations.py), so no result made with it is remembered.
+        raise _NotPlain
+
+
+def plain_digest(value: Any) -> str | None:
+    """SHA-256 of ``value`` when it is plain data (types told apart: ``1`` is not ``True`` nor ``"1"``), else
+    None.  Pickled, with no Python walk over the value: it is asked for on every template the books render."""
+    buffer = io.BytesIO()
+    try:
+        _PlainPickler(buffer, protocol=5).dump(value)
+    except (_NotPlain, pickle.PicklingError, TypeError, RecursionError):
+        return None
+    return hashlib.sha256(buffer.getvalue()).hexdigest()
+
+
 # -- parsed YAML ------------------------------------------------------------------------------------------
 
 
@@ -162,22 +259,31 @@ def engine_digest(folder: Path) -> str:
     return _engine_digest(folder, stamp)
 
 
-def replay_key(example: Example, book: Book, engine: ModuleType, draw: bool, prose: bool,
-               options: Mapping[str, Any] | None) -> str:
+def replay_inputs(book: Book, engine: ModuleType) -> str:
+    """What every replay of a book reads besides its example: the engine's files, ``book.yaml`` and
+    ``components.yaml`` (worked out once for all of a book's examples: it lists every engine file)."""
     source = book.root / "rules_src" / book.id
     inputs = [(source / name).read_bytes() if (source / name).is_file() else b"" for name in
               ("book.yaml", "components.yaml")]
+    return key_of(engine_digest(engine_folder(engine, book)), *inputs)
+
+
+def replay_key(example: Example, book: Book, engine: ModuleType, draw: bool, prose: bool,
+               options: Mapping[str, Any] | None, shared: str | None = None) -> str:
+    """``shared``: :func:`replay_inputs` of the book, when the caller has it."""
     return key_of(code_digest(), example.file, (book.root / example.file).read_bytes(),  # a relative path
-                  engine_digest(engine_folder(engine, book)), *inputs,
+                  shared or replay_inputs(book, engine),
                   json.dumps(dict(options or {}), sort_keys=True, default=repr), f"draw={draw} prose={prose}")
 
 
 def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = True, prose: bool = True,
-                  options: Mapping[str, Any] | None = None, store: Cache | None = None) -> ExampleResult:
-    """:func:`~rulepress.verify.replay.replay`, reusing the result of the same inputs when it passed."""
+                  options: Mapping[str, Any] | None = None, store: Cache | None = None,
+                  shared: str | None = None) -> ExampleResult:
+    """:func:`~rulepress.verify.replay.replay`, reusing the result of the same inputs when it passed
+    (``shared``: :func:`replay_inputs` of the book, when the caller has it)."""
     store = store or Cache(book.root)
     try:
-        key = replay_key(example, book, engine, draw, prose, options)
+        key = replay_key(example, book, engine, draw, prose, options, shared)
     except OSError:  # the example vanished under us: replay reports it
         return replay(example, book, engine, draw=draw, prose=prose, options=options)
     data = store.get("replay", key)
@@ -194,6 +300,45 @@ def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: boo
         except Exception:  # an engine snapshot that does not pickle is just not cached
             pass
     return result
+
+
+# -- the gate's other checks ------------------------------------------------------------------------------------
+
+
+def catalog_problems(folder: Path, languages: list[str], root: Path) -> list[str]:
+    """:func:`rulepress.i18n.catalog_problems` (Babel extracting every engine file), read again only when a file
+    of the engine (its catalogs are inside it) changed."""
+    from rulepress import i18n
+
+    key = key_of(str(folder), str(root), json.dumps(languages), engine_digest(folder))
+    found: list[str] = kept_data(root, "findings", key, lambda: i18n.catalog_problems(folder, languages, root))
+    return found
+
+
+def translation_findings(check: BookCheck) -> tuple[list[str], list[str]]:
+    """:func:`rulepress.analyze.translations.gate_findings` of a book (every translation loaded and compared with
+    its source), worked out again only when the book's sources or examples changed (translations live there)."""
+    from rulepress.analyze import translations
+
+    book = check.book
+    if check.inputs is None:  # a file changed while the book was checked: nothing to keep it under
+        return translations.gate_findings(book, check.examples)
+    errors, warnings = kept_data(book.root, "findings", key_of("translations", check.inputs),
+                                 lambda: translations.gate_findings(book, check.examples))
+    return list(errors), list(warnings)
+
+
+# -- a book's site pages ----------------------------------------------------------------------------------------
+
+
+def pages_key(check: BookCheck, impact: Any, lang: str | None) -> str | None:
+    """What a book's site pages in ``lang`` are made from (rulepress/render/site.py): its check (see
+    ``BookCheck.inputs``), its question impact and the saved reports (the designer's analysis); None when the check
+    cannot say what it was made from."""
+    if check.inputs is None:
+        return None
+    return key_of(code_digest(), check.inputs, str(lang), json.dumps(impact, sort_keys=True, default=repr),
+                  tree_digest(check.book.root / "reports"), " ".join(r.status for r in check.results))
 
 
 # -- question impact ------------------------------------------------------------------------------------------
@@ -443,22 +588,61 @@ def cached_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
     renderer = Renderer(state)
     logged = renderer.render(root, report, impacts, previous, staging, render=render, fingerprint=theme_digest(root))
     if store.enabled and not logged.fatal("mkdocs"):
-        keep_site(store, key, staging, logged.harmless(), renderer.state)
-        for kind in ("pdf", "replay", "impact", "preflight", "designer", "yaml"):  # once a build: stays bounded
-            prune(store, kind)
+        keep_site(store, key, staging, logged.harmless(), renderer.state, previous)
+        prune_now(store)
     return logged
 
 
-def keep_site(store: Cache, key: str, staging: Path, warnings: list[str], state: dict[str, Any] | None = None) -> None:
+PRUNE_EVERY = 300.0  # seconds: pruning lists every entry, and one build after another need not each do it
+
+
+def prune_now(store: Cache) -> None:
+    """Prune every kind (see :data:`KEEP`), at most once every :data:`PRUNE_EVERY` seconds: the cache stays
+    bounded, and an author's rebuild after each edit does not list thousands of entries every time."""
+    stamp = store.folder / ".pruned"
+    try:
+        if time.time() - stamp.stat().st_mtime < PRUNE_EVERY:
+            return
+    except OSError:  # never pruned
+        pass
+    for kind in KEEP:
+        if kind != "site":  # pruned as each site is kept
+            prune(store, kind)
+    _empty(store.folder / TRASH)  # left by builds that were stopped before they emptied it
+    try:
+        stamp.touch()
+    except OSError:
+        pass
+
+
+def keep_site(store: Cache, key: str, staging: Path, warnings: list[str], state: dict[str, Any] | None = None,
+              previous: Path | None = None) -> None:
     """Copy the rendered site into the cache (then the few newest are kept: each is a whole site), with the
-    ``state`` the next build's incremental rendering starts from."""
+    ``state`` the next build's incremental rendering starts from.
+
+    A file the build did not write again (the same size and mtime as in ``previous``, the kept site it started
+    from) is a hard link to that site's file instead of a copy: kept sites are only ever read.  Never a link to
+    the staged file itself, which is published, and a published site is anyone's to change."""
     folder = store.path("site", key)
     scratch = folder.with_name(f".tmp-{key}-{os.getpid()}")
+
+    def keep(source: str, target: str) -> None:
+        if previous is not None:
+            before = previous / Path(source).relative_to(staging)
+            try:
+                now, then = os.stat(source), before.stat()
+                if (now.st_size, now.st_mtime_ns) == (then.st_size, then.st_mtime_ns):
+                    os.link(before, target)
+                    return
+            except OSError:  # not in the previous site, or no links here: a copy
+                pass
+        shutil.copy2(source, target)
+
     try:
         shutil.rmtree(scratch, ignore_errors=True)
         scratch.parent.mkdir(parents=True, exist_ok=True)
         # mtimes kept: a dirty build compares them.  Not the PDFs the build renders meanwhile (into .pdf/).
-        shutil.copytree(staging, scratch, copy_function=shutil.copy2, ignore=shutil.ignore_patterns(".pdf"))
+        shutil.copytree(staging, scratch, copy_function=keep, ignore=shutil.ignore_patterns(".pdf"))
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(scratch, folder)
         if state:
@@ -470,7 +654,8 @@ def keep_site(store: Cache, key: str, staging: Path, warnings: list[str], state:
 
 
 # Entries of each kind kept: a site is a whole copy of the site, a PDF about 1 MB, the others a few kB.
-KEEP = {"site": 3, "pdf": 60, "replay": 5000, "impact": 100, "preflight": 200, "designer": 60, "yaml": 5000}
+KEEP = {"site": 3, "pdf": 60, "replay": 5000, "impact": 100, "preflight": 200, "designer": 60, "yaml": 5000,
+        "trace": 100, "findings": 200, "pages": 60, "player": 5000}
 
 
 def prune(store: Cache, kind: str) -> None:
@@ -485,8 +670,26 @@ def prune(store: Cache, kind: str) -> None:
                 continue
     for _, path in sorted(entries, reverse=True)[KEEP[kind]:]:
         for part in (path, path.with_suffix(""), path.with_suffix(".pdf"), path.with_suffix(".state")):
-            if part.is_dir():
-                shutil.rmtree(part, ignore_errors=True)
+            if part.is_dir():  # a whole site: set aside now, deleted by empty_trash once the build is done
+                try:
+                    (store.folder / TRASH).mkdir(parents=True, exist_ok=True)
+                    part.rename(store.folder / TRASH / f"{part.name}-{os.getpid()}-{time.monotonic_ns()}")
+                except OSError:
+                    shutil.rmtree(part, ignore_errors=True)
             else:
                 part.unlink(missing_ok=True)
+
+
+TRASH = ".trash"
+
+
+def empty_trash(root: Path) -> None:
+    """Delete the kept sites :func:`prune` set aside (hundreds of files each: not while the author waits)."""
+    _empty(root / FOLDER / TRASH)
+
+
+def _empty(folder: Path) -> None:
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            shutil.rmtree(entry, ignore_errors=True)
 

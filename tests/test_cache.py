@@ -131,7 +131,7 @@ def test_what_weasyprint_says_in_a_worker_reaches_the_build_and_an_error_stops_i
 
     shutil.rmtree(mini / ".rulepress-cache")
     monkeypatch.setattr(pdfpool.pdf, "write_pdf", fails)
-    with pytest.raises(ValueError, match="^cannot lay out the print edition$"):
+    with pytest.raises(ValueError, match="^cannot lay out the (print|digital|designer) edition$"):  # all start at once
         pdfpool.render_editions(report, {}, tmp_path / "failed", Timings(), workers=2)
     assert not multiprocessing.active_children()  # the pool was ended, no worker left behind
 
@@ -367,3 +367,112 @@ def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch, caps
     monkeypatch.setattr("sys.stderr.isatty", lambda: True)
     monkeypatch.setenv("RULEPRESS_PROGRESS", "0")
     assert not progress.wanted()
+
+
+def test_a_language_site_an_edit_does_not_reach_is_left_as_it_is_and_the_bytes_are_a_cold_builds(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mkdocs.commands import build as mkdocs_build
+
+    from rulepress.render import site
+
+    shutil.copytree(Path(__file__).parent / "fixtures" / "translations", mini, dirs_exist_ok=True)  # mini in French
+    runs: list[str] = []
+    made: list[str] = []
+    real_build, real_pages = mkdocs_build.build, site._book_pages
+    monkeypatch.setattr(mkdocs_build, "build", lambda config, **k: runs.append(config.theme["language"])
+                        or real_build(config, **k))
+    monkeypatch.setattr(site, "_book_pages", lambda check, impact, lang=None: made.append(str(lang))
+                        or real_pages(check, impact, lang))
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")  # in this process, where the calls are counted
+
+    def built(name: str) -> dict[str, str]:
+        runs.clear()
+        made.clear()
+        build(mini, site_dir=tmp_path / name)
+        return digests(tmp_path / name)
+
+    cold = built("cold")
+    assert runs == ["en", "fr"] and made == ["None", "fr"]
+    _edit(mini / "rules_src/mini/fr/chapters/play.md", "pierres du tas", "pierres, du tas")
+    warm = built("edited")
+    assert runs == ["fr"]  # the English site's files were all the same: mkdocs was not run for it
+    assert "fr/mini/rules/mini.play.html" in [path for path in warm if warm[path] != cold[path]]
+    assert (tmp_path / "edited/mini/rules/mini.play.html").stat().st_mtime_ns == \
+        (tmp_path / "cold/mini/rules/mini.play.html").stat().st_mtime_ns
+    _edit(mini / "mkdocs.yml", "site_name:", "site_name: Edited")  # what every page shows: every site again
+    built("theme")
+    assert runs == ["en", "fr"]
+    shutil.rmtree(mini / ".rulepress-cache")
+    assert built("edited-cold") == digests(tmp_path / "theme")  # every byte, both sites
+    for name in ("cold", "edited", "theme"):
+        shutil.rmtree(tmp_path / name)  # a published site shares no file with the cache (links would)
+    assert all(p.stat().st_nlink == 1 or ".rulepress-cache" in str(p) for p in (tmp_path / "edited-cold").rglob("*")
+               if p.is_file())
+
+
+def test_a_books_pages_are_kept_under_the_files_its_check_was_made_from(
+        mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    check = verify(mini).books[0]
+    assert check.inputs is not None and cache.pages_key(check, None, None) == cache.pages_key(check, None, None)
+    assert cache.pages_key(check, None, "fr") != cache.pages_key(check, None, None)
+    assert cache.pages_key(check, {"q": 1}, None) != cache.pages_key(check, None, None)
+    _edit(mini / "examples/mini/mini-last-stone.yaml", "she takes 2", "she takes two")
+    assert verify(mini).books[0].inputs not in (None, check.inputs)
+
+    # A file saved while the book was being checked: the check may be of either version, so nothing is kept
+    # under it (a serve session keeps a book's last good check while its files on disk say something else).
+    real = cache.cached_replay
+
+    saved: list[int] = []
+
+    def replay_and_save(*args: object, **kwargs: object) -> object:
+        if not saved:
+            _edit(mini / "rules_src/mini/chapters/play.md", "On your turn take", "On your turn, take")
+            saved.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("rulepress.verify.gate.cached_replay", replay_and_save)
+    moving = verify(mini).books[0]
+    assert moving.inputs is None and cache.pages_key(moving, None, None) is None
+
+
+def test_rendered_text_and_passed_schema_checks_are_remembered_only_for_plain_inputs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.errors import SourceError
+    from rulepress.load import rules, schema
+
+    monkeypatch.setattr(cache, "_MEMO", {})  # this process's memory, as a fresh process has it
+    renders: list[str] = []
+    real_render = rules._render_now
+    monkeypatch.setattr(rules, "_render_now", lambda text, *a: renders.append(text) or real_render(text, *a))
+    context = {"pile": {"start": 21}, "flag": True}
+    for _ in range(2):
+        assert rules.render_template("{{ pile.start }} stones", context, "a.md") == "21 stones"
+        assert rules.render_template("{{ flag }}", {"flag": 1}, "a.md") == "1"  # 1 is not True: another entry
+        assert rules.render_template("{{ flag }}", context, "a.md") == "True"
+    assert renders == ["{{ pile.start }} stones", "{{ flag }}", "{{ flag }}"]
+
+    class Counted:  # a value that acts when printed (as a translation's tagged numbers do) is never skipped
+        def __str__(self) -> str:
+            renders.append("printed")
+            return "7"
+
+    renders.clear()
+    for _ in range(2):
+        assert rules.render_template("{{ n }}", {"n": Counted()}, "a.md") == "7"
+        with pytest.raises(SourceError, match="unknown template variable"):  # an error is found every time
+            rules.render_template("{{ nope }}", context, "b.md", 3)
+    assert renders == ["{{ n }}", "printed", "{{ nope }}", "{{ n }}", "printed", "{{ nope }}"]
+
+    checks: list[object] = []
+    real_check = schema.validate_with
+    monkeypatch.setattr(schema, "validate_with", lambda data, *a: checks.append(data) or real_check(data, *a))
+    good = {"term": "Pile", "definition": "the stones", "rule": "mini.play.take"}
+    bad = {"term": 3}
+    for _ in range(2):
+        assert schema.validate([good], "glossary", "g.yaml", "mini") == []
+        assert schema.validate([bad], "glossary", "g.yaml", "mini")  # a problem is reported every time
+    assert checks == [[good], [bad], [bad]]
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")  # nothing remembered either
+    assert schema.validate([good], "glossary", "g.yaml", "mini") == [] and len(checks) == 4
+    assert rules.render_template("{{ pile.start }} stones", context, "a.md") == "21 stones" and len(renders) == 7

@@ -17,10 +17,12 @@ template, so Jinja's traceback names the template's own line.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any
 
 import jinja2
@@ -262,6 +264,10 @@ def _mark_lines(node: nodes.Node, marked: bool = True) -> None:
         _mark_lines(child, inner)
 
 
+_COMPILED: dict[tuple[str, bool], CodeType] = {}
+COMPILED_KEPT = 4000
+
+
 class ContentEnvironment(ImmutableSandboxedEnvironment):
     """The sandbox rule text runs in; make one per template with :func:`content_environment`."""
 
@@ -353,6 +359,20 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
             pieces.append(piece)
         return self.budget.grow("".join(pieces), "a '~' join")  # type: ignore[no-any-return]
 
+    def compiled(self, source: str, mark_lines: bool = False) -> CodeType:
+        """``source``, checked and compiled; the code is kept for the same source in this process (a serve session
+        or a rebuild renders every chapter again).  It is the same for every sandbox, which each render binds it
+        to: it holds no values, only names of what it reads (as Jinja's own bytecode cache relies on)."""
+        key = (source, mark_lines)
+        code = _COMPILED.get(key)
+        if code is None:
+            code = self.compile(self.checked(source, mark_lines))
+            if os.environ.get("RULEPRESS_CACHE", "1") != "0":  # as rulepress/cache.py: off means nothing kept
+                if len(_COMPILED) >= COMPILED_KEPT:
+                    del _COMPILED[next(iter(_COMPILED))]
+                _COMPILED[key] = code
+        return code
+
     def checked(self, source: str, mark_lines: bool = False) -> nodes.Template:
         """Parse ``source`` and refuse what rule text may not use, before any of it runs."""
         if "\x00" in source:
@@ -366,7 +386,7 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
 
     def render_text(self, source: str, context: Mapping[str, Any], mark_lines: bool = False) -> str:
         """Render ``source`` within the limits; errors are Jinja's, carrying the template's own line."""
-        template = self.from_string(self.checked(source, mark_lines))
+        template = self.template_class.from_code(self, self.compiled(source, mark_lines), self.make_globals(None))
         self.budget = _Budget(time.monotonic() + MAX_SECONDS)
         self.written_size = 0
         return template.render(**context)

@@ -9,6 +9,8 @@ Book-specific formats (rule IDs with the book's prefix) are checked by a format 
 from __future__ import annotations
 
 import difflib
+import hashlib
+import pickle
 import re
 from functools import cache
 from importlib import resources
@@ -55,8 +57,24 @@ def _format_checker(prefix: str | None) -> FormatChecker:
 
 
 def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> list[SourceError]:
-    """Every way ``data`` (as loaded by yamlsrc, with line numbers) breaks schema ``name``, sorted by line."""
-    return validate_with(data, load_schema(name), shown, prefix)
+    """Every way ``data`` (as loaded by yamlsrc, with line numbers) breaks schema ``name``, sorted by line.
+
+    Data that passed once in this process passes again without a second look (most of loading a book is this,
+    and a serve session or a rebuild loads every unchanged file again); problems are found afresh each time."""
+    from rulepress import cache  # it loads books itself
+
+    try:
+        digest = hashlib.sha256(pickle.dumps(data, protocol=5)).hexdigest()  # the values, types and lines
+    except Exception:  # data that does not pickle (never from yamlsrc): checked every time
+        return validate_with(data, load_schema(name), shown, prefix)
+    found: list[SourceError] = []
+
+    def passes() -> bool:
+        found.extend(validate_with(data, load_schema(name), shown, prefix))
+        return not found
+
+    cache.remembered("schema", cache.key_of(name, str(prefix), digest), passes, keep=bool)
+    return found
 
 
 def validate_with(data: Any, schema: dict[str, Any], shown: str, prefix: str | None = None) -> list[SourceError]:

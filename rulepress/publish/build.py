@@ -17,7 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from rulepress.cache import cached_impacts
+from rulepress.cache import cached_impacts, empty_trash, translation_findings
 from rulepress.errors import BuildRefused
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import check_target, finish, new_staging, publish, signals_held, sweep_leftovers
@@ -30,6 +30,9 @@ _MISSING_RESOURCE = re.compile(
     r"no anchor|undefined anchor|does not contain an anchor|unrecognized relative link|without a base uri|"
     r"malformed url|\.notdef|no source for", re.IGNORECASE)
 _DATA_URI = re.compile(r"(data:[\w.+/-]+;base64,)([A-Za-z0-9+/=]{40,})")
+
+
+SITE_FIRST = 3.0  # seconds the PDFs wait for the site's process before they start alongside it
 
 
 @dataclass
@@ -53,6 +56,7 @@ class _Collect(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.records: list[logging.LogRecord] = []
+        self.sites: dict[str | None, list[logging.LogRecord]] = {}  # each language site's run's (see render_site)
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.append(record)
@@ -134,7 +138,7 @@ def _interrupts() -> Iterator[_Interrupts]:
 
 def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
     """Everything that must hold before anything is rendered."""
-    from rulepress.analyze import lint, translations
+    from rulepress.analyze import lint
     from rulepress.analyze.changes import unlogged_changes
     from rulepress.analyze.record import unreviewed
 
@@ -145,7 +149,7 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         errors, warnings = lint.gate_findings(check.book, lint.exercised_rules(root, check))
         lint_problems += errors  # an error of the text against its data that no designer question tracks
         report.warnings.extend(warnings)
-        errors, warnings = translations.gate_findings(check.book, check.examples)
+        errors, warnings = translation_findings(check)
         lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
     problems = report.failures() + lint_problems + (report.warnings if strict else [])
@@ -157,12 +161,14 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
 
 
 def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Path,
-                prepare: Callable[[str | None, Any], bool] | None = None) -> _Collect:
+                prepare: Callable[[str | None, Any], bool | None] | None = None) -> _Collect:
     """Run mkdocs into ``staging``, then once more into ``staging/<lang>`` for each language some book is
-    translated into (see rulepress/render/site.py); returns what the ``mkdocs`` logger warned about meanwhile.
+    translated into (see rulepress/render/site.py); returns what the ``mkdocs`` logger warned about meanwhile
+    (``sites``: what each run did).
 
-    ``prepare(lang, config)``, when given, is called before each run and says whether it is a dirty build (the
-    incremental builds of rulepress/serve/quick.py add their plugin there)."""
+    ``prepare(lang, config)``, when given, is called before each run and says whether it is a dirty build, or
+    (None) that the site in ``lang`` is in place already and need not be built (the incremental builds of
+    rulepress/serve/quick.py add their plugin there)."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.utils import yaml_load
@@ -179,14 +185,18 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
                         overrides = site_pages.language_config(yaml_load(stream) or {}, report, lang)
                 target = staging if lang is None else staging / lang
                 config = load_config(str(root / "mkdocs.yml"), site_dir=str(target), **overrides)
+                start = len(logged.records)
+                dirty = prepare(lang, config) if prepare is not None else False
                 try:
-                    mkdocs_build(config, dirty=prepare(lang, config) if prepare is not None else False)
+                    if dirty is not None:
+                        mkdocs_build(config, dirty=dirty)
                 except Exception:
                     # The hooks check the player pages they generate (no rule IDs, no engine notation): mkdocs
                     # reports that only as an abort, so the problems themselves are the refusal.
                     if site_pages.PREPARED is not None and site_pages.PREPARED.refused:
                         raise BuildRefused(site_pages.PREPARED.refused) from None
                     raise
+                logged.sites[lang] = logged.records[start:]
         return logged
     finally:
         site_pages.PREPARED = None
@@ -253,6 +263,11 @@ def _render(root: Path, report: Report, impacts: dict[str, Any], staging: Path, 
     # site comes first, as it did.
     site_job = pdfpool.Alongside(site, inline=pdfpool.workers_wanted(2) == 1)
     try:
+        if site_job.process is not None:
+            # The PDFs wait a moment for the site, as `rulepress serve` has them follow it: after an edit the site
+            # takes a second or two, and the PDF workers would take the cores it needs.  A full site, which takes
+            # longer, has them start meanwhile.
+            site_job.reader.poll(SITE_FIRST)
         with _logged("weasyprint") as weasy:
             try:
                 render_pdfs(report, impacts, staging, timings, folder=".pdf", between=site_job.check)
@@ -279,6 +294,17 @@ def _render(root: Path, report: Report, impacts: dict[str, Any], staging: Path, 
     return harmless + [f"weasyprint: {w}" for w in weasy.harmless()]
 
 
+def _translate(report: Report) -> None:
+    """The translated books (rulepress/render/languages.py), made here once for the site's process (forked from
+    this one) and the PDFs alike, instead of once in each."""
+    from rulepress.render.languages import translations
+
+    try:
+        translations(report)
+    except Exception:  # a bad translation file: reported where it is used, as a rendering failure, as it was
+        pass
+
+
 def build(root: Path, strict: bool = False, site_dir: Path | None = None, timings: Timings | None = None,
           books: list[str] | None = None, wait: float = 30.0) -> list[str]:
     """Publish ``site/`` (HTML and PDFs) only if every check passes; otherwise leave it untouched.
@@ -295,6 +321,7 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
         start = time.perf_counter()
         report = gate(root, strict, books)
         impacts = {check.book.id: cached_impacts(root, check) for check in report.books}
+        _translate(report)
         timings.verify = time.perf_counter() - start
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = new_staging(root, target)
@@ -309,6 +336,7 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
                 interrupts.check()  # the last moment an interrupt can stop the swap
                 publish(staging, target)
                 interrupts.commit()
+            empty_trash(root)  # the kept sites the site's process pruned
         except BuildRefused:
             raise
         except Exception as exc:  # a broken template or page: report it, keep the last good site

@@ -43,8 +43,22 @@ def translations(report: Report) -> dict[str, list[BookCheck]]:
     return found
 
 
+_TRANSLATED: dict[tuple[int, str], tuple[weakref.ref[BookCheck], BookCheck]] = {}
+
+
 def translated_check(check: BookCheck, lang: str) -> BookCheck:
-    """``check`` in language ``lang``: the translated book, and its results over the source's replays."""
+    """``check`` in language ``lang``: the translated book, and its results over the source's replays.  Made once
+    per check (a serve session keeps the checks of the books a save did not reach, and renders them again)."""
+    kept = _TRANSLATED.get((id(check), lang))
+    if kept is not None and kept[0]() is check:
+        return kept[1]
+    made = _translated_check(check, lang)
+    key = (id(check), lang)
+    _TRANSLATED[key] = (weakref.ref(check, lambda _: _TRANSLATED.pop(key, None)), made)  # forgotten with it
+    return made
+
+
+def _translated_check(check: BookCheck, lang: str) -> BookCheck:
     from rulepress.verify.gate import BookCheck
 
     book = load_translation(check.book, lang)

@@ -11,6 +11,7 @@ its own search stemmer and a language switcher to the others (``language_config`
 
 from __future__ import annotations
 
+import json
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ class SiteInput:
     impacts: dict[str, dict[str, Any]] = field(default_factory=dict)  # book -> question -> impact
     lang: str | None = None  # None: the source language's site (the root); else the translations' site <lang>/
     refused: list[str] = field(default_factory=list)  # what ``pages`` refused on (mkdocs says only "aborted")
+    generated: dict[str, str] | None = None  # what ``pages`` gave, once it has (asked before mkdocs runs too)
 
 
 def site_languages(report: Report) -> list[str]:
@@ -89,18 +91,45 @@ class PlayerTextError(Exception):
 def pages(prepared: SiteInput) -> dict[str, str]:
     """Every generated file of the site in ``prepared.lang``; raises PlayerTextError when a player page shows
     designer material."""
+    if prepared.generated is not None:
+        return prepared.generated
     lang = prepared.lang
     checks = site_checks(prepared.report, lang)
     files: dict[str, str] = {"index.md": _home(checks, site_words(prepared.report, lang), lang)}
     problems: list[str] = []
     for check in checks:
-        generated = _book_pages(check, prepared.impacts.get(check.book.id), lang)
-        problems += player_problems(check.book, generated, _where(lang))
+        generated, found = _checked_pages(prepared.report, check, prepared.impacts.get(check.book.id), lang)
+        problems += found
         files.update(generated)
     if problems:
         prepared.refused = problems
         raise PlayerTextError(problems)
+    prepared.generated = files
     return files
+
+
+def _checked_pages(report: Report, check: BookCheck, impact: dict[str, Any] | None,
+                   lang: str | None) -> tuple[dict[str, str], list[str]]:
+    """A book's pages in ``lang`` and what its player pages show that they must not; pages that show nothing of
+    the kind are kept (rulepress/cache.py) and reused while the book's check, its impact and the saved reports
+    are the same: after an edit, only the edited book's pages are made again."""
+    from rulepress import cache
+
+    source = next((c for c in report.books if c.book.id == check.book.id), check)  # a translation's: its source's
+    key = cache.pages_key(source, impact, lang)
+    store = cache.Cache(check.book.root)
+    kept = store.get("pages", key) if key is not None else None
+    if kept is not None:
+        try:
+            files: dict[str, str] = json.loads(kept)
+            return files, []
+        except ValueError:  # a damaged entry: made again
+            pass
+    generated = _book_pages(check, impact, lang)
+    problems = player_problems(check.book, generated, _where(lang))
+    if key is not None and not problems:
+        store.put("pages", key, json.dumps(generated, ensure_ascii=False).encode())
+    return generated, problems
 
 
 def _where(lang: str | None) -> str:
@@ -121,8 +150,24 @@ def is_player_page(path: str) -> bool:
 
 
 def player_problems(book: Book, files: dict[str, str], folder: str = "") -> list[str]:
-    return [problem for path, text in files.items() if is_player_page(path)
-            for problem in check_player_text(text, book, f"site page {folder}{path}")]
+    from rulepress import cache
+
+    # A page that passed is not read again while it and what it is checked against (the book's rule prefix, the
+    # engine's notation) are the same: after an edit, the book's other pages are as they were.
+    engine = cache.engine_digest(book.root / "engine" / book.engine_package)
+    store = cache.Cache(book.root)
+    problems = []
+    for path, text in files.items():
+        if not is_player_page(path):
+            continue
+        key = cache.key_of(cache.code_digest(), text, book.prefix, book.engine_package, str(book.root), engine)
+        if store.get("player", key) is not None:
+            continue
+        found = check_player_text(text, book, f"site page {folder}{path}")
+        if not found:
+            store.put("player", key, b"passed")
+        problems += found
+    return problems
 
 
 def book_of(path: str, report: Report, lang: str | None = None) -> Book | None:

@@ -5,19 +5,25 @@ are the same.  When no site's navigation changed (the root site's nor any langua
 copied and mkdocs runs its own ``dirty`` build over it, with every generated page whose Markdown is unchanged
 marked as not modified.  Its search index then holds only the pages rendered again: the entries of the others
 are carried over from the previous index, in the order a full build writes them, so the result is byte for
-byte what a full build makes.  When a navigation changed (a title, a new example) every page shows it: a full
-build.  ``Renderer.state`` is what the next build compares with; rulepress/cache.py keeps it with each site.
+byte what a full build makes.  A language's site whose generated files are all the same as last time (an edit
+of a book that is not translated leaves the translations' site so) is not built at all: mkdocs' output is a
+function of those files and of what every page shows.  When a navigation or what every page shows changed (a
+title, a new example, a book's colour, the theme, the date in the sitemap) every page shows it: a full build.
+``Renderer.state`` is what the next build compares with; rulepress/cache.py keeps it with each site.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jinja2
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
@@ -36,7 +42,9 @@ def _folder(lang: str | None) -> str:
 class _Unchanged(BasePlugin):  # type: ignore[type-arg]
     """Marks unchanged generated pages as not modified; merges the search index afterwards."""
 
-    def __init__(self, previous: dict[str, Any] | None, previous_index: list[dict[str, Any]]) -> None:
+    def __init__(self, previous: dict[str, Any] | None, previous_index: list[dict[str, Any]],
+                 templates: Path | None = None) -> None:
+        self.templates = templates  # where the theme's compiled templates are kept (None: nowhere)
         self.previous: dict[str, str] = (previous or {}).get("pages", {})
         self.previous_titles: dict[str, str] = (previous or {}).get("titles", {})
         self.previous_index = previous_index
@@ -45,9 +53,15 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
         self.order: dict[str, int] = {}  # page URL -> its place in the build (the search index's order)
         self.rendered: set[str] = set()  # URLs of the pages rendered again
         self.skipped: set[str] = set()  # src_uris of the pages not rendered again
+        self.files: str | None = None  # a digest of every file the rulepress hooks generated
 
     @event_priority(-100)  # after the rulepress hooks have added the generated pages
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        from rulepress.render import site as site_pages
+
+        prepared = site_pages.PREPARED
+        if prepared is not None and prepared.generated is not None:
+            self.files = _files_digest(prepared.generated)
         for file in files:
             if file.generated_by is None or not file.src_uri.endswith(".md"):
                 continue
@@ -69,6 +83,12 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
 
     @event_priority(-100)
     def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
+        if self.templates is not None and not callable(env.autoescape):  # (a function would decide per name)
+            # mkdocs makes a new Jinja environment for every build, which compiles every theme template again
+            # (a second or so a site); Jinja's own cache keeps the compiled code, checked against each source.
+            folder = self.templates / _environment_digest(env)
+            folder.mkdir(parents=True, exist_ok=True)
+            env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
         pages = files.documentation_pages()
         self.titles = {file.src_uri: file.page.title for file in pages
                        if file.page is not None and file.page.title is not None}
@@ -98,6 +118,20 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
             script.write_text(f"var __index = {text}", encoding="utf-8")
 
 
+def _environment_digest(env: jinja2.Environment) -> str:
+    """What else a template compiles to depends on: the environment's syntax and extensions, and the versions."""
+    from importlib.metadata import version
+
+    from rulepress.cache import code_digest, key_of
+
+    settings = (env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
+                env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix,
+                env.trim_blocks, env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized,
+                env.autoescape, getattr(env, "newstyle_gettext", None))
+    return key_of(code_digest(), repr(settings), repr(sorted(env.extensions)), version("jinja2"), version("mkdocs"),
+                  version("mkdocs-material"))[:32]
+
+
 def _page(doc: dict[str, Any]) -> str:
     return str(doc.get("location", "")).split("#")[0]
 
@@ -108,43 +142,70 @@ class _Quiet(logging.Filter):
 
 
 class Renderer:
-    """Site builds: full the first time and whenever a navigation changes, dirty otherwise.
+    """Site builds: full the first time and whenever a navigation or what every page shows changes, dirty
+    otherwise, and none at all for a language's site whose generated files are all the same.
 
     ``state`` (plain JSON) is what the last good build made: per site (``""`` for the root, else its language)
-    the navigation, every generated page's Markdown and every page's title, and the ``fingerprint`` of what
-    else the pages show (the theme, mkdocs.yml, rulepress itself) that the build was made with.
+    the navigation, every generated page's Markdown and every page's title, a digest of every generated file
+    and what its run warned about, and the ``fingerprint`` of what else the pages show that the build was made
+    with (the theme, mkdocs.yml, rulepress itself, the books' styles and languages, the build date).
     """
 
-    def __init__(self, state: dict[str, Any] | None = None) -> None:
+    def __init__(self, state: dict[str, Any] | None = None, share: bool = False) -> None:
         self.state: dict[str, Any] = state or {}
         self.rendered: set[str] | None = None  # URLs rendered by the last build; None: all of them
+        # Whether a language site left as it is may share its files with the previous site (hard links): only
+        # when nothing ever writes into either (a serve session's own sites), never for a site to be published.
+        self.share = share
 
     def render(self, root: Path, report: Any, impacts: dict[str, Any], previous: Path | None, target: Path,
                render: Callable[..., Any] | None = None, fingerprint: str = "") -> Any:
         """Build into ``target`` (from ``previous``, the last good site, when that is enough); returns the
         mkdocs log collector of the build, as ``render`` (:func:`rulepress.publish.build.render_site`) does."""
+        from rulepress.cache import FOLDER, enabled, key_of
         from rulepress.publish.build import render_site
         from rulepress.render import site as site_pages
 
         render = render or render_site
         langs = [None, *site_pages.site_languages(report)]
         navs = {_name(lang): json.dumps(site_pages.nav(report, lang), sort_keys=True) for lang in langs}
+        fingerprint = key_of(fingerprint, _shown_everywhere(report, langs))
         sites = self.state.get("sites", {})
         dirty = (previous is not None and self.state.get("fingerprint") == fingerprint
                  and set(sites) == set(navs)
                  and all((previous / _folder(lang) / _SEARCH).is_file() and sites[_name(lang)].get("nav") == navs[
                          _name(lang)] and sites[_name(lang)].get("pages") for lang in langs))
+        # Each site's generated files, made now (kept per book, see rulepress/render/site.py) to see which sites
+        # read exactly what their last build read: their output is in place, and mkdocs need not run for them.
+        early: dict[str, dict[str, str]] = {}
+        for lang in langs:
+            if dirty and sites[_name(lang)].get("files"):
+                try:
+                    early[_name(lang)] = site_pages.pages(site_pages.SiteInput(report, impacts, lang))
+                except site_pages.PlayerTextError:  # refused in mkdocs' run, as a full build refuses it
+                    pass
+        skipped = {name for name, files in early.items() if _files_digest(files) == sites[name]["files"]}
         if dirty:
             assert previous is not None
-            shutil.copytree(previous, target, copy_function=shutil.copy2, dirs_exist_ok=True)  # mtimes kept
+            shared = [lang for lang in langs if lang is not None and lang in skipped] if self.share else []
+            _copy_site(previous, target, shared)
         plugins: dict[str, _Unchanged] = {}
+        templates = root / FOLDER / "jinja" if enabled() else None
 
-        def prepare(lang: str | None, config: MkDocsConfig) -> bool:
+        def prepare(lang: str | None, config: MkDocsConfig) -> bool | None:
+            name = _name(lang)
+            if name in early and site_pages.PREPARED is not None:
+                site_pages.PREPARED.generated = early[name]  # the same report, impacts and language
+            if name in skipped:
+                # What that run warned about is said again, as running it again would.
+                for logger, level, message in sites[name].get("warnings", []):
+                    logging.getLogger(logger).log(level, "%s", message)
+                return None
             index = []
             if dirty:  # read before mkdocs writes this build's
                 index = json.loads((Path(config.site_dir) / _SEARCH).read_text(encoding="utf-8")).get("docs", [])
-            plugins[_name(lang)] = _Unchanged(sites.get(_name(lang)) if dirty else None, index)
-            config.plugins["rulepress-preview"] = plugins[_name(lang)]
+            plugins[name] = _Unchanged(sites.get(name) if dirty else None, index, templates)
+            config.plugins["rulepress-preview"] = plugins[name]
             return dirty
 
         quiet = _Quiet()
@@ -153,10 +214,53 @@ class Renderer:
             logged = render(root, report, impacts, target, prepare=prepare)
         finally:
             logging.getLogger("mkdocs.commands.build").removeFilter(quiet)
-        if not logged.fatal("mkdocs") and set(plugins) == set(navs):
-            self.state = {"fingerprint": fingerprint, "sites": {
-                name: {"nav": navs[name], "pages": plugin.pages, "titles": plugin.titles}
-                for name, plugin in plugins.items()}}
+        if not logged.fatal("mkdocs") and set(plugins) | skipped == set(navs):
+            runs = getattr(logged, "sites", {})
+            state: dict[str, Any] = {}
+            for lang in langs:
+                name = _name(lang)
+                if name in skipped:
+                    state[name] = sites[name]
+                    continue
+                plugin = plugins[name]
+                files = plugin.files
+                warnings = [[r.name, r.levelno, r.getMessage()] for r in runs.get(lang, [])]
+                state[name] = {"nav": navs[name], "pages": plugin.pages, "titles": plugin.titles, "files": files,
+                               "warnings": warnings}
+            self.state = {"fingerprint": fingerprint, "sites": state}
             rendered = {_folder(name or None) + url for name, plugin in plugins.items() for url in plugin.rendered}
             self.rendered = rendered if dirty else None
         return logged
+
+
+def _shown_everywhere(report: Any, langs: list[str | None]) -> str:
+    """What every page of a site shows besides its own Markdown and the theme: the languages (the switcher), each
+    book's title, colour and mark (its pages' header), and the date in the sitemap."""
+    from mkdocs.utils import get_build_date
+
+    from rulepress.render import site as site_pages
+
+    return json.dumps({"langs": langs, "date": get_build_date(), "books": {
+        _name(lang): [site_pages.book_style(check.book) for check in site_pages.site_checks(report, lang)]
+        for lang in langs}}, sort_keys=True)
+
+
+def _files_digest(files: dict[str, str]) -> str:
+    return hashlib.sha256(json.dumps(files, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def _copy_site(previous: Path, target: Path, shared: list[str]) -> None:
+    """``previous`` into ``target``, mtimes kept (a dirty build compares them): copied, since mkdocs writes into
+    it in place, except the language sites in ``shared`` (hard links: mkdocs does not run for them)."""
+    for lang in shared:
+        shutil.copytree(previous / lang, target / lang, copy_function=link_or_copy, dirs_exist_ok=True)
+    shutil.copytree(previous, target, copy_function=shutil.copy2, dirs_exist_ok=True,
+                    ignore=lambda folder, names: shared if Path(folder) == previous else [])
+
+
+def link_or_copy(source: str, target: str) -> None:
+    """A hard link to ``source`` (same bytes, same mtime, no copy), or a copy where links cannot be made."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)

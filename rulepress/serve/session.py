@@ -35,6 +35,18 @@ def forget_engine(root: Path, package: str) -> dict[str, ModuleType]:
             if name == prefix or name.startswith(prefix + ".")}
 
 
+def _discard(site: Path) -> None:
+    """Remove a site no longer served: renamed away at once, deleted by a thread of its own (hundreds of files,
+    which the author need not wait for)."""
+    trash = site.with_name(f".old-{site.name}-{time.monotonic_ns()}")
+    try:
+        site.rename(trash)
+    except OSError:
+        shutil.rmtree(site, ignore_errors=True)
+        return
+    threading.Thread(target=shutil.rmtree, args=(trash,), kwargs={"ignore_errors": True}, daemon=True).start()
+
+
 class Session:
     def __init__(self, root: Path, folder: Path, only: list[str] | None = None,
                  say: Callable[[str], None] = print, pdfs: bool = False) -> None:
@@ -50,7 +62,7 @@ class Session:
         self.generation = 0
         self.lock = threading.Lock()  # the site folder switches while PDF jobs finish in other threads
         self.background = Background(self.root, folder, say, self.pdfs_ready) if pdfs else None
-        self.renderer = Renderer()
+        self.renderer = Renderer(share=True)  # the session's sites are its own, only ever read
 
     # -- what there is ---------------------------------------------------------------------------------------
 
@@ -174,7 +186,7 @@ class Session:
             if self.background is not None:
                 link_pdfs(self.background.pdfs, target)
             old, self.site = self.site, target
-            shutil.rmtree(old, ignore_errors=True)
+            _discard(old)
         self.say(f"site rebuilt ({time.perf_counter() - start:.2f} s)")
         if self.background is not None:
             for book in renewed:

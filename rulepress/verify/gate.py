@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from rulepress import i18n, progress
+from rulepress import cache, i18n, progress
 from rulepress.cache import cached_replay
 from rulepress.errors import SourceError, relative
 from rulepress.load.book import Book, book_ids, load_book
@@ -31,6 +31,11 @@ class BookCheck:
     examples: list[Example]
     results: list[ExampleResult] = field(default_factory=list)
     trace: trace.Trace | None = None
+    # A digest of the files this check was made from (the book's sources and examples, its engine), when none
+    # of them changed while it was made; None otherwise.  What is made from the check alone (its site pages, its
+    # translations' findings) is kept under it: a serve session keeps a book's last good check while the files
+    # on disk say something else, so the files' digest now would be the wrong key for it.
+    inputs: str | None = None
 
 
 @dataclass
@@ -104,8 +109,10 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         if book_id not in ids:
             report.problems.append(f"rules_src/{book_id}: no such book (books: {', '.join(ids)})")
             continue
+        sources = cache.book_sources_digest(root, book_id)  # before anything is read
         try:
             book = load_book(root, book_id)
+            engine_files = cache.engine_digest(root / "engine" / book.engine_package)
             engine = load_book_engine(book)
         except SourceError as exc:
             report.problems.extend(lines_of(exc))  # every problem of the book's sources, one line each
@@ -115,16 +122,25 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         check = BookCheck(book, engine, examples)
         report.problems.extend(check_cover(book, engine))
         # The engine's narration catalogs, for each language the book is published in (rulepress.i18n).
-        report.problems.extend(i18n.catalog_problems(engine_folder(engine, book), i18n.book_languages(book.data), root))
+        report.problems.extend(cache.catalog_problems(engine_folder(engine, book), list(i18n.book_languages(book.data)),
+                                                      root))
         try:
             report.problems.extend(check_options(check))
         except Exception as exc:  # OPTIONS that are not OptionSpecs: the engine's, named as such
             report.problems.append(f"{relative(book.root / 'engine' / book.engine_package, root)}/__init__.py: "
                                    f"OPTIONS cannot be read: {type(exc).__name__}: {exc}")
-        check.results = [cached_replay(example, check.book, check.engine, draw=draw)  # reused when unchanged
+        try:
+            shared: str | None = cache.replay_inputs(book, engine)
+        except OSError:  # a file vanished under us: each replay finds out
+            shared = None
+        # Each replay is reused while its inputs are unchanged (rulepress/cache.py).
+        check.results = [cached_replay(example, check.book, check.engine, draw=draw, shared=shared)
                          for example in progress.iterate(check.examples, f"verify {book_id}", unit="example")]
         check.trace = trace.build_trace(check, root)
         report.problems.extend(check.trace.problems)
+        if (cache.book_sources_digest(root, book_id), cache.engine_digest(root / "engine" / book.engine_package)) \
+                == (sources, engine_files):  # nothing changed meanwhile: the check is of these files
+            check.inputs = cache.key_of(book_id, str(root), sources, engine_files)
         report.books.append(check)
     return report
 

@@ -79,12 +79,22 @@ def unparsable(folder: Path, package: str, root: Path) -> list[str]:
     return problems
 
 
+def engine_facts(folder: Path, package: str, prefix: str, root: Path) -> tuple[dict[str, list[str]], list[str]]:
+    """:func:`engine_rule_literals` and :func:`unparsable` (tokenizing every engine file: most of a trace), read
+    again only when a file of the engine changed."""
+    from rulepress import cache  # it imports the gate's modules
+
+    key = cache.key_of(str(folder), package, prefix, str(root), cache.engine_digest(folder))
+    found: tuple[dict[str, list[str]], list[str]] = cache.kept_data(
+        root, "trace", key, lambda: (engine_rule_literals(folder, prefix, root), unparsable(folder, package, root)))
+    return found
+
+
 def build_trace(check: BookCheck, root: Path) -> Trace:
     book = check.book
     folder = root / "engine" / book.engine_package
-    literals = engine_rule_literals(folder, book.prefix, root)
+    literals, problems = engine_facts(folder, book.engine_package, book.prefix, root)
     rules = {rid: RuleTrace(rid, r.number, r.title) for rid, r in book.rules.items()}
-    problems = unparsable(folder, book.engine_package, root)
     questions = {q.id for q in book.questions}  # OptionSpecs name their question, which is not a rule
     for rule_id, places in literals.items():
         if rule_id in questions:
