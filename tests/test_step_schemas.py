@@ -242,11 +242,16 @@ class _DrawnElsewhere:
 
 
 def test_where_a_game_draws_is_its_own_line_or_just_the_method(tmp_path: Path) -> None:
+    import importlib.util
+
     assert diagram.drawn_by(_DrawnElsewhere(), tmp_path) == "render_svg"
-    check = load_checked_book(ROOT, "lantern")
-    game = check.engine.make_game(check.book.components)
-    found = diagram.drawn_by(game, ROOT)
-    assert found.startswith("render_svg (engine/lantern/game.py:") and found.endswith(")"), found
+    (tmp_path / "drawing.py").write_text("class Game:\n    x = 1\n\n    def render_svg(self, state):\n"
+                                         "        return '<svg/>'\n")
+    spec = importlib.util.spec_from_file_location("rulepress_test_drawing", tmp_path / "drawing.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert diagram.drawn_by(module.Game(), tmp_path) == "render_svg (drawing.py:4)"
 
 
 def test_an_unknown_book_is_named_with_the_books_there_are() -> None:
