@@ -171,3 +171,19 @@ def test_plugin_reads_catalog_messages_from_the_original_engine(tmp_path: Path,
     wrapped = i18n.extract
     plugin.read_catalog_messages_from_the_original(tmp_path / "mutants")  # a second pytest run: not wrapped twice
     assert i18n.extract is wrapped
+
+
+def test_the_copy_gets_every_file_mutmut_does_not_mutate_up_to_date(tmp_path: Path) -> None:
+    root, copy = tmp_path / "project", tmp_path / "project" / "mutants"
+    for name, text in {"pkg/code.py": "x = 1\n", "pkg/page.html": "new", "tests/test_a.py": "new",
+                       "examples/e.yaml": "new", "README.md": "new"}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    for name, text in {"pkg/code.py": "x = 1  # mutated\n", "pkg/page.html": "old", "tests/test_a.py": "old"}.items():
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy / name).write_text(text)
+    changed = M.refresh_copies(root, copy, ["pkg"], ["tests", "examples", "README.md", "missing"])
+    assert changed == ["pkg/page.html", "tests/test_a.py", "examples/e.yaml", "README.md"]
+    assert (copy / "pkg/code.py").read_text() == "x = 1  # mutated\n"  # mutmut's own: never overwritten
+    assert [(copy / name).read_text() for name in ("pkg/page.html", "tests/test_a.py", "README.md")] == ["new"] * 3
+    assert M.refresh_copies(root, copy, ["pkg"], ["tests", "examples", "README.md"]) == []

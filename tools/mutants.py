@@ -110,7 +110,34 @@ def generate() -> list[Mutant]:
         copy_src_dir()
         copy_also_copy_files()
         create_mutants(1)
+    settings = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
+    refresh_copies(Path("."), Path("mutants"), settings.get("source_paths", []),
+                   ["tests", *settings.get("also_copy", [])])
     return [mutant for mutant, _ in verdicts()]
+
+
+def refresh_copies(root: Path, target: Path, sources: Iterable[str], copied: Iterable[str]) -> list[str]:
+    """Bring the copy in ``target`` up to date with everything mutmut does not mutate; returns what changed.
+
+    mutmut mutates a changed Python source again, but copies any other file (a template, a schema, a test, an
+    example) only when the copy lacks it: after a pull, a run would test today's code against yesterday's
+    templates and tests, and fail in its clean run.  The sources' other files and every file of the copied
+    folders are refreshed here.
+    """
+    changed = []
+    for folder, every in [(name, False) for name in sources] + [(name, True) for name in copied]:
+        base = root / folder
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file()) if base.exists() \
+            else []
+        for path in files:
+            if "__pycache__" in path.parts or (not every and path.suffix == ".py"):
+                continue
+            copy = target / path.relative_to(root)
+            if not copy.exists() or copy.read_bytes() != path.read_bytes():
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, copy)
+                changed.append(str(path.relative_to(root)))
+    return changed
 
 
 def verdicts() -> list[tuple[Mutant, str]]:
