@@ -222,6 +222,8 @@ def test_a_self_contained_diagram_passes() -> None:
     assert diagram.problem(SVG.format(inside)) is None
     assert diagram.problem("<html/>") == 'is not SVG: its root is <html>, not <svg xmlns="http://www.w3.org/2000/svg">'
     assert diagram.problem('<!DOCTYPE svg [<!ENTITY a "b">]><svg/>') is not None
+    assert diagram.problem('<!doctype svg><svg xmlns="http://www.w3.org/2000/svg"/>') == \
+        "declares a DOCTYPE or entities (a diagram is plain SVG)"  # in any case
 
 
 # --- os._exit under the guard --------------------------------------------------------------------------------------
