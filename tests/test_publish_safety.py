@@ -352,6 +352,31 @@ def test_swallowed_interrupt_still_publishes_nothing(mini: Path, monkeypatch: py
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers  # restored
 
 
+def test_a_signal_during_the_swap_finds_the_build_published(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocking a signal holds it back from the main thread only: with a helper thread alive (a process pool's,
+    say) the kernel hands it there and Python runs the handler in the main thread anyway.  A SIGTERM that lands
+    mid-swap must find the build committed, not report "terminated" for a build that did publish."""
+    build(mini)
+    inode = (mini / "site").stat().st_ino
+    idle = threading.Event()
+    helper = threading.Thread(target=idle.wait, daemon=True)  # started before any blocking: signals reach it
+    helper.start()
+    real_publish = build_module.publish
+
+    def publish_then_signal(staging: Path, target: Path) -> None:
+        real_publish(staging, target)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.2)  # the handler has run by now, if it is going to run here
+
+    monkeypatch.setattr(build_module, "publish", publish_then_signal)
+    try:
+        build(mini)  # no Terminated: the swap was done
+    finally:
+        idle.set()
+    assert (mini / "site").stat().st_ino != inode
+    assert list((mini / ".rulepress-cache" / "staging").iterdir()) == []
+
+
 def test_cli_exit_codes_for_interrupts(mini: Path, monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     swallowing_interrupt(signal.SIGTERM, monkeypatch)

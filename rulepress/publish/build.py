@@ -109,6 +109,7 @@ class _Interrupts:
     def __init__(self) -> None:
         self.received: list[int] = []
         self.committed = False
+        self.holding = False
 
     def check(self) -> None:
         if self.received and not self.committed:
@@ -117,9 +118,25 @@ class _Interrupts:
     def commit(self) -> None:
         self.committed = True
 
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """A signal inside is only remembered; ``check`` afterwards decides.
+
+        Blocking the signals (``signals_held``) is not enough on its own: it blocks them for the main thread
+        only, and a helper thread (a process pool's, say) still takes the signal, after which Python runs the
+        handler in the main thread at its next bytecode, between two renames.
+        """
+        self.holding = True
+        try:
+            with signals_held():
+                yield
+        finally:
+            self.holding = False
+
     def handler(self, signum: int, frame: FrameType | None) -> None:
         self.received.append(signum)
-        self.check()
+        if not self.holding:
+            self.check()
 
 
 @contextmanager
@@ -332,7 +349,7 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
                 raise BuildRefused(problems)
             finish(staging)
             check_target(root, target)  # it may have changed while we rendered
-            with signals_held():  # from here a signal waits until the swap is done, then finds it committed
+            with interrupts.held():  # from here a signal waits until the swap is done, then finds it committed
                 interrupts.check()  # the last moment an interrupt can stop the swap
                 publish(staging, target)
                 interrupts.commit()
@@ -342,8 +359,9 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
         except Exception as exc:  # a broken template or page: report it, keep the last good site
             raise BuildRefused([f"rendering failed: {type(exc).__name__}: {exc}"]) from exc
         finally:  # also after KeyboardInterrupt and Terminated, which pass through the except clauses above
-            with signals_held():  # a second Ctrl-C must not leave half a staging folder behind
+            with interrupts.held():  # a second Ctrl-C must not leave half a staging folder behind
                 shutil.rmtree(staging, ignore_errors=True)
+            interrupts.check()  # one that came meanwhile still stops an unpublished build
     lines = [f"verified {len(report.results)} examples in {len(report.books)} books ({timings.verify:.2f} s)",
              f"site: {target} ({timings.site:.2f} s)"]
     lines += [f"pdf: {target / 'pdf' / (name + '.pdf')} ({timings.pages[name]} pages, {seconds:.2f} s)"
