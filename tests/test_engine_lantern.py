@@ -186,6 +186,23 @@ def test_reroll_probability_agrees_with_enumeration(dice: tuple[int, ...], notat
     assert probability == pytest.approx(hits / 6 ** count)
 
 
+def dominated(p: tuple[int, ...], points: Any) -> bool:
+    return any(q != p and all(a <= b for a, b in zip(q, p, strict=True)) for q in points)
+
+
+@FAST
+@given(st.sets(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)), max_size=12))
+def test_pareto_keeps_exactly_the_costs_nothing_else_beats(points: set[tuple[int, int, int]]) -> None:
+    assert set(ENGINE.solver._pareto(points)) == {p for p in points if not dominated(p, points)}
+
+
+@FAST
+@given(dice_st, notation_st)
+def test_a_frontier_holds_no_cost_another_beats(dice: tuple[int, ...], notation: str) -> None:
+    frontier = ENGINE.Solver().frontier(dice, ENGINE.parse(notation))
+    assert not [p for p in frontier if dominated(p, frontier)]
+
+
 def test_solver_report_words() -> None:
     report = ENGINE.solve((1, 3, 5, 5, 6, 6), ENGINE.parse("1 2 3 X X X"), ENGINE.Budget(2, 3, 0, 0))
     assert report.needs == "one Critical Strike" and report.cheapest_cost == 1

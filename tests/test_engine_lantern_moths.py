@@ -311,6 +311,15 @@ def test_light_twice_names_the_rule() -> None:
     assert str(refused.value) == "Light may be taken only once per turn (rule lm.turn.light)"
 
 
+def test_an_action_out_of_turn_names_whose_turn_it_is() -> None:
+    state = described({"garden": {"b2": "amber"}})
+    action = GAME.legal_actions(state)[0]
+    for seat, who in ((1, "Ben"), (7, "seat 7")):  # a seat not at the table comes from code, never from a step
+        with pytest.raises(RuleViolation) as refused:
+            GAME.apply(state, action._replace(player=seat))
+        assert str(refused.value) == f"It is Ann's turn, not {who}'s (rule lm.turn.order)"
+
+
 def test_fourth_dusk_in_a_draw_lets_the_round_finish() -> None:
     state = described({"round": 4, "dusk_out": 3, "garden": {"b2": "amber"}, "deck": ["dusk", "amber-1"]})
     events = act(GAME, state, player="Ann", do="draw")

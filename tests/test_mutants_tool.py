@@ -6,6 +6,7 @@ Runs no mutant: mutmut itself is exercised by `nox -s mutants` (docs/MUTATION.md
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import textwrap
@@ -187,3 +188,13 @@ def test_the_copy_gets_every_file_mutmut_does_not_mutate_up_to_date(tmp_path: Pa
     assert (copy / "pkg/code.py").read_text() == "x = 1  # mutated\n"  # mutmut's own: never overwritten
     assert [(copy / name).read_text() for name in ("pkg/page.html", "tests/test_a.py", "README.md")] == ["new"] * 3
     assert M.refresh_copies(root, copy, ["pkg"], ["tests", "examples", "README.md"]) == []
+
+
+def test_a_second_campaign_on_the_same_copy_is_refused(tmp_path: Path) -> None:
+    lock = tmp_path / "mutants" / "rulepress-campaign.lock"
+    with M.campaign_lock(lock):
+        with pytest.raises(M.MutantsError, match=rf"already running on .*mutants/ \(pid {os.getpid()}\)"):
+            with M.campaign_lock(lock):
+                pass
+    with M.campaign_lock(lock):  # released afterwards
+        pass

@@ -18,6 +18,7 @@ import argparse
 import ast
 import contextlib
 import difflib
+import fcntl
 import fnmatch
 import io
 import json
@@ -29,7 +30,7 @@ import subprocess
 import sys
 import tomllib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ EQUIVALENTS = ROOT / "tools" / "equivalent_mutants.toml"
 SAMPLE_FILE = Path("mutants") / "rulepress-sample.json"
 REPORT_JSON = Path("mutants") / "rulepress-report.json"
 REPORT_MD = Path("mutants") / "rulepress-report.md"
+LOCK_FILE = Path("mutants") / "rulepress-campaign.lock"
 MUTMUT_VERSION = "3.8.1"  # the driver reads mutmut's own files and calls its generation step: pinned
 BATCH = 400  # mutant names per `mutmut run` call, far below the kernel's argument-length limit
 
@@ -52,6 +54,28 @@ UNSCORED = {"not checked", "skipped", "suspicious", "check was interrupted by us
 
 class MutantsError(Exception):
     """Something the person running the campaign must fix; printed as one line, never a traceback."""
+
+
+@contextlib.contextmanager
+def campaign_lock(path: Path = LOCK_FILE) -> Iterator[None]:
+    """One campaign per copy: two mutmut runs on the same ``mutants/`` overwrite each other's verdicts."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise MutantsError(f"a campaign is already running on {path.parent}/ ({holder}); "
+                               "wait for it or stop it first") from None
+        handle.truncate(0)
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.truncate(0)
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @dataclass(frozen=True)
@@ -394,6 +418,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     os.chdir(ROOT)
+    stack = contextlib.ExitStack()
     try:
         import_mutmut()
         if args.report_only:
@@ -404,6 +429,7 @@ def main(argv: list[str] | None = None) -> int:
             chosen = [known[k] for k in saved["keys"] if k in known]
             description = saved["description"]
         else:
+            stack.enter_context(campaign_lock())  # generation writes mutants/ too
             print("generating mutants (only changed files are mutated again)", flush=True)
             chosen = select(generate(), args.module)
             if args.sample:
@@ -441,6 +467,8 @@ def main(argv: list[str] | None = None) -> int:
     except MutantsError as exc:
         print(f"mutants: {exc}", file=sys.stderr)
         return 2
+    finally:
+        stack.close()
     if args.fail_under is not None and (total.score or 0.0) < args.fail_under:
         print(f"mutants: score {total.score or 0.0:.1f}% is below {args.fail_under}%", file=sys.stderr)
         return 1
