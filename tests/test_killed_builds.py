@@ -96,6 +96,7 @@ def test_killed_builds_never_publish_a_partial_site(tmp_path: Path) -> None:
         signum = SIGNALS[kill % len(SIGNALS)]
         delay = rng.uniform(0.0, duration * 1.1)
         inode = site.stat().st_ino
+        before = staging_left(project)  # a SIGKILLed build's, which the next build that gets going sweeps
         build = start_build(project)
         time.sleep(delay)
         build.send_signal(signum)
@@ -115,9 +116,9 @@ def test_killed_builds_never_publish_a_partial_site(tmp_path: Path) -> None:
         assert no_survivors(project) == [], context  # no worker outlives a killed build
         if code in (130, 143) and not published:  # handled: cleaned up at once, one line on stderr, no traceback
             assert err == ("rulepress: interrupted\n" if code == 130 else "rulepress: terminated\n"), context
-            assert staging_left(project) == [], context
-        if code == -15:  # SIGTERM before the handler existed: before any staging folder existed too
-            assert staging_left(project) == [], context
+            assert set(staging_left(project)) <= set(before), context  # its own; an older one waits for a sweep
+        if code == -15:  # SIGTERM before the handler existed: before this build made a staging folder too
+            assert set(staging_left(project)) <= set(before), context
     print(f"{KILLS} kills, seed {SEED}: {sorted(outcomes.items())}")
 
     final = start_build(project)
