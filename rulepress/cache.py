@@ -348,9 +348,33 @@ def cached_impacts(root: Path, check: BookCheck, store: Cache | None = None) -> 
     """:func:`~rulepress.analyze.impact.saved_impacts` (every example replayed under every other answer of every
     question: most of a rebuild's verification), reused while the book, its examples, its engine and the saved
     simulations are unchanged.  An answer whose replay hit the time limit is not kept: a loaded machine's."""
-    from rulepress.analyze.impact import report_path, saved_impacts
+    from rulepress.analyze.impact import saved_impacts
 
     store = store or Cache(root)
+    key = _impact_key(root, check)
+    data = store.get("impact", key)
+    if data is not None:
+        try:
+            kept: dict[str, Any] = json.loads(data)
+            return kept
+        except ValueError:  # a damaged entry: work it out again
+            pass
+    impacts = saved_impacts(root, check)
+    text = json.dumps(impacts, sort_keys=True, ensure_ascii=False)
+    if json.loads(text) == impacts and "engine did not answer within" not in text:  # plain data, no time-out
+        store.put("impact", key, text.encode())
+    return impacts
+
+
+def impacts_kept(root: Path, check: BookCheck, store: Cache | None = None) -> bool:
+    """Whether :func:`cached_impacts` would answer from the cache (a build then needs not wait for it)."""
+    store = store or Cache(root)
+    return store.enabled and store.get("impact", _impact_key(root, check)) is not None
+
+
+def _impact_key(root: Path, check: BookCheck) -> str:
+    from rulepress.analyze.impact import report_path
+
     book = check.book
     saved = report_path(root, book.id)
     # Not the chapters' text (replays never read it: a rule edit must not replay every answer again), but the
@@ -364,18 +388,7 @@ def cached_impacts(root: Path, check: BookCheck, store: Cache | None = None) -> 
     key = key_of(code_digest(), book.id, sources.hexdigest(), rules,
                  tree_digest(root / "examples" / book.id), engine_digest(engine_folder(check.engine, book)),
                  saved.read_bytes() if saved.is_file() else b"", " ".join(r.status for r in check.results))
-    data = store.get("impact", key)
-    if data is not None:
-        try:
-            kept: dict[str, Any] = json.loads(data)
-            return kept
-        except ValueError:  # a damaged entry: work it out again
-            pass
-    impacts = saved_impacts(root, check)
-    text = json.dumps(impacts, sort_keys=True, ensure_ascii=False)
-    if json.loads(text) == impacts and "engine did not answer within" not in text:  # plain data, no time-out
-        store.put("impact", key, text.encode())
-    return impacts
+    return key
 
 
 # -- the designer's analysis section ---------------------------------------------------------------------------

@@ -100,6 +100,28 @@ def test_pdfs_are_the_same_bytes_cold_in_one_process_in_parallel_and_from_the_ca
     assert calls == ["print", "digital", "designer"]  # the parallel run's calls were in its workers
 
 
+def test_designer_editions_wait_for_question_impacts_worked_out_meanwhile(mini: Path, tmp_path: Path) -> None:
+    """A cold build renders the player editions while the impacts are worked out: the designer edition made once
+    they arrive is the same bytes as one made with them from the start (its workers were forked before)."""
+    report = verify(mini, draw=True)
+    impacts = {check.book.id: cache.cached_impacts(mini, check) for check in report.books}
+    polls: list[int] = []
+
+    def later() -> dict[str, object] | None:
+        polls.append(len(polls))
+        return impacts if len(polls) > 10 else None
+
+    runs = {}
+    for name, known, late in (("known", impacts, None), ("later", {}, later), ("none", {}, None)):
+        shutil.rmtree(mini / ".rulepress-cache", ignore_errors=True)
+        timings = Timings()
+        pdfpool.render_editions(report, known, tmp_path / name, timings, workers=2, later=late)
+        runs[name] = digests(tmp_path / name / "pdf")
+    assert runs["later"] == runs["known"]
+    assert runs["none"]["mini-designer.pdf"] != runs["known"]["mini-designer.pdf"]  # the impacts show
+    assert len(polls) > 10
+
+
 def test_the_pdf_date_is_the_sources_not_the_clock(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache.source_epoch.cache_clear()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")

@@ -261,33 +261,64 @@ def staged_problems(staging: Path, report: Report) -> list[str]:
     return problems + preflight_staged(staging, report)
 
 
-def _render(root: Path, report: Report, impacts: dict[str, Any], staging: Path, timings: Timings,
-            strict: bool, interrupted: Callable[[], None]) -> list[str]:
+def _render(root: Path, report: Report, staging: Path, timings: Timings, strict: bool,
+            interrupted: Callable[[], None]) -> list[str]:
     """Site and PDFs into ``staging``; refuses on any error or missing resource; returns harmless warnings."""
-    from rulepress.cache import cached_site
+    from rulepress.cache import cached_site, impacts_kept
     from rulepress.publish import pdfpool
 
-    def site() -> tuple[list[str], float, float]:  # a copy when nothing it shows changed
-        start = time.perf_counter()
-        mkdocs = cached_site(root, report, impacts, staging, render_site)
-        problems = mkdocs.fatal("mkdocs") + ([f"mkdocs: {w}" for w in mkdocs.harmless()] if strict else [])
-        if problems:
-            raise BuildRefused(problems)
-        return mkdocs.harmless(), time.perf_counter() - start, site_pages.TIMING.get("pages", 0.0)
+    def site(impacts: dict[str, Any]) -> Callable[[], tuple[list[str], float, float]]:
+        def make() -> tuple[list[str], float, float]:  # a copy when nothing it shows changed
+            start = time.perf_counter()
+            mkdocs = cached_site(root, report, impacts, staging, render_site)
+            problems = mkdocs.fatal("mkdocs") + ([f"mkdocs: {w}" for w in mkdocs.harmless()] if strict else [])
+            if problems:
+                raise BuildRefused(problems)
+            return mkdocs.harmless(), time.perf_counter() - start, site_pages.TIMING.get("pages", 0.0)
+        return make
 
-    # The site is made in a process of its own while this one renders the PDFs, into a hidden folder (mkdocs
-    # leaves those alone when it empties the site's) that becomes pdf/ once both are done.  With one core the
-    # site comes first, as it did.
-    site_job = pdfpool.Alongside(site, inline=pdfpool.workers_wanted(2) == 1)
+    def work_out_impacts() -> dict[str, Any]:
+        return {check.book.id: cached_impacts(root, check) for check in report.books}
+
+    one_core = pdfpool.workers_wanted(2) == 1
+    jobs: dict[str, pdfpool.Alongside] = {}
+    impacts: dict[str, Any] = {}
+    later: Callable[[], dict[str, Any] | None] | None = None
+    if one_core or all(impacts_kept(root, check) for check in report.books):
+        # The site is made in a process of its own while this one renders the PDFs, into a hidden folder (mkdocs
+        # leaves those alone when it empties the site's) that becomes pdf/ once both are done.  With one core the
+        # site comes first, as it did.
+        impacts = work_out_impacts()
+        jobs["site"] = pdfpool.Alongside(site(impacts), inline=one_core)
+    else:
+        # A cold build: working out the question impacts (every example under every other answer) takes seconds
+        # the player editions, which do not show them, need not wait for.  The site and the designer editions
+        # start once they are there.
+        jobs["impacts"] = pdfpool.Alongside(work_out_impacts, name="question impacts")
+
+        def arrived() -> dict[str, Any] | None:
+            if "site" not in jobs:
+                if not jobs["impacts"].done():
+                    return None
+                impacts.update(jobs["impacts"].result())
+                jobs["site"] = pdfpool.Alongside(site(impacts))
+            return impacts
+        later = arrived
+
+    def between() -> None:
+        for job in jobs.values():
+            job.check()
+
     try:
-        if site_job.process is not None:
+        if "site" in jobs and jobs["site"].process is not None:
             # The PDFs wait a moment for the site, as `rulepress serve` has them follow it: after an edit the site
             # takes a second or two, and the PDF workers would take the cores it needs.  A full site, which takes
             # longer, has them start meanwhile.
-            site_job.reader.poll(SITE_FIRST)
+            jobs["site"].reader.poll(SITE_FIRST)
         with _logged("weasyprint") as weasy:
             try:
-                render_pdfs(report, impacts, staging, timings, folder=".pdf", between=site_job.check)
+                pdfpool.render_editions(report, impacts, staging, timings, folder=".pdf", between=between,
+                                        later=later)
             except BaseException as exc:  # a FatalURLFetchingError is one, so it has to be named to be refused
                 # Looked up, not imported: the build's process need not load WeasyPrint (its PDF workers do), and
                 # such an error, raised here or sent back by a worker, has loaded its module.
@@ -298,9 +329,13 @@ def _render(root: Path, report: Report, impacts: dict[str, Any], staging: Path, 
 
                 cause = f" ({exc.__cause__})" if exc.__cause__ and not isinstance(exc, RefusedURL) else ""
                 raise BuildRefused([f"weasyprint: {exc}{cause}"] + weasy.fatal("weasyprint")) from exc
-        harmless, timings.site, generating = site_job.result()
+        if "site" not in jobs:  # every PDF came from the cache before the impacts were there
+            while later is not None and later() is None:
+                time.sleep(0.05)
+        harmless, timings.site, generating = jobs["site"].result()
     finally:
-        site_job.stop()
+        for job in jobs.values():
+            job.stop()
     if (staging / ".pdf").is_dir():
         os.replace(staging / ".pdf", staging / "pdf")
     timings.own += generating
@@ -337,13 +372,12 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
         swept = sweep_leftovers(root, target)
         start = time.perf_counter()
         report = gate(root, strict, books)
-        impacts = {check.book.id: cached_impacts(root, check) for check in report.books}
         _translate(report)
         timings.verify = time.perf_counter() - start
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = new_staging(root, target)
         try:
-            warnings = _render(root, report, impacts, staging, timings, strict, interrupts.check)
+            warnings = _render(root, report, staging, timings, strict, interrupts.check)
             problems = staged_problems(staging, report)
             if problems:
                 raise BuildRefused(problems)

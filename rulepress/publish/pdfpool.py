@@ -103,10 +103,14 @@ def _preflight(job: Job) -> str:
                                                                                       job.edition)
 
 
-def _work(index: int, epoch: int, captured: bool, check: bool = False) -> Done | BaseException:
+def _work(index: int, epoch: int, captured: bool, check: bool = False,
+          impact: dict[str, Any] | None = None) -> Done | BaseException:
     """Render job ``index`` (in a worker, or in the build's process when ``captured`` is False); ``check``: and
-    preflight it there, where it runs in parallel with the other PDFs rather than after all of them."""
+    preflight it there, where it runs in parallel with the other PDFs rather than after all of them.  ``impact``:
+    a designer edition's question impact, worked out after the worker was forked (see ``render_editions``)."""
     job = _JOBS[index]
+    if impact is not None:
+        job.printing.impact = impact
     handler = _Captured()
     logger = logging.getLogger("weasyprint")
     if captured:
@@ -163,7 +167,8 @@ class Alongside:
     ``inline``: ``work()`` runs here and now instead (one core, or tests that count calls in this process).
     """
 
-    def __init__(self, work: Callable[[], Any], inline: bool = False) -> None:
+    def __init__(self, work: Callable[[], Any], inline: bool = False, name: str = "site") -> None:
+        self.name = name  # what the process makes, for its error message
         self.process: multiprocessing.process.BaseProcess | None = None
         self.outcome: tuple[str, Any] | None = None
         if inline:
@@ -199,7 +204,7 @@ class Alongside:
                 self.outcome = self.reader.recv()
             except EOFError:  # killed, or died without a word
                 self.process.join()
-                self.outcome = ("error", f"the site's process ended with exit code {self.process.exitcode}")
+                self.outcome = ("error", f"the {self.name}'s process ended with exit code {self.process.exitcode}")
             self.process.join()
         return self.outcome
 
@@ -212,6 +217,10 @@ class Alongside:
         if kind == "error":  # as the build reports a failure of its own process
             raise BuildRefused([f"rendering failed: {value}"])
         return value
+
+    def done(self) -> bool:
+        """Whether ``result()`` would answer at once."""
+        return self._receive(wait=False) is not None
 
     def check(self) -> None:
         outcome = self._receive(wait=False)
@@ -251,19 +260,23 @@ def _jobs(report: Report, impacts: dict[str, Any], staging: Path, folder: str = 
 
 def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any,
                     workers: int | None = None, store: Cache | None = None, preflight: bool = True,
-                    folder: str = "pdf", between: Callable[[], None] | None = None) -> None:
+                    folder: str = "pdf", between: Callable[[], None] | None = None,
+                    later: Callable[[], dict[str, Any] | None] | None = None) -> None:
     """What :func:`rulepress.render.pdf.render_editions` makes (same files, same bytes), in parallel and cached.
 
     ``timings`` is the build's ``Timings``: seconds per PDF are each edition's own rendering time (and its
     preflight's, when ``preflight``: each new PDF is read back by its worker, and a pass is remembered for the
     build's check of the staging folder).  The PDFs go to ``staging/folder``; ``between()`` is called before
     the first and after each PDF (the build stops there when its site, made meanwhile, failed).
+
+    ``later``: the question impacts are still being worked out (a cold build does that while the player editions
+    render); it is polled, and returns them once they are there.  The designer editions wait for them.
     """
     if not report.books:
         return
     root = report.books[0].book.root
     with _temporary_files_in(root):
-        _render_editions(report, impacts, staging, timings, workers, store, preflight, folder, between, root)
+        _render_editions(report, impacts, staging, timings, workers, store, preflight, folder, between, root, later)
 
 
 @contextmanager
@@ -291,7 +304,7 @@ def _temporary_files_in(root: Path) -> Iterator[None]:
 
 def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any, workers: int | None,
                      store: Cache | None, preflight: bool, folder: str, between: Callable[[], None] | None,
-                     root: Path) -> None:
+                     root: Path, later: Callable[[], dict[str, Any] | None] | None = None) -> None:
     global _JOBS
     store = store or Cache(root)
     epoch = source_epoch(root)
@@ -307,8 +320,18 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
     closed = False
     shown = progress.bar(len(jobs), "PDF editions", unit="pdf")
     waiting: list[tuple[int, str]] = []  # (job, cache key) to render in this process, with one worker
+    # Designer editions wait for the question impacts when they are still being worked out (``later``).
+    held = [index for index, job in enumerate(jobs) if job.edition == "designer"] if later is not None else []
+    late: set[int] = set()  # the held ones, once released: their workers were forked before their impact was there
+    poll = later or (lambda: {})
+    running = 0  # jobs in the pool's workers: never more than there are workers, so that the longest go first
+
+    def length(index: int) -> float:
+        return -_length(jobs[index])
+
     try:
-        def start(index: int) -> None:
+        def start(index: int) -> bool:
+            """Reuse job ``index`` from the cache, or queue it; True when it went to a worker."""
             nonlocal pool
             job = jobs[index]
             begun = time.perf_counter()
@@ -321,32 +344,61 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                 layout = pdf.Layout(meta["layout"]["gutter_mm"], meta["layout"]["index_pages"])
                 finished.put((index, Done(meta["pages"], layout, seconds=time.perf_counter() - begun,
                                           reused=True), key))
-            elif count == 1:  # rendered in the loop below, one at a time, so that between() comes after each
+                return False
+            if count == 1:  # rendered in the loop below, one at a time, so that between() comes after each
                 waiting.append((index, key))
-            else:
-                if pool is None:  # processes, not a multiprocessing.Pool: one that dies fails the build, not hangs it
-                    pool = ProcessPoolExecutor(count, multiprocessing.get_context("fork"), _quiet_worker,
-                                               (os.getpid(),))
+                return False
+            if pool is None:  # processes, not a multiprocessing.Pool: one that dies fails the build, not hangs it
+                pool = ProcessPoolExecutor(count, multiprocessing.get_context("fork"), _quiet_worker, (os.getpid(),))
 
-                def landed(future: Future[Done | BaseException]) -> None:
-                    try:
-                        finished.put((index, future.result(), key))
-                    except BaseException as exc:  # a worker that died (BrokenProcessPool), or cancelled
-                        finished.put((index, exc, key))
+            def landed(future: Future[Done | BaseException]) -> None:
+                try:
+                    finished.put((index, future.result(), key))
+                except BaseException as exc:  # a worker that died (BrokenProcessPool), or cancelled
+                    finished.put((index, exc, key))
 
-                pool.submit(_work, index, epoch, True, preflight).add_done_callback(landed)
+            impact = job.printing.impact if index in late else None  # worked out after the workers were forked
+            pool.submit(_work, index, epoch, True, preflight, impact).add_done_callback(landed)
+            return True
 
+        def fill() -> None:
+            nonlocal running
+            while pending and (count == 1 or running < count):
+                running += start(pending.pop(0))
+
+        def release(found: dict[str, Any]) -> None:
+            for index in held:
+                jobs[index].printing.impact = found.get(jobs[index].printing.check.book.id)
+            late.update(held)
+            pending[:] = sorted(pending + held, key=length) if count > 1 else pending + held
+            held.clear()
+
+        if held and count == 1:  # nothing to do meanwhile in this process
+            while (found := poll()) is None:
+                between()
+                time.sleep(0.05)
+            release(found)
         # In parallel the longest first: the last to finish are then short ones, and the workers end close together.
-        order = range(len(jobs)) if count == 1 else sorted(range(len(jobs)), key=lambda index: -_length(jobs[index]))
-        for index in order:
-            start(index)
+        pending = [index for index in range(len(jobs)) if index not in held]
+        if count > 1:
+            pending.sort(key=length)
+        fill()
         while len(results) < len(jobs):
+            if held and (found := poll()) is not None:
+                release(found)
+                fill()
             if waiting and finished.empty():
                 index, key = waiting.pop(0)
                 finished.put((index, _work(index, epoch, False, preflight), key))
-            index, done, key = finished.get()
+            try:
+                index, done, key = finished.get(timeout=0.05 if held else None)
+            except queue.Empty:
+                between()
+                continue
             if isinstance(done, BaseException):
                 raise done
+            if count > 1 and not done.reused:
+                running -= 1
             for name, level, message in done.logs:
                 logging.getLogger(name).log(level, "%s", message)
             results[index] = done
@@ -358,6 +410,7 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                 put_pdf(store, key, jobs[index].target,
                         {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
                                                          "index_pages": done.layout.index_pages}})
+            fill()
         if pool is not None:
             pool.shutdown()
             closed = True
