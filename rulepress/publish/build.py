@@ -219,16 +219,6 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
         site_pages.PREPARED = None
 
 
-def render_pdfs(report: Report, impacts: dict[str, Any], staging: Path, timings: Timings, folder: str = "pdf",
-                between: Callable[[], None] | None = None) -> None:
-    """Every book's print, digital and designer editions into ``staging/folder`` (see rulepress/render/pdf.py);
-    ``between()`` is called between PDFs."""
-    from rulepress.publish import pdfpool
-
-    # In parallel; unchanged ones reused.
-    pdfpool.render_editions(report, impacts, staging, timings, folder=folder, between=between)
-
-
 def expected_pages(report: Report) -> list[str]:
     """The HTML pages a complete site has: the home page and every page in each book's navigation."""
     pages = ["index.html"]
