@@ -303,6 +303,9 @@ def test_numbers_compare_by_value() -> None:
     assert compare([0], [False]) == " (item 0: expected 0, got False: a yes/no is never a number)"
     assert compare([1, 2], [1, 2, 3]) == ""
     assert compare("1", 1) == ""
+    # A mapping compares by keys only against a mapping; against anything else it is just unequal.
+    assert compare({"pile": 1}, 1) == "" and compare(1, {"pile": 1}) == ""
+    assert compare({"pile": 1}, "pile") == ""
 
 
 def test_wrong_number_fails(mini: Path) -> None:

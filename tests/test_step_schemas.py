@@ -104,6 +104,22 @@ def test_described_state_is_checked_against_the_state_schema(mini: Path) -> None
                                          f"mean 'pile'?)")
 
 
+def test_a_state_schema_alone_is_still_checked(mini: Path) -> None:
+    _set_engine(mini, "ACTION_SCHEMA = {", "_ACTION_SCHEMA = {")
+    _example(mini, "  - {player: Ann, do: take, stones: 2}\n", start="state: {pile: 7, piles: 2}")
+    assert _replayed(mini)[1].startswith(f"{FILE}:6:20: example t: unknown key 'piles' in 'start.state' (did you "
+                                         f"mean 'pile'?)")
+
+
+def test_a_step_argument_declared_as_a_rule_id_is_one_of_this_books(mini: Path) -> None:
+    """Formats in a declaration know the book: a rule ID must carry its prefix (``{prefix}`` in the wording)."""
+    _set_engine(mini, '"take": {"properties": {', '"take": {"properties": {"why": {"type": "string", "format": '
+                '"rule-id", "x-expect": "a rule ID of this book ({prefix}.…)"}, ')
+    _example(mini, "  - {player: Ann, do: take, stones: 2, why: lm.turn.draw}\n")
+    assert _replayed(mini)[1].startswith(f"{FILE}:8:38: example t: 'steps[1].why' must be a rule ID of this book "
+                                         f"(mini.…), not 'lm.turn.draw'")
+
+
 def test_without_a_declaration_the_engine_sees_every_key(mini: Path) -> None:
     """The twin of the tests above: an engine that declares nothing gets the step as written."""
     _set_engine(mini, "ACTION_SCHEMA = {", "_ACTION_SCHEMA = {")

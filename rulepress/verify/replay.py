@@ -44,7 +44,6 @@ class TranscriptLine:
     step: int
     text: str
     rejected_by: str | None = None
-    events: list[dict[str, Any]] = field(default_factory=list)
     narration: str = ""  # the engine's plain words for the player edition (protocol.Narrator)
     narrations: dict[str, str] = field(default_factory=dict)  # the same in each language of the book, source first
 
@@ -267,8 +266,7 @@ class _Replay:
                 raise _Broken(f"{where}: {exc}") from exc
             happened = _plain_events(where, events)
             outcome.exercised.update(e["rule"] for e in happened)
-            outcome.transcript.append(TranscriptLine(step.index, text, None, _frozen(happened), narration,
-                                                     narrations))
+            outcome.transcript.append(TranscriptLine(step.index, text, None, narration, narrations))
             return happened
         try:
             events = game.apply(state, action)
@@ -293,7 +291,7 @@ class _Replay:
         if change is not None:
             raise _Mismatch(f"{where}: the rejected action '{text}' changed the state ({change}); a rejection "
                             f"by {book.rule_label(expected)} must leave it as it was") from exc
-        self.outcome.transcript.append(TranscriptLine(step.index, text, exc.rule, [{"message": exc.message}]))
+        self.outcome.transcript.append(TranscriptLine(step.index, text, exc.rule))
 
     def checkpoint(self, step: Step, game: Game, state: Any, pending: list[dict[str, Any]]) -> Checkpoint:
         name = str(step.data["checkpoint"])
