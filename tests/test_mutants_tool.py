@@ -198,3 +198,19 @@ def test_a_second_campaign_on_the_same_copy_is_refused(tmp_path: Path) -> None:
                 pass
     with M.campaign_lock(lock):  # released afterwards
         pass
+
+
+def test_a_verdict_mutmut_forgot_is_given_back_while_its_function_is_unchanged() -> None:
+    assert M.function_of("engine.lantern.solver.x__serve__mutmut_12") == "x__serve"
+    assert M.function_of("engine.lantern.solver.x\u01c1Solver\u01c1solve__mutmut_3") == "x\u01c1Solver\u01c1solve"
+    record = {"a.x_f__mutmut_1": ["killed", "h1"], "a.x_g__mutmut_1": ["survived", "h2"],
+              "a.x_h__mutmut_1": ["killed", "old"]}
+    seen = {"a.x_f__mutmut_1": ("not checked", "h1"),  # forgotten: given back
+            "a.x_g__mutmut_1": ("killed", "h2"),  # decided again: today's verdict wins
+            "a.x_h__mutmut_1": ("not checked", "new"),  # its function changed: to be run again
+            "a.x_k__mutmut_1": ("timeout", "h4")}
+    statuses, kept = M.remembered(seen, record)
+    assert statuses == {"a.x_f__mutmut_1": "killed", "a.x_g__mutmut_1": "killed", "a.x_h__mutmut_1": "not checked",
+                        "a.x_k__mutmut_1": "timeout"}
+    assert kept["a.x_g__mutmut_1"] == ["killed", "h2"] and kept["a.x_k__mutmut_1"] == ["timeout", "h4"]
+    assert kept["a.x_h__mutmut_1"] == ["killed", "old"]  # kept, but never matches the new hash

@@ -40,6 +40,7 @@ SAMPLE_FILE = Path("mutants") / "rulepress-sample.json"
 REPORT_JSON = Path("mutants") / "rulepress-report.json"
 REPORT_MD = Path("mutants") / "rulepress-report.md"
 LOCK_FILE = Path("mutants") / "rulepress-campaign.lock"
+RECORD = Path("mutants") / "rulepress-verdicts.json"  # every verdict, with its function's hash
 MUTMUT_VERSION = "3.8.1"  # the driver reads mutmut's own files and calls its generation step: pinned
 BATCH = 400  # mutant names per `mutmut run` call, far below the kernel's argument-length limit
 
@@ -165,18 +166,48 @@ def refresh_copies(root: Path, target: Path, sources: Iterable[str], copied: Ite
 
 
 def verdicts() -> list[tuple[Mutant, str]]:
-    """Every mutant mutmut knows, with its status ("not checked" until run)."""
+    """Every mutant mutmut knows, with its status ("not checked" until run), and the verdicts it forgot.
+
+    mutmut 3.8.1 can reset the exit codes of mutants it was not asked to run (seen after a campaign was stopped
+    and started again: 129 kills gone), so every verdict is also kept in :data:`RECORD` with the hash of its
+    function, and given back while that function is unchanged.
+    """
     from mutmut.mutation.data import SourceFileMutationData
     from mutmut.stats import status_by_exit_code
     from mutmut.utils.file_utils import walk_mutatable_files
 
-    found = []
+    seen: dict[str, tuple[str, str]] = {}
+    paths: dict[str, str] = {}
     for path in walk_mutatable_files():
         data = SourceFileMutationData(path=path)
         data.load()
         for key, code in data.exit_code_by_key.items():
-            found.append((Mutant(key, str(path), group_of(str(path))), status_by_exit_code[code]))
-    return found
+            seen[key] = (status_by_exit_code[code], data.hash_by_function_name.get(function_of(key), ""))
+            paths[key] = str(path)
+    record = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.is_file() else {}
+    statuses, record = remembered(seen, record)
+    RECORD.write_text(json.dumps(record, sort_keys=True), encoding="utf-8")
+    return [(Mutant(key, paths[key], group_of(paths[key])), status) for key, status in statuses.items()]
+
+
+def function_of(key: str) -> str:
+    """mutmut's name of the function a mutant is in: ``engine.lantern.solver.x__serve__mutmut_1`` -> ``x__serve``."""
+    return key.rsplit(".", 1)[-1].rsplit("__mutmut_", 1)[0]
+
+
+def remembered(seen: dict[str, tuple[str, str]], record: dict[str, list[str]]) -> tuple[dict[str, str],
+                                                                                         dict[str, list[str]]]:
+    """Each mutant's status, a forgotten one ("not checked") taken from ``record`` when its function's hash is
+    the one recorded; and the record with today's verdicts in it."""
+    statuses = {}
+    kept = dict(record)
+    for key, (status, digest) in seen.items():
+        if status == "not checked" and key in record and record[key][1] == digest:
+            status = record[key][0]
+        elif status != "not checked" and status not in UNSCORED:
+            kept[key] = [status, digest]
+        statuses[key] = status
+    return statuses, kept
 
 
 def run_mutmut(keys: list[str], max_children: int) -> None:
