@@ -154,6 +154,18 @@ def test_the_schema_module_of_a_package_is_found(mini: Path) -> None:
     assert _replayed(mini)[1].startswith(f"{FILE}:8:38: example t: unknown key 'ilegal'")
 
 
+@pytest.mark.parametrize("kept", ["ACTION_SCHEMA", "STATE_SCHEMA"])
+def test_a_package_that_declares_either_schema_itself_ignores_its_schema_module(mini: Path, kept: str) -> None:
+    """The package's own declaration, even of one of the two, comes before a ``schema`` module's."""
+    other = "STATE_SCHEMA" if kept == "ACTION_SCHEMA" else "ACTION_SCHEMA"
+    _set_engine(mini, f"{other} = {{", f"_{other} = {{")
+    (mini / "engine/mini/schema.py").write_text(
+        'ACTION_SCHEMA = {"take": {"properties": {"stones": {"type": "string"}}}}\n'
+        'STATE_SCHEMA = {"properties": {"pile": {"type": "string"}}}\n')
+    _example(mini, "  - {player: Ann, do: take, stones: 2}\n")
+    assert _replayed(mini) == ("passed", "")  # the module's shapes would refuse both the step and the state
+
+
 # --- BaseGame derives both from ACTIONS and STATE_KEYS -------------------------------------------------------------
 
 def test_basegame_schemas_come_from_actions_and_state_keys() -> None:
