@@ -220,6 +220,9 @@ REJECTED = """\
 def test_expected_rejection_passes(mini: Path) -> None:
     result = _run(mini, REJECTED)
     assert result.ok and result.transcript[0].rejected_by == "mini.play.take"
+    # An engine without a narrator: each line's narration is empty text, never None (the editions fall back on
+    # the step's own words).
+    assert [(line.narration, line.narrations) for line in result.transcript] == [("", {}), ("", {})]
 
 
 def test_expected_rejection_that_the_engine_allows_fails(mini: Path) -> None:
