@@ -112,12 +112,14 @@ def test_designer_editions_wait_for_question_impacts_worked_out_meanwhile(mini: 
         return impacts if len(polls) > 10 else None
 
     runs = {}
-    for name, known, late in (("known", impacts, None), ("later", {}, later), ("none", {}, None)):
+    for name, known, late, workers in (("known", impacts, None, 2), ("later", {}, later, 2), ("none", {}, None, 2),
+                                       ("later-alone", {}, later, 1)):
         shutil.rmtree(mini / ".rulepress-cache", ignore_errors=True)
+        polls.clear()
         timings = Timings()
-        pdfpool.render_editions(report, known, tmp_path / name, timings, workers=2, later=late)
+        pdfpool.render_editions(report, known, tmp_path / name, timings, workers=workers, later=late)
         runs[name] = digests(tmp_path / name / "pdf")
-    assert runs["later"] == runs["known"]
+    assert runs["later"] == runs["known"] == runs["later-alone"]
     assert runs["none"]["mini-designer.pdf"] != runs["known"]["mini-designer.pdf"]  # the impacts show
     assert len(polls) > 10
 

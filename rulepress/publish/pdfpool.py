@@ -373,15 +373,15 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
             pending[:] = sorted(pending + held, key=length) if count > 1 else pending + held
             held.clear()
 
+        # In parallel the longest first: the last to finish are then short ones, and the workers end close together.
+        pending = [index for index in range(len(jobs)) if index not in held]
+        if count > 1:
+            pending.sort(key=length)
         if held and count == 1:  # nothing to do meanwhile in this process
             while (found := poll()) is None:
                 between()
                 time.sleep(0.05)
             release(found)
-        # In parallel the longest first: the last to finish are then short ones, and the workers end close together.
-        pending = [index for index in range(len(jobs)) if index not in held]
-        if count > 1:
-            pending.sort(key=length)
         fill()
         while len(results) < len(jobs):
             if held and (found := poll()) is not None:
