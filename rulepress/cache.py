@@ -110,12 +110,17 @@ def key_of(*parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
+def enabled() -> bool:
+    """``RULEPRESS_CACHE=0`` turns every cache off, on disk and in this process."""
+    return os.environ.get("RULEPRESS_CACHE", "1") != "0"
+
+
 class Cache:
     """Files under ``<root>/.rulepress-cache/content/<kind>/``, written atomically (a killed build leaves no half)."""
 
     def __init__(self, root: Path) -> None:
         self.folder = root / FOLDER
-        self.enabled = os.environ.get("RULEPRESS_CACHE", "1") != "0"  # 0: every output made afresh, none kept
+        self.enabled = enabled()  # RULEPRESS_CACHE=0: every output made afresh, none kept
         self.hits: dict[str, int] = {}
         self.misses: dict[str, int] = {}
 
@@ -157,10 +162,6 @@ class Cache:
 _MEMO: dict[tuple[str, str], Any] = {}
 MEMO_SIZE = 20_000  # entries: rendered templates and passed schema checks are a few kB each at most
 _NOTHING = object()
-
-
-def enabled() -> bool:
-    return os.environ.get("RULEPRESS_CACHE", "1") != "0"
 
 
 def remembered(kind: str, key: str, make: Callable[[], Any], keep: Callable[[Any], bool] = lambda value: True) -> Any:
@@ -489,12 +490,19 @@ def cached_preflight(path: Path, root: Path, store: Cache | None = None) -> list
     the same bytes of the same edition that passed before.  Findings are never kept: they name the staged file."""
     from rulepress.publish.preflight import edition_of, preflight_pdf
 
-    store = store or Cache(root)
     edition = edition_of(path)
-    key = preflight_key(path.read_bytes(), edition)
+    return cached_read_back(path, root, edition, lambda: preflight_pdf(path, edition), store)
+
+
+def cached_read_back(path: Path, root: Path, label: str, check: Callable[[], list[Any]],
+                     store: Cache | None = None) -> list[Any]:
+    """``check()`` of the PDF at ``path`` (a read-back named ``label``: the edition's preflight, a translation's
+    English-left check), skipped for the same bytes that passed it before, in this process or on disk."""
+    store = store or Cache(root)
+    key = preflight_key(path.read_bytes(), label)
     if key in _PASSED or store.get("preflight", key) is not None:
         return []
-    findings = preflight_pdf(path, edition)
+    findings = check()
     if not findings:
         preflight_passed(key, store)
     return findings

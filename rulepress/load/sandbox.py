@@ -17,7 +17,6 @@ template, so Jinja's traceback names the template's own line.
 from __future__ import annotations
 
 import functools
-import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -264,10 +263,6 @@ def _mark_lines(node: nodes.Node, marked: bool = True) -> None:
         _mark_lines(child, inner)
 
 
-_COMPILED: dict[tuple[str, bool], CodeType] = {}
-COMPILED_KEPT = 4000
-
-
 class ContentEnvironment(ImmutableSandboxedEnvironment):
     """The sandbox rule text runs in; make one per template with :func:`content_environment`."""
 
@@ -363,14 +358,10 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
         """``source``, checked and compiled; the code is kept for the same source in this process (a serve session
         or a rebuild renders every chapter again).  It is the same for every sandbox, which each render binds it
         to: it holds no values, only names of what it reads (as Jinja's own bytecode cache relies on)."""
-        key = (source, mark_lines)
-        code = _COMPILED.get(key)
-        if code is None:
-            code = self.compile(self.checked(source, mark_lines))
-            if os.environ.get("RULEPRESS_CACHE", "1") != "0":  # as rulepress/cache.py: off means nothing kept
-                if len(_COMPILED) >= COMPILED_KEPT:
-                    del _COMPILED[next(iter(_COMPILED))]
-                _COMPILED[key] = code
+        from rulepress import cache  # it loads books itself
+
+        code: CodeType = cache.remembered("compiled", f"marks={mark_lines}\0{source}",
+                                          lambda: self.compile(self.checked(source, mark_lines)))
         return code
 
     def checked(self, source: str, mark_lines: bool = False) -> nodes.Template:

@@ -79,17 +79,10 @@ def preflight_staged(staging: Path, report: Report) -> list[str]:
 def _english_left_once(target: Path, lang: str, root: Path) -> list[object]:
     """:func:`~rulepress.publish.pdfchecks.english_left`, skipped for the same bytes that passed it before (a
     rebuild whose French PDFs came from the cache reads nothing back)."""
-    from rulepress.cache import Cache, preflight_key
+    from rulepress.cache import cached_read_back
     from rulepress.publish.pdfchecks import english_left
 
-    store = Cache(root)
-    key = preflight_key(target.read_bytes(), f"english-left-{lang}")
-    if store.get("preflight", key) is not None:
-        return []
-    findings = english_left(str(target), lang)
-    if not findings:
-        store.put("preflight", key, b"passed")
-    return list(findings)
+    return list(cached_read_back(target, root, f"english-left-{lang}", lambda: list(english_left(str(target), lang))))
 
 
 def _translated_problems(staging: Path, report: Report) -> list[str]:
