@@ -123,6 +123,9 @@ class LanternGame:
     def format_action(self, state: LanternState, action: Action) -> str:
         return act.describe(action, self.sheet.names)
 
+    def action_step(self, state: LanternState, action: Action) -> dict[str, Any]:
+        return act.as_step(action)
+
     def legal_actions(self, state: LanternState) -> Sequence[Action]:
         phase = state.phase
         if phase == FIGHT:

@@ -164,6 +164,9 @@ class LastLanternGame:
     def format_action(self, state: State, action: Action) -> str:
         return steps.describe(self.rules(state.n), state, action)
 
+    def action_step(self, state: State, action: Action) -> dict[str, Any]:
+        return steps.as_step(self.rules(state.n), state, action)
+
     def apply(self, state: State, action: Action) -> list[Event]:
         if state.over:
             raise RuleViolation("ll.overview.goal", "The game is over")
