@@ -141,9 +141,14 @@ class BaseGame(ABC):
     def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> Any:
         chance = Chance(seed, forced)
         state = self.start(self._players(players), chance)
-        if forced and getattr(state, "chance", None) is not chance:  # they would be dropped without a word
-            raise DescriptionError("start.chance", f"{self.book_id} has no chance at setup: nothing to fix with "
-                                                   f"'start.chance'")
+        left = chance.unused()
+        if left and list(self.unused_chance(state)) != left:  # the state keeps no chance: they would be dropped
+            if len(left) == len(forced):
+                raise DescriptionError("start.chance", f"{self.book_id} has no chance at setup: nothing to fix "
+                                                       f"with 'start.chance'")
+            raise DescriptionError("start.chance", f"the setup drew {len(forced) - len(left)} of the forced "
+                                                   f"outcomes, and {self.book_id} keeps no chance to draw the rest "
+                                                   f"({', '.join(map(str, left))})")
         return state
 
     def state_from_description(self, description: Mapping[str, Any], players: Sequence[str], seed: int) -> Any:
