@@ -121,7 +121,9 @@ def test_clone_is_independent_and_draws_the_same() -> None:
     assert twin.unused() == ["y"] and twin.drawn() == ["x"]
     assert [twin.draw_from("xyz") for _ in range(5)] == [chance.draw_from("xyz") for _ in range(5)]
     twin.force(["z"])
-    assert chance.unused() == [] and twin.drawn() != chance.drawn() + ["z"]
+    twin.draw_from("xyz")
+    assert chance.unused() == [] and twin.unused() == [] and twin.drawn()[-1] == "z"
+    assert chance.drawn() == ["x", "y", *chance.drawn()[2:]] and len(chance.drawn()) == 6  # not the twin's
 
 
 _DRAWINGS = st.lists(st.sampled_from(["draw", "roll", "shuffle-first", "shuffle-last"]), max_size=12)
@@ -364,8 +366,15 @@ DEALT = ["rose-1", "rose-2", "rose-3", "jade-1", "jade-2", "jade-3", "amber-1", 
 def test_lantern_moths_start_chance_fixes_the_deal_and_the_middle_tile(projects: dict[str, Path]) -> None:
     result = _replay(projects, "lantern-moths", LM_SETUP.replace("TILES", "jade"))
     assert result.ok, result.message
-    hands = result.checkpoints["dealt"].snapshot["hands"]
-    assert sorted(hands["Ann"] + hands["Ben"]) == sorted(DEALT) and len(hands["Ann"]) == 5  # the top ten, dealt
+    hands = result.checkpoints["dealt"].snapshot["hands"]  # the top ten, dealt one at a time from the top
+    assert (sorted(hands["Ann"]), sorted(hands["Ben"])) == (sorted(DEALT[0::2]), sorted(DEALT[1::2]))
+
+
+def test_lantern_moths_start_chance_no_tile_when_grey_is_in_the_middle(projects: dict[str, Path]) -> None:
+    example = LM_SETUP.replace("players: [Ann, Ben]", "players: [Ann, Ben]\noptions: {grey_tile: middle}")
+    _failed(_replay(projects, "lantern-moths", example.replace("TILES", "jade")),
+            f"start (line 6): start.chance: [jade] of [{', '.join(DEALT)}, ghost, jade] not drawn by the setup: "
+            f"{NEVER}")
 
 
 def test_lantern_moths_start_chance_the_setup_does_not_draw_fails(projects: dict[str, Path]) -> None:
