@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulepress.basegame import BaseGame, Move
+from rulepress.cli import main
 from rulepress.load.book import load_book
 from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 from rulepress.verify.gate import load_book_engine, load_checked_book
@@ -436,6 +437,12 @@ steps:
 
 def test_lantern_start_chance_fixes_the_setup_roll(projects: dict[str, Path]) -> None:
     assert _replay(projects, "lantern", LANTERN_SETUP.replace("FORCED", "[6, 1, 5, 2, 4, 3]")).ok
+
+
+def test_explain_sets_up_with_start_chance(projects: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _replay(projects, "lantern", LANTERN_SETUP.replace("FORCED", "[6, 1, 5, 2, 4, 3]"))
+    assert main(["--root", str(projects["lantern"]), "explain", "lantern", "t", "--step", "1"]) == 0
+    assert "Setup: the dice show 1, 2, 3, 4, 5 and 6." in capsys.readouterr().out
 
 
 def test_lantern_start_chance_a_seventh_face_fails(projects: dict[str, Path]) -> None:

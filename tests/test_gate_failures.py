@@ -41,10 +41,14 @@ class Game:
         self.most = components["take"]["max"]
         self.options = {{"last_stone": "win", **options}}
 
-    def new_state(self, players, seed, forced=()):
-        state = State(players, 12, seed)
-        state.chance.force(forced)
-        return state
+    if BUG == "old-new-state":  # an engine written before new_state took forced setup outcomes
+        def new_state(self, players, seed):
+            return State(players, 12, seed)
+    else:
+        def new_state(self, players, seed, forced=()):
+            state = State(players, 12, seed)
+            state.chance.force(forced)
+            return state
 
     def state_from_description(self, description, players, seed):
         return State(players, description["pile"], seed)
@@ -407,6 +411,12 @@ def test_an_engine_that_cannot_tell_what_is_unused_is_an_error_at_the_chance_ste
     _failed(_run(mini, CHANCE.replace("SKY", "breeze"), bug="no-unused"),
             "step 1 (line 7): the engine has no unused_chance(state) (docs/ENGINE.md), so the gate cannot tell "
             "whether the forced chance outcomes were drawn", status="error")
+
+
+def test_an_engine_without_forced_setup_outcomes_replays_a_setup_that_forces_none(mini: Path) -> None:
+    check = load_checked_book(_project(mini, TWO_TAKES, "old-new-state", start="{setup: true}"), "mini")
+    [example] = check.examples
+    assert replay(example, check.book, check.engine, draw=False).ok
 
 
 # --- through verify -------------------------------------------------------------------------------------
