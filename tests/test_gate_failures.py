@@ -413,6 +413,14 @@ def test_an_engine_that_cannot_tell_what_is_unused_is_an_error_at_the_chance_ste
             "whether the forced chance outcomes were drawn", status="error")
 
 
+def test_an_engine_that_cannot_tell_what_is_unused_is_an_error_at_start_chance(mini: Path) -> None:
+    check = load_checked_book(_project(mini, TWO_TAKES, "no-unused", start="{setup: true, chance: [calm]}"), "mini")
+    [example] = check.examples
+    _failed(replay(example, check.book, check.engine, draw=False),
+            "start (line 5): the engine has no unused_chance(state) (docs/ENGINE.md), so the gate cannot tell "
+            "whether the forced chance outcomes were drawn", status="error")
+
+
 def test_an_engine_without_forced_setup_outcomes_replays_a_setup_that_forces_none(mini: Path) -> None:
     check = load_checked_book(_project(mini, TWO_TAKES, "old-new-state", start="{setup: true}"), "mini")
     [example] = check.examples

@@ -213,7 +213,7 @@ class _Replay:
                             f"by {book.rule_label(refused)}")
         try:
             self.all_drawn(game, state, "by the setup")
-        except _Mismatch:
+        except (_Mismatch, _Broken):
             raise
         except Exception as exc:
             raise self.crashed(exc) from exc
