@@ -4,7 +4,9 @@
 chance writes only:
 
 * ``ACTIONS`` (what a step may say) and ``PLAYERS`` (with the rule that refuses other player counts);
-* ``start`` (a new game) and ``describe`` (a state an example describes);
+* ``start`` (a new game) and ``describe`` (a state an example describes), each given the state's
+  :class:`~rulepress.protocol.Chance`: a game with chance keeps it in ``state.chance`` and draws every random
+  outcome from it (then forced outcomes, ``start.chance`` included, work as they are), a game without ignores it;
 * ``moves`` (every action that could be named now), ``check`` (raise :class:`RuleViolation` naming the rule
   that forbids one) and ``perform`` (carry it out, returning :class:`Event` s);
 * ``snapshot`` (the state as plain data), ``result``, and ``draw`` (the diagram's SVG elements).
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from xml.sax.saxutils import escape, quoteattr
 
-from rulepress.protocol import DescriptionError, Event, OptionSpec, RuleViolation, resolve_options
+from rulepress.protocol import Chance, DescriptionError, Event, OptionSpec, RuleViolation, resolve_options
 from rulepress.render.palette import HOUSE, device_cmyk
 
 COMMON_KEYS = frozenset({"do", "player", "illegal", "note"})  # what any step may say besides an action's own keys
@@ -97,11 +99,13 @@ class BaseGame(ABC):
     # --- what a game writes ------------------------------------------------------------------------
 
     @abstractmethod
-    def start(self, players: list[str]) -> Any:
-        """A new game for these players (the first listed starts)."""
+    def start(self, players: list[str], chance: Chance) -> Any:
+        """A new game for these players (the first listed starts); a game with chance keeps ``chance`` in
+        ``state.chance`` and shuffles and deals from it (it holds the outcomes an example forced for the setup)."""
 
-    def describe(self, description: Mapping[str, Any], players: list[str]) -> Any:
-        """A state an example's ``start.state`` describes; raise DescriptionError with the entry's path."""
+    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance) -> Any:
+        """A state an example's ``start.state`` describes (with ``chance`` in ``state.chance``, if the game has
+        chance); raise DescriptionError with the entry's path."""
         raise DescriptionError("start.state", f"the {self.book_id} engine describes no states: start examples "
                                               f"with 'setup: true'")
 
@@ -134,8 +138,18 @@ class BaseGame(ABC):
 
     # --- the protocol, from the above ------------------------------------------------------------------
 
-    def new_state(self, players: Sequence[str], seed: int) -> Any:
-        return self.start(self._players(players))
+    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> Any:
+        chance = Chance(seed, forced)
+        state = self.start(self._players(players), chance)
+        left = chance.unused()
+        if left and list(self.unused_chance(state)) != left:  # the state keeps no chance: they would be dropped
+            if len(left) == len(forced):
+                raise DescriptionError("start.chance", f"{self.book_id} has no chance at setup: nothing to fix "
+                                                       f"with 'start.chance'")
+            raise DescriptionError("start.chance", f"the setup drew {len(forced) - len(left)} of the forced "
+                                                   f"outcomes, and {self.book_id} keeps no chance to draw the rest "
+                                                   f"({', '.join(map(str, left))})")
+        return state
 
     def state_from_description(self, description: Mapping[str, Any], players: Sequence[str], seed: int) -> Any:
         if not isinstance(description, Mapping):
@@ -144,7 +158,7 @@ class BaseGame(ABC):
             if key not in self.STATE_KEYS:
                 raise DescriptionError(f"start.state.{key}", f"unknown key '{key}' (a described state takes: "
                                                              f"{', '.join(self.STATE_KEYS) or 'nothing'})")
-        return self.describe(description, self._players(players))
+        return self.describe(description, self._players(players), Chance(seed))
 
     def _players(self, players: Sequence[str]) -> list[str]:
         fewest, most = self.PLAYERS
@@ -221,6 +235,10 @@ class BaseGame(ABC):
         if chance is None:
             raise DescriptionError("chance", f"{self.book_id} has no chance: nothing to fix with 'chance:' steps")
         chance.force(outcomes)
+
+    def unused_chance(self, state: Any) -> list[Any]:
+        chance = getattr(state, "chance", None)
+        return chance.unused() if isinstance(chance, Chance) else []
 
     def clone(self, state: Any) -> Any:
         return copy.deepcopy(state)

@@ -72,8 +72,9 @@ class LanternGame:
 
     # -- protocol: states ---------------------------------------------------------------------
 
-    def new_state(self, players: Sequence[str], seed: int) -> LanternState:
-        state = LanternState(Chance(seed), tuple(players))
+    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> LanternState:
+        self._check_faces(forced, "start.chance")  # the setup roll's faces
+        state = LanternState(Chance(seed, forced), tuple(players))
         self._setup_roll(state, [])
         return state
 
@@ -90,10 +91,17 @@ class LanternGame:
         return state.phase == OVER
 
     def force_chance(self, state: LanternState, outcomes: Sequence[Any]) -> None:
+        self._check_faces(outcomes)
+        state.chance.force(outcomes)
+
+    @staticmethod
+    def _check_faces(outcomes: Sequence[Any], path: str = "chance") -> None:
         for value in outcomes:
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 6:
-                raise DescriptionError("chance", f"a forced outcome is a die face 1-6, got {value!r}")
-        state.chance.force(outcomes)
+                raise DescriptionError(path, f"a forced outcome is a die face 1-6, got {value!r}")
+
+    def unused_chance(self, state: LanternState) -> list[Any]:
+        return state.chance.unused()
 
     def snapshot(self, state: LanternState) -> dict[str, Any]:
         return snapshot(self, state)
@@ -114,6 +122,9 @@ class LanternGame:
 
     def format_action(self, state: LanternState, action: Action) -> str:
         return act.describe(action, self.sheet.names)
+
+    def action_step(self, state: LanternState, action: Action) -> dict[str, Any]:
+        return act.as_step(action)
 
     def legal_actions(self, state: LanternState) -> Sequence[Action]:
         phase = state.phase

@@ -44,8 +44,9 @@ class LanternMothsGame:
 
     # --- building states -------------------------------------------------------------------------
 
-    def new_state(self, players: Sequence[str], seed: int) -> State:
-        return new_state(self, players, seed)
+    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> State:
+        self._check_outcomes(forced, "start.chance")
+        return new_state(self, players, seed, forced)
 
     def state_from_description(self, description: Mapping[str, Any], players: Sequence[str],
                                seed: int) -> State:
@@ -57,15 +58,21 @@ class LanternMothsGame:
     def force_chance(self, state: State, outcomes: Sequence[Any]) -> None:
         """Outcomes are card kinds (the top cards after the next shuffle, in order) or tile names
         (what the next flips of undecided face-down places reveal)."""
+        self._check_outcomes(outcomes)
+        state.chance.force(outcomes)
+
+    def unused_chance(self, state: State) -> list[Any]:
+        return state.chance.unused()
+
+    def _check_outcomes(self, outcomes: Sequence[Any], path: str = "chance") -> None:
         if isinstance(outcomes, str) or not isinstance(outcomes, Sequence):
-            raise DescriptionError("chance", "chance outcomes must be a list")
+            raise DescriptionError(path, "chance outcomes must be a list")
         known = set(self.pieces.kind_names) | set(self.pieces.tile_names)
         for outcome in outcomes:
             if not isinstance(outcome, str) or outcome not in known:
-                raise DescriptionError("chance", f"unknown outcome {outcome!r}: name a card "
-                                                 f"({', '.join(self.pieces.kind_names)}) or a tile "
-                                                 f"({', '.join(self.pieces.tile_names)})")
-        state.chance.force(outcomes)
+                raise DescriptionError(path, f"unknown outcome {outcome!r}: name a card "
+                                             f"({', '.join(self.pieces.kind_names)}) or a tile "
+                                             f"({', '.join(self.pieces.tile_names)})")
 
     # --- playing -----------------------------------------------------------------------------------
 

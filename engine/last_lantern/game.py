@@ -57,8 +57,8 @@ class LastLantern:
         self.tree_ids = [t.id for t in self.tiles.values() if t.kind in ("tree", "mushroom")]
         self.ability_ids = [t.id for t in self.tiles.values() if t.kind == "ability"]
 
-    def setup(self, players: Sequence[str], seed: int) -> State:
-        return setup(self, players, seed)
+    def setup(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> State:
+        return setup(self, players, seed, forced)
 
 
 Handler = tuple[
@@ -142,9 +142,9 @@ class LastLanternGame:
             self._rules[n] = LastLantern(self.components, self.options, n)
         return self._rules[n]
 
-    def new_state(self, players: Sequence[str], seed: int) -> State:
+    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> State:
         _check_names(players)
-        return self.rules(len(players)).setup(players, seed)
+        return self.rules(len(players)).setup(players, seed, forced)
 
     def state_from_description(
         self, description: Mapping[str, Any], players: Sequence[str], seed: int
@@ -163,6 +163,9 @@ class LastLanternGame:
 
     def format_action(self, state: State, action: Action) -> str:
         return steps.describe(self.rules(state.n), state, action)
+
+    def action_step(self, state: State, action: Action) -> dict[str, Any]:
+        return steps.as_step(self.rules(state.n), state, action)
 
     def apply(self, state: State, action: Action) -> list[Event]:
         if state.over:
@@ -185,6 +188,9 @@ class LastLanternGame:
 
     def force_chance(self, state: State, outcomes: Sequence[Any]) -> None:
         state.chance.force(outcomes)
+
+    def unused_chance(self, state: State) -> list[Any]:
+        return state.chance.unused()
 
     def clone(self, state: State) -> State:
         return state.clone()

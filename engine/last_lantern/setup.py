@@ -115,11 +115,11 @@ STEPS: tuple[tuple[str, Callable[[LastLantern, State], None]], ...] = (
 )
 
 
-def setup(g: LastLantern, players: Sequence[str], seed: int) -> State:
+def setup(g: LastLantern, players: Sequence[str], seed: int, forced: Sequence[object] = ()) -> State:
     s = State()
     s.players = tuple(players)
     s.n = len(players)
-    s.chance = Chance(seed)
+    s.chance = Chance(seed, forced)  # forced: an example's start.chance (Moving Branches' Serpent tiles)
     for rule, step in STEPS:
         if rule.startswith("ll.challenge.") and not g.opt[CHALLENGE_OF[rule]]:
             continue
