@@ -228,7 +228,12 @@ class BaseGame(ABC):
 
     def new_state(self, players: Sequence[str], seed: int) -> Any:
         chosen = self.check_players(players)
-        return self.start(chosen, Chance(seed)) if self.CHANCE else self.start(chosen)
+        return self.start(chosen, self._chance(seed)) if self.CHANCE else self.start(chosen)
+
+    def _chance(self, seed: int) -> Chance:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise DescriptionError("seed", f"the seed must be a whole number, not {seed!r}")
+        return Chance(seed)
 
     def state_from_description(self, description: Mapping[str, Any], players: Sequence[str], seed: int) -> Any:
         if self.STATE_KEYS is not None:
@@ -238,10 +243,10 @@ class BaseGame(ABC):
                 if key not in self.STATE_KEYS:
                     raise DescriptionError(f"start.state.{key}", f"unknown key '{key}' (a described state takes: "
                                                                  f"{', '.join(self.STATE_KEYS) or 'nothing'})")
-        chosen = self.check_players(players)
         if self.CHANCE:
-            return self.describe(description, chosen, Chance(seed))
-        return self.describe(description, chosen)
+            chance = self._chance(seed)
+            return self.describe(description, self.check_players(players), chance)
+        return self.describe(description, self.check_players(players))
 
     def legal_actions(self, state: Any) -> list[Any]:
         check, legal = self.check, []
@@ -285,17 +290,23 @@ class BaseGame(ABC):
             args[key] = value
         return Move.of(player, do, **args)
 
-    def action_schema(self) -> dict[str, Any]:
+    def action_schema(self) -> dict[str, Any] | None:
         """The shape of each action's step, from ``ACTIONS`` (docs/ENGINE.md, ``ACTION_SCHEMA``): every argument
-        required, with its listed values; the gate checks steps against it before replaying, with lines."""
+        required, with its listed values; the gate checks steps against it before replaying, with lines.  None
+        when the game lists no ``ACTIONS`` (it reads its own steps: its ``schema.py`` says their shape)."""
+        if not self.ACTIONS:
+            return None
         return {do: {"properties": {key: {} if allowed is None else {"enum": [_listed(v) for v in allowed]}
                                     for key, allowed in wanted.items()},
                      "required": list(wanted)}
                 for do, wanted in self.ACTIONS.items()}
 
-    def state_schema(self) -> dict[str, Any]:
-        """The shape of a described state (``STATE_SCHEMA``): a mapping with the keys in ``STATE_KEYS``."""
-        keys = self.STATE_KEYS or ()
+    def state_schema(self) -> dict[str, Any] | None:
+        """The shape of a described state (``STATE_SCHEMA``): a mapping with the keys in ``STATE_KEYS`` (None when
+        the game checks its own)."""
+        if self.STATE_KEYS is None:
+            return None
+        keys = self.STATE_KEYS
         return {"type": "object", "x-expect": f"a mapping with {', '.join(keys) or 'no keys'}",
                 "properties": {key: {} for key in keys}, "additionalProperties": False}
 

@@ -35,7 +35,7 @@ def check_players(game: LanternMothsGame, players: Any) -> tuple[str, ...]:
     return tuple(players)
 
 
-def empty_state(game: LanternMothsGame, players: tuple[str, ...], seed: int) -> State:
+def empty_state(game: LanternMothsGame, players: tuple[str, ...], chance: Chance) -> State:
     """Everything in its place before any card or tile is laid out."""
     pieces = game.pieces
     cells = len(pieces.cell_names)
@@ -66,16 +66,16 @@ def empty_state(game: LanternMothsGame, players: tuple[str, ...], seed: int) -> 
     state.dusk_shuffled = False
     state.ending = None
     state.last_round = 0
-    state.chance = Chance(seed)
+    state.chance = chance
     state.action_count = 0
     state.log = []
     return state
 
 
-def new_state(game: LanternMothsGame, players: Sequence[str], seed: int) -> State:
+def new_state(game: LanternMothsGame, names: tuple[str, ...], chance: Chance) -> State:
+    """A new game for players ``check_players`` let through, shuffled by ``chance``."""
     pieces = game.pieces
-    names = check_players(game, players)
-    state = empty_state(game, names, seed)
+    state = empty_state(game, names, chance)
     log = state.log
     # The pieces on the table, as the Components chapter lists them.
     log.append(Event("deck", "lm.components.deck", {"cards": pieces.card_count,
