@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from html import escape
 from types import MappingProxyType
 from typing import Any
 
+from rulepress.basegame import BaseGame, Figure, Frame
 from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 
 from . import actions as act
 from .actions import Action
 from .combination import DICE, Combination, Dice
 from .describe import describe_state
-from .render import render_svg
+from .options import OPTIONS
+from .render import draw
 from .sheet import (
     ABILITIES,
     CONSTITUTION,
     POOLS,
     TARGETS,
-    Sheet,
+    build_sheet,
 )
 from .snapshot import metrics, result, snapshot
 from .solver import Budget, shared_solver, sub_multisets
@@ -50,17 +53,26 @@ def _contains(dice: Dice, faces: Sequence[int]) -> bool:
     return True
 
 
-class LanternGame:
+class LanternGame(BaseGame):
     """The fixed rules, the sheet and the options; states are :class:`LanternState`."""
 
     book_id = BOOK_ID
+    OPTIONS = OPTIONS
+    CHANCE = True  # the dice
+    STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
+    ACTION = Action
+    FRAME = Frame(root_font=False, escape=escape)  # the font on each text; quotes escaped in the <desc>
 
-    def __init__(self, sheet: Sheet, options: Mapping[str, Any]) -> None:
-        self.sheet = sheet
-        self.options = MappingProxyType(dict(options))
+    def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(components, options)
+        chosen = dict(self.options)
+        sheet = self.sheet = build_sheet(components, six_wild_distinct=chosen["six_wild_distinct"])
+        if not options or "score_overlap" not in options:
+            chosen["score_overlap"] = sheet.score.resolution  # the data's recorded answer
+        self.options = MappingProxyType(chosen)
         # The solver never needs more uses of one pool than a pool can hold.
         self.solver = shared_solver(max(sheet.cap, 6 + sheet.campfire_gain))
-        self._loss_rule = options["loss_rule"]
+        self._loss_rule = chosen["loss_rule"]
         self._met: dict[tuple[Dice, int], bool] = {}
         self._fight_actions: dict[tuple[Dice, bool, bool, bool, bool], tuple[Action, ...]] = {}
         self._handlers = {
@@ -72,28 +84,29 @@ class LanternGame:
 
     # -- protocol: states ---------------------------------------------------------------------
 
-    def new_state(self, players: Sequence[str], seed: int) -> LanternState:
-        state = LanternState(Chance(seed), tuple(players))
+    def check_players(self, players: Sequence[str]) -> tuple[str, ...]:
+        return tuple(players)  # a solo game: book.yaml's players (1) is what the loader holds examples to
+
+    def start(self, players: tuple[str, ...], chance: Chance | None = None) -> LanternState:
+        assert chance is not None
+        state = LanternState(chance, players)
         self._setup_roll(state, [])
         return state
 
-    def state_from_description(self, description: Mapping[str, Any], players: Sequence[str],
-                               seed: int) -> LanternState:
-        state = LanternState(Chance(seed), tuple(players))
+    def describe(self, description: Mapping[str, Any], players: tuple[str, ...],
+                 chance: Chance | None = None) -> LanternState:
+        assert chance is not None
+        state = LanternState(chance, players)
         describe_state(self, state, description)
         return state
-
-    def clone(self, state: LanternState) -> LanternState:
-        return state.copy()
 
     def is_terminal(self, state: LanternState) -> bool:
         return state.phase == OVER
 
-    def force_chance(self, state: LanternState, outcomes: Sequence[Any]) -> None:
+    def check_outcomes(self, state: LanternState, outcomes: Sequence[Any]) -> None:
         for value in outcomes:
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 6:
                 raise DescriptionError("chance", f"a forced outcome is a die face 1-6, got {value!r}")
-        state.chance.force(outcomes)
 
     def snapshot(self, state: LanternState) -> dict[str, Any]:
         return snapshot(self, state)
@@ -104,8 +117,8 @@ class LanternGame:
     def metrics(self, state: LanternState) -> dict[str, float | int | str | bool]:
         return metrics(self, state)
 
-    def render_svg(self, state: LanternState, caption: str | None = None) -> str:
-        return render_svg(self, state, caption)
+    def draw(self, state: LanternState) -> Figure:
+        return draw(self, state)
 
     # -- protocol: actions --------------------------------------------------------------------
 
@@ -114,6 +127,9 @@ class LanternGame:
 
     def format_action(self, state: LanternState, action: Action) -> str:
         return act.describe(action, self.sheet.names)
+
+    def action_step(self, state: LanternState, action: Action) -> dict[str, Any]:
+        return act.as_step(action)
 
     def legal_actions(self, state: LanternState) -> Sequence[Action]:
         phase = state.phase
