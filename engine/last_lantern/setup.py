@@ -115,11 +115,11 @@ STEPS: tuple[tuple[str, Callable[[LastLantern, State], None]], ...] = (
 )
 
 
-def setup(g: LastLantern, players: Sequence[str], seed: int) -> State:
+def setup(g: LastLantern, players: Sequence[str], chance: Chance) -> State:
     s = State()
     s.players = tuple(players)
     s.n = len(players)
-    s.chance = Chance(seed)
+    s.chance = chance
     for rule, step in STEPS:
         if rule.startswith("ll.challenge.") and not g.opt[CHALLENGE_OF[rule]]:
             continue
