@@ -3,7 +3,9 @@
 :class:`BaseGame` speaks the whole :class:`rulepress.protocol.Game` protocol.  A deterministic game writes only:
 
 * ``ACTIONS`` (what a step may say) and ``PLAYERS`` (with the rule that refuses other player counts);
-* ``start`` (a new game) and ``describe`` (a state an example describes);
+* ``start`` (a new game) and ``describe`` (a state an example describes), each given the state's
+  :class:`~rulepress.protocol.Chance`: a game with chance keeps it in ``state.chance`` and draws every random
+  outcome from it (then forced outcomes, ``start.chance`` included, work as they are), a game without ignores it;
 * ``moves`` (every action that could be named now), ``check`` (raise :class:`RuleViolation` naming the rule
   that forbids one) and ``perform`` (carry it out, returning :class:`Event` s);
 * ``snapshot`` (the state as plain data), ``result``, and ``draw`` (the diagram's SVG elements).
@@ -12,11 +14,11 @@ Legal actions are the moves ``check`` lets through, so what the rules allow and 
 disagree; ``check`` runs before ``perform`` and must not change the state, so a refused action leaves the
 state exactly as it was (replay verifies it).  Actions are :class:`Move` s: an example step, frozen.
 
-A game with chance sets ``CHANCE = True``: its ``start`` and ``describe`` receive the state's
-:class:`~rulepress.protocol.Chance` (seeded, with any forced setup outcomes), kept as ``state.chance``.  A game
-with its own action type, step format or a faster move generator overrides ``legal_actions``, ``apply``,
-``parse_action``, ``format_action`` and ``action_step`` (the bundled engines do); everything else (options,
-player counts, described states, chance, copies, the diagram's frame, font and colours) stays the base's.
+A game with chance names the outcomes it can draw in ``check_outcomes`` (a forced one it never draws is refused
+before anything replays).  A game with its own action type, step format or a faster move generator overrides
+``legal_actions``, ``apply``, ``parse_action``, ``format_action`` and ``action_step`` (the bundled engines do);
+everything else (options, player counts, described states, chance, copies, the diagram's frame, font and
+colours) stays the base's.
 """
 
 from __future__ import annotations
@@ -153,7 +155,6 @@ class BaseGame(ABC):
     PLAYERS_RULE: ClassVar[str | None] = None  # the rule that refuses other player counts
     # The keys a described state (``start.state``) may have; None: the game checks its own (a STATE_SCHEMA).
     STATE_KEYS: ClassVar[Collection[str] | None] = ()
-    CHANCE: ClassVar[bool] = False  # states keep a protocol.Chance as ``state.chance``; start/describe receive it
     ACTION: ClassVar[type] = Move  # the type of the game's actions (``apply`` refuses anything else)
     FRAME: ClassVar[Frame] = Frame()
     WIDTH: int = 480  # canvas units; printed 120 mm wide, so 4 units per millimetre
@@ -168,11 +169,13 @@ class BaseGame(ABC):
     # --- what a game writes ------------------------------------------------------------------------
 
     @abstractmethod
-    def start(self, players: Any, chance: Chance | None = None) -> Any:
-        """A new game for these players (the first listed starts); ``chance`` when ``CHANCE`` is set."""
+    def start(self, players: list[str], chance: Chance) -> Any:
+        """A new game for these players (the first listed starts); a game with chance keeps ``chance`` in
+        ``state.chance`` and shuffles and deals from it (it holds the outcomes an example forced for the setup)."""
 
-    def describe(self, description: Mapping[str, Any], players: Any, chance: Chance | None = None) -> Any:
-        """A state an example's ``start.state`` describes; raise DescriptionError with the entry's path."""
+    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance) -> Any:
+        """A state an example's ``start.state`` describes (with ``chance`` in ``state.chance``, if the game has
+        chance); raise DescriptionError with the entry's path."""
         raise DescriptionError("start.state", f"the {self.book_id} engine describes no states: start examples "
                                               f"with 'setup: true'")
 
@@ -219,21 +222,30 @@ class BaseGame(ABC):
             raise DescriptionError("players", "two players have the same name")
         return list(players)
 
-    def check_outcomes(self, state: Any, outcomes: Sequence[Any]) -> None:
-        """Refuse (DescriptionError at ``chance``) outcomes this game never draws: by default, only a non-list."""
+    def check_outcomes(self, outcomes: Sequence[Any], path: str = "chance") -> None:
+        """Refuse outcomes this game never draws, with a DescriptionError at ``path`` (``chance``, or
+        ``start.chance`` for the setup's): by default only outcomes that are not a list."""
         if isinstance(outcomes, str) or not isinstance(outcomes, Sequence):
-            raise DescriptionError("chance", "chance outcomes must be a list")
+            raise DescriptionError(path, "chance outcomes must be a list")
 
     # --- the protocol, from the above ------------------------------------------------------------------
 
-    def new_state(self, players: Sequence[str], seed: int) -> Any:
+    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> Any:
         chosen = self.check_players(players)
-        return self.start(chosen, self._chance(seed)) if self.CHANCE else self.start(chosen)
+        if forced:
+            self.check_outcomes(forced, "start.chance")
+        chance = self._chance(seed, forced)
+        state = self.start(chosen, chance)
+        if forced and getattr(state, "chance", None) is not chance:  # they would be dropped without a word
+            raise DescriptionError("start.chance", f"{self.book_id} has no chance at setup: nothing to fix with "
+                                                   f"'start.chance'")
+        return state
 
-    def _chance(self, seed: int) -> Chance:
+    @staticmethod
+    def _chance(seed: int, forced: Sequence[Any] = ()) -> Chance:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise DescriptionError("seed", f"the seed must be a whole number, not {seed!r}")
-        return Chance(seed)
+        return Chance(seed, forced)
 
     def state_from_description(self, description: Mapping[str, Any], players: Sequence[str], seed: int) -> Any:
         if self.STATE_KEYS is not None:
@@ -243,10 +255,8 @@ class BaseGame(ABC):
                 if key not in self.STATE_KEYS:
                     raise DescriptionError(f"start.state.{key}", f"unknown key '{key}' (a described state takes: "
                                                                  f"{', '.join(self.STATE_KEYS) or 'nothing'})")
-        if self.CHANCE:
-            chance = self._chance(seed)
-            return self.describe(description, self.check_players(players), chance)
-        return self.describe(description, self.check_players(players))
+        chance = self._chance(seed)
+        return self.describe(description, self.check_players(players), chance)
 
     def legal_actions(self, state: Any) -> list[Any]:
         check, legal = self.check, []
@@ -326,8 +336,12 @@ class BaseGame(ABC):
         chance = getattr(state, "chance", None)
         if chance is None:
             raise DescriptionError("chance", f"{self.book_id} has no chance: nothing to fix with 'chance:' steps")
-        self.check_outcomes(state, outcomes)
+        self.check_outcomes(outcomes)
         chance.force(outcomes)
+
+    def unused_chance(self, state: Any) -> list[Any]:
+        chance = getattr(state, "chance", None)
+        return chance.unused() if isinstance(chance, Chance) else []
 
     def clone(self, state: Any) -> Any:
         """The state's own ``clone()`` when it has one (a hand-written copy is much faster), else a deep copy."""

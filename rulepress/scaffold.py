@@ -168,7 +168,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulepress.basegame import BaseGame, Move, cmyk, shape, text
-from rulepress.protocol import DescriptionError, Event, RuleViolation
+from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 
 BOOK_ID = "$book"
 FILLED = cmyk(0, 55, 100, 0)  # the diagram's colours: CMYK percentages, converted for screens by the build
@@ -201,10 +201,10 @@ class Game(BaseGame):
         super().__init__(components, options)
         self.target, self.most = int(components["race"]["target"]), int(components["race"]["most"])
 
-    def start(self, players: list[str]) -> State:
+    def start(self, players: list[str], chance: Chance) -> State:  # no chance in this game: ignored
         return State(players)
 
-    def describe(self, description: Mapping[str, Any], players: list[str]) -> State:
+    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance) -> State:
         """``{count: 7, turn: Ben}``: the count so far and whose turn it is (default: the first player)."""
         count, turn = description.get("count", 0), description.get("turn", players[0])
         if not isinstance(count, int) or not 0 <= count < self.target:

@@ -41,8 +41,10 @@ class Game:
         self.most = components["take"]["max"]
         self.options = {{"last_stone": "win", **options}}
 
-    def new_state(self, players, seed):
-        return State(players, 12, seed)
+    def new_state(self, players, seed, forced=()):
+        state = State(players, 12, seed)
+        state.chance.force(forced)
+        return state
 
     def state_from_description(self, description, players, seed):
         return State(players, description["pile"], seed)
@@ -87,6 +89,9 @@ class Game:
 
     def force_chance(self, state, outcomes):
         state.chance.force(outcomes)
+
+    def unused_chance(self, state):
+        return state.chance.unused()
 
     def clone(self, state):
         raise NotImplementedError

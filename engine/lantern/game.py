@@ -87,15 +87,13 @@ class LanternGame(BaseGame):
     def check_players(self, players: Sequence[str]) -> tuple[str, ...]:
         return tuple(players)  # a solo game: book.yaml's players (1) is what the loader holds examples to
 
-    def start(self, players: tuple[str, ...], chance: Chance | None = None) -> LanternState:
-        assert chance is not None
+    def start(self, players: tuple[str, ...], chance: Chance) -> LanternState:
         state = LanternState(chance, players)
         self._setup_roll(state, [])
         return state
 
     def describe(self, description: Mapping[str, Any], players: tuple[str, ...],
-                 chance: Chance | None = None) -> LanternState:
-        assert chance is not None
+                 chance: Chance) -> LanternState:
         state = LanternState(chance, players)
         describe_state(self, state, description)
         return state
@@ -103,10 +101,11 @@ class LanternGame(BaseGame):
     def is_terminal(self, state: LanternState) -> bool:
         return state.phase == OVER
 
-    def check_outcomes(self, state: LanternState, outcomes: Sequence[Any]) -> None:
+    def check_outcomes(self, outcomes: Sequence[Any], path: str = "chance") -> None:
+        super().check_outcomes(outcomes, path)
         for value in outcomes:
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 6:
-                raise DescriptionError("chance", f"a forced outcome is a die face 1-6, got {value!r}")
+                raise DescriptionError(path, f"a forced outcome is a die face 1-6, got {value!r}")
 
     def snapshot(self, state: LanternState) -> dict[str, Any]:
         return snapshot(self, state)

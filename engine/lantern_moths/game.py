@@ -50,25 +50,23 @@ class LanternMothsGame(BaseGame):
     def check_players(self, players: Sequence[str]) -> tuple[str, ...]:
         return check_players(self, players)
 
-    def start(self, players: tuple[str, ...], chance: Chance | None = None) -> State:
-        assert chance is not None
+    def start(self, players: tuple[str, ...], chance: Chance) -> State:
         return new_state(self, players, chance)
 
     def describe(self, description: Mapping[str, Any], players: tuple[str, ...],
-                 chance: Chance | None = None) -> State:
-        assert chance is not None
+                 chance: Chance) -> State:
         return describe_state(self, description, players, chance)
 
-    def check_outcomes(self, state: State, outcomes: Sequence[Any]) -> None:
+    def check_outcomes(self, outcomes: Sequence[Any], path: str = "chance") -> None:
         """Outcomes are card kinds (the top cards after the next shuffle, in order) or tile names
         (what the next flips of undecided face-down places reveal)."""
-        super().check_outcomes(state, outcomes)
+        super().check_outcomes(outcomes, path)
         known = set(self.pieces.kind_names) | set(self.pieces.tile_names)
         for outcome in outcomes:
             if not isinstance(outcome, str) or outcome not in known:
-                raise DescriptionError("chance", f"unknown outcome {outcome!r}: name a card "
-                                                 f"({', '.join(self.pieces.kind_names)}) or a tile "
-                                                 f"({', '.join(self.pieces.tile_names)})")
+                raise DescriptionError(path, f"unknown outcome {outcome!r}: name a card "
+                                             f"({', '.join(self.pieces.kind_names)}) or a tile "
+                                             f"({', '.join(self.pieces.tile_names)})")
 
     # --- playing -----------------------------------------------------------------------------------
 

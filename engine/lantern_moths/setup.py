@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulepress.protocol import Chance, DescriptionError, Event
 
+from .cards import shuffle_cards
 from .state import PLAY, UNKNOWN_TILE, State
 
 if TYPE_CHECKING:
@@ -73,7 +74,9 @@ def empty_state(game: LanternMothsGame, players: tuple[str, ...], chance: Chance
 
 
 def new_state(game: LanternMothsGame, names: tuple[str, ...], chance: Chance) -> State:
-    """A new game for players ``check_players`` let through, shuffled by ``chance``."""
+    """A new game for players ``check_players`` let through, shuffled by ``chance``, whose forced outcomes (an
+    example's ``start.chance``) are card kinds that fix the deal, dealt one at a time from the top, then a tile
+    name the middle tile (when option ``grey_tile`` leaves it to chance)."""
     pieces = game.pieces
     state = empty_state(game, names, chance)
     log = state.log
@@ -91,7 +94,7 @@ def new_state(game: LanternMothsGame, names: tuple[str, ...], chance: Chance) ->
     state.set_aside = [c for c, kind in enumerate(pieces.card_kind) if kind == dusk]
     log.append(Event("dusk-aside", "lm.setup.dusk", {"cards": len(state.set_aside)}))
     moths = [c for c, kind in enumerate(pieces.card_kind) if kind != dusk]
-    state.chance.shuffle(moths)
+    shuffle_cards(game, state, moths)
     for _ in range(pieces.deal):
         for seat in range(len(names)):
             state.hands[seat].append(moths.pop())

@@ -136,7 +136,6 @@ class LastLanternGame(BaseGame):
     ACTION = Action
     # Diagrams as wide as the paths need, sized by the page; one part a line; quotes escaped in the <desc>.
     FRAME = Frame(printed=False, root_font=False, lines=True, escape=escape)
-    action_step = None  # no inverse of steps.parse yet: `rulepress record` takes --moves for this book
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         super().__init__(components, options)
@@ -159,13 +158,11 @@ class LastLanternGame(BaseGame):
         self.rules(len(players))  # refuses a player count the book does not allow
         return players
 
-    def start(self, players: Sequence[str], chance: Chance | None = None) -> State:
-        assert chance is not None
+    def start(self, players: Sequence[str], chance: Chance) -> State:
         return self.rules(len(players)).setup(players, chance)
 
     def describe(self, description: Mapping[str, Any], players: Sequence[str],
-                 chance: Chance | None = None) -> State:
-        assert chance is not None
+                 chance: Chance) -> State:
         g = self.rules(len(players))
         return describe_state(g, g.setup(players, chance), description)
 
@@ -179,6 +176,9 @@ class LastLanternGame(BaseGame):
 
     def format_action(self, state: State, action: Action) -> str:
         return steps.describe(self.rules(state.n), state, action)
+
+    def action_step(self, state: State, action: Action) -> dict[str, Any]:
+        return steps.as_step(self.rules(state.n), state, action)
 
     def check(self, state: State, action: Action) -> None:
         if state.over:

@@ -119,7 +119,7 @@ def setup(g: LastLantern, players: Sequence[str], chance: Chance) -> State:
     s = State()
     s.players = tuple(players)
     s.n = len(players)
-    s.chance = chance
+    s.chance = chance  # with any forced outcomes of an example's start.chance (Moving Branches' Serpent tiles)
     for rule, step in STEPS:
         if rule.startswith("ll.challenge.") and not g.opt[CHALLENGE_OF[rule]]:
             continue

@@ -82,7 +82,9 @@ def position_before(book: Book, engine: ModuleType, example: Example, before: in
         game = make_game(engine, book, example.options)
         try:
             if "setup" in example.start:
-                state = game.new_state(example.players, example.seed)
+                forced = example.start.get("chance")
+                state = (game.new_state(example.players, example.seed, forced) if forced else
+                         game.new_state(example.players, example.seed))
             else:
                 state = game.state_from_description(example.start["state"], example.players, example.seed)
         except DescriptionError as exc:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulepress.basegame import BaseGame, Move, cmyk, shape, text
-from rulepress.protocol import DescriptionError, Event, RuleViolation
+from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 
 BOOK_ID = "tic-tac-toe"
 MARKS = ("x", "o")  # the first player listed marks x and starts (OpenSpiel's player 0)
@@ -36,10 +36,10 @@ class TicTacToe(BaseGame):
         self.through = {square: [line for line in self.lines if square in line] for square in self.squares}
         self.ACTIONS, self.HEIGHT = {"mark": {"square": self.squares}}, TOP + CELL * size + 14
 
-    def start(self, players: list[str]) -> State:
+    def start(self, players: list[str], chance: Chance) -> State:  # no chance in this game: ignored
         return State(players)
 
-    def describe(self, description: Mapping[str, Any], players: list[str]) -> State:
+    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance) -> State:
         """``{grid: ["x..", ".o.", "..."]}``: rows top to bottom as OpenSpiel prints them, "." for empty."""
         grid, size = description.get("grid"), len(self.rows)
         if not (isinstance(grid, list) and len(grid) == size and all(
