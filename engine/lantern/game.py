@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from html import escape
 from types import MappingProxyType
 from typing import Any
@@ -33,6 +34,19 @@ _ENTER = Action(act.ENTER)
 _LEAVE = Action(act.LEAVE)
 _REROLL = Action(act.REROLL)
 _CONCEDE = Action(act.CONCEDE)
+_LEAVE_ONLY = (_LEAVE,)
+_BONUSES = tuple(Action(act.BONUS, target=ability) for ability in ABILITIES)  # built once: legal_actions picks
+_ASSIGNS = {(face, target): Action(act.ASSIGN, face=face, target=target) for face in range(1, 7) for target in TARGETS}
+
+
+@lru_cache(maxsize=1024)
+def _fight_parts(dice: Dice) -> tuple[tuple[Action, ...], ...]:
+    """Each fighting action on these dice, by the pool it uses (a sorted roll of six has 462 values)."""
+    faces = sorted(set(dice))
+    return (tuple(Action(act.STRIKE, face=f) for f in faces),
+            tuple(Action(act.COUNTER, face=f, to=t) for f in faces for t in (f - 1, f + 1) if 1 <= t <= 6),
+            tuple(Action(act.SPELL, face=f) for f in faces),
+            tuple(Action(act.CONSTITUTION, faces=s) for s in sub_multisets(dice)))
 
 
 def _swap(dice: Dice, old: Sequence[int], new: Sequence[int]) -> Dice:
@@ -143,33 +157,24 @@ class LanternGame(BaseGame):
         if phase == ENTER:
             return (_ENTER,)
         if phase == LEAVE:
-            bonuses = tuple(Action(act.BONUS, target=a) for i, a in enumerate(ABILITIES)
-                            if state.earned > state.taken and self.below_cap(state, i))
-            return (*bonuses, _LEAVE)
+            if state.earned <= state.taken:
+                return _LEAVE_ONLY
+            return (*(_BONUSES[i] for i in range(len(ABILITIES)) if self.below_cap(state, i)), _LEAVE)
         if phase == SETUP:
             moves_list = [_REROLL] if self.reroll_problem(state) is None else []
             faces = sorted(set(state.dice))
             for target in TARGETS:
                 if target not in state.assigned:
-                    moves_list.extend(Action(act.ASSIGN, face=f, target=target) for f in faces)
+                    moves_list.extend(_ASSIGNS[f, target] for f in faces)
             return tuple(moves_list)
         return ()
 
     @staticmethod
     def _list_fight_actions(dice: Dice, strike: bool, counter: bool, spell: bool,
                             constitution: bool) -> tuple[Action, ...]:
-        faces = sorted(set(dice))
-        moves: list[Action] = []
-        if strike:
-            moves.extend(Action(act.STRIKE, face=f) for f in faces)
-        if counter:
-            for f in faces:
-                moves.extend(Action(act.COUNTER, face=f, to=t) for t in (f - 1, f + 1) if 1 <= t <= 6)
-        if spell:
-            moves.extend(Action(act.SPELL, face=f) for f in faces)
-        if constitution:
-            moves.extend(Action(act.CONSTITUTION, faces=s) for s in sub_multisets(dice))
-        return tuple(moves)
+        strikes, counters, spells, constitutions = _fight_parts(dice)
+        return ((strikes if strike else ()) + (counters if counter else ()) + (spells if spell else ())
+                + (constitutions if constitution else ()))
 
     def apply(self, state: LanternState, action: Action) -> list[Event]:
         if state.phase == OVER:
@@ -427,7 +432,8 @@ class LanternGame(BaseGame):
     def out_of_reach(self, state: LanternState, combination: Combination | None) -> str | None:
         """Why the fight is lost under the loss rule chosen (ln.q5), or None while it goes on."""
         assert combination is not None
-        cs, ca, ms, con = (state.drawn[i] - state.crossed[i] for i in range(4))
+        drawn, crossed = state.drawn, state.crossed
+        cs, ca, ms, con = drawn[0] - crossed[0], drawn[1] - crossed[1], drawn[2] - crossed[2], drawn[3] - crossed[3]
         rule = self._loss_rule
         if rule == "exhausted":
             return None if cs + ca + ms + con else "no Ability or Constitution circle is left"
@@ -435,7 +441,7 @@ class LanternGame(BaseGame):
             if self.solver.certain(state.dice, combination, cs, ca):
                 return None
             return "Critical Strike and Counterattack can no longer reach the combination for certain"
-        if con or self.solver.possible(state.dice, combination, Budget(cs, ca, ms, con)):
+        if con or self.solver.reachable(state.dice, combination, cs, ca, ms):
             return None
         return "no circles are left with which the combination could be reached"
 
