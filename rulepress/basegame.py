@@ -86,7 +86,7 @@ class Move(NamedTuple):
             return _build_move(player, do, args)
 
     def __getitem__(self, key: str) -> Any:  # type: ignore[override]  # an argument by name, not a field by index
-        for name, value in tuple.__getitem__(self, 2):
+        for name, value in self.args:
             if name == key:
                 return value
         raise KeyError(key)
@@ -156,6 +156,8 @@ class BaseGame(ABC):
     # The keys a described state (``start.state``) may have; None: the game checks its own (a STATE_SCHEMA).
     STATE_KEYS: ClassVar[Collection[str] | None] = ()
     ACTION: ClassVar[type] = Move  # the type of the game's actions (``apply`` refuses anything else)
+    # False: the game draws nothing at random, so no Chance is seeded for it (start and describe get None).
+    CHANCE: ClassVar[bool] = True
     FRAME: ClassVar[Frame] = Frame()
     WIDTH: int = 480  # canvas units; printed 120 mm wide, so 4 units per millimetre
     HEIGHT: int = 360
@@ -169,11 +171,12 @@ class BaseGame(ABC):
     # --- what a game writes ------------------------------------------------------------------------
 
     @abstractmethod
-    def start(self, players: list[str], chance: Chance) -> Any:
+    def start(self, players: list[str], chance: Chance | None) -> Any:
         """A new game for these players (the first listed starts); a game with chance keeps ``chance`` in
-        ``state.chance`` and shuffles and deals from it (it holds the outcomes an example forced for the setup)."""
+        ``state.chance`` and shuffles and deals from it (it holds the outcomes an example forced for the setup).
+        ``chance`` is None for a game that sets ``CHANCE = False``."""
 
-    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance) -> Any:
+    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance | None) -> Any:
         """A state an example's ``start.state`` describes (with ``chance`` in ``state.chance``, if the game has
         chance); raise DescriptionError with the entry's path."""
         raise DescriptionError("start.state", f"the {self.book_id} engine describes no states: start examples "
@@ -234,7 +237,7 @@ class BaseGame(ABC):
         chosen = self.check_players(players)
         if forced:
             self.check_outcomes(forced, "start.chance")
-        chance = self._chance(seed, forced)
+        chance = self._chance(seed, forced) if self.CHANCE or forced else None
         state = self.start(chosen, chance)
         if forced and getattr(state, "chance", None) is not chance:  # they would be dropped without a word
             raise DescriptionError("start.chance", f"{self.book_id} has no chance at setup: nothing to fix with "
@@ -255,7 +258,7 @@ class BaseGame(ABC):
                 if key not in self.STATE_KEYS:
                     raise DescriptionError(f"start.state.{key}", f"unknown key '{key}' (a described state takes: "
                                                                  f"{', '.join(self.STATE_KEYS) or 'nothing'})")
-        chance = self._chance(seed)
+        chance = self._chance(seed) if self.CHANCE else None
         return self.describe(description, self.check_players(players), chance)
 
     def legal_actions(self, state: Any) -> list[Any]:

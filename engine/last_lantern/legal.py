@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from .game import LastLantern
     from .state import State
 
+_NEW = tuple.__new__  # _NEW(Action, fields): an Action from all its fields, in order
+
 
 def actions(g: LastLantern, s: State) -> list[Action]:
     phase = s.phase
@@ -55,8 +57,10 @@ def actions(g: LastLantern, s: State) -> list[Action]:
 
 
 def _placements(g: LastLantern, do: str, p: int, tile: str, moves: Iterable[tuple[int, int]]) -> list[Action]:
-    lays = g.pieces.lays(tile)
-    return [Action(do, p, tile, lays[o].mask0 << anchor, o) for o, anchor in moves]
+    masks = [lay.mask0 for lay in g.pieces.lays(tile)]
+    # Action(do, p, tile, mask, o) with every other field at its default, without NamedTuple's keyword detour:
+    # a journey lists hundreds of placements.
+    return [_NEW(Action, (do, p, tile, masks[o] << anchor, o, "", -1, -1, (), False)) for o, anchor in moves]
 
 
 def _journey(g: LastLantern, s: State) -> list[Action]:

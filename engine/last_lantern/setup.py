@@ -116,10 +116,9 @@ STEPS: tuple[tuple[str, Callable[[LastLantern, State], None]], ...] = (
 
 
 def setup(g: LastLantern, players: Sequence[str], chance: Chance) -> State:
-    s = State()
+    s = State(chance)  # with any forced outcomes of an example's start.chance (Moving Branches' Serpent tiles)
     s.players = tuple(players)
     s.n = len(players)
-    s.chance = chance  # with any forced outcomes of an example's start.chance (Moving Branches' Serpent tiles)
     for rule, step in STEPS:
         if rule.startswith("ll.challenge.") and not g.opt[CHALLENGE_OF[rule]]:
             continue

@@ -24,7 +24,7 @@ class State:
 
 class TicTacToe(BaseGame):
     book_id = BOOK_ID
-    PLAYERS_RULE, STATE_KEYS = "ttt.play.players", ("grid",)
+    PLAYERS_RULE, STATE_KEYS, CHANCE = "ttt.play.players", ("grid",), False  # no chance: none is seeded
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         super().__init__(components, options)
@@ -36,10 +36,10 @@ class TicTacToe(BaseGame):
         self.through = {square: [line for line in self.lines if square in line] for square in self.squares}
         self.ACTIONS, self.HEIGHT = {"mark": {"square": self.squares}}, TOP + CELL * size + 14
 
-    def start(self, players: list[str], chance: Chance) -> State:  # no chance in this game: ignored
+    def start(self, players: list[str], chance: Chance | None) -> State:  # CHANCE is False: None
         return State(players)
 
-    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance) -> State:
+    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance | None) -> State:
         """``{grid: ["x..", ".o.", "..."]}``: rows top to bottom as OpenSpiel prints them, "." for empty."""
         grid, size = description.get("grid"), len(self.rows)
         if not (isinstance(grid, list) and len(grid) == size and all(
@@ -65,7 +65,7 @@ class TicTacToe(BaseGame):
         return bool(state.line) or len(state.marks) == len(self.squares)
 
     def check(self, state: State, move: Move) -> None:
-        if self.is_terminal(state):
+        if state.line or len(state.marks) == len(self.squares):  # the game is over
             why = f"{state.winner} has won" if state.line else "the grid is full"
             raise RuleViolation("ttt.play.win" if state.line else "ttt.play.draw", f"the game is over: {why}")
         if move.player != state.current:
@@ -74,7 +74,7 @@ class TicTacToe(BaseGame):
             raise RuleViolation("ttt.play.empty", f"{move['square']} is already marked")
 
     def perform(self, state: State, move: Move) -> list[Event]:
-        mark, square = MARKS[state.players.index(move.player)], move["square"]
+        mark, square = MARKS[len(state.marks) % 2], move["square"]  # check() made sure it is the mover's turn
         state.marks[square] = mark
         events = [Event("mark", "ttt.play.turn", {"player": move.player, "mark": mark, "square": square})]
         state.line = self.winning_line(state, self.through[square])  # only a line through the new mark can be new
