@@ -33,8 +33,6 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-_NO_DATA: Any = object()  # an Event's data when none is given: a new empty dict
-
 
 class RuleViolation(Exception):
     """An action that the rules forbid, naming the rule that forbids it."""
@@ -66,26 +64,19 @@ class DescriptionError(Exception):
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(slots=True)
 class Event:
-    """Something the rules made happen.  ``rule`` is the rule ID that made it happen."""
+    """Something the rules made happen.  ``rule`` is the rule ID that made it happen.
+
+    A value: nothing changes an event once made.  Not a frozen dataclass only because engines make several an
+    action and a frozen one takes three times as long to make (most of a Lantern Moths action's time)."""
 
     kind: str
     rule: str
     data: Mapping[str, Any] = field(default_factory=dict)
 
-    def __init__(self, kind: str, rule: str, data: Mapping[str, Any] = _NO_DATA) -> None:
-        # Frozen, but made without the frozen __setattr__'s detour: engines make several events an action, and the
-        # dataclass's own __init__ took twice as long as the rest of a tic-tac-toe move.
-        _set_kind(self, kind)
-        _set_rule(self, rule)
-        _set_data(self, {} if data is _NO_DATA else data)
-
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "rule": self.rule, **dict(self.data)}
-
-
-_set_kind, _set_rule, _set_data = Event.kind.__set__, Event.rule.__set__, Event.data.__set__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,18 @@ class LanternMothsGame(BaseGame):
         self.flip_table = tuple(tuple(Action(actions.FLIP, s, -1, c) for c in cells) for s in seats)
         self.pass_table = tuple(Action(actions.PASS, s, -1, -1) for s in seats)
         self.discard_table = tuple(tuple(Action(actions.DISCARD, s, k, -1) for k in kinds) for s in seats)
+        self._views: dict[tuple[bool, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def garden_view(self, face_up: list[bool]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The face-up places and the face-down places that may be flipped (touching a face-up one), in order: a
+        function of which places are face up, so worked out once per pattern (a garden has a few hundred)."""
+        key = tuple(face_up)
+        view = self._views.get(key)
+        if view is None:
+            up = tuple(c for c in self.cells if face_up[c])
+            flippable = tuple(c for c in self.cells if not face_up[c] and any(face_up[o] for o in self.adjacency[c]))
+            view = self._views[key] = (up, flippable)
+        return view
 
     # --- building states -------------------------------------------------------------------------
 
