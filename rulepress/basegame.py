@@ -239,9 +239,14 @@ class BaseGame(ABC):
             self.check_outcomes(forced, "start.chance")
         chance = self._chance(seed, forced) if self.CHANCE or forced else None
         state = self.start(chosen, chance)
-        if forced and getattr(state, "chance", None) is not chance:  # they would be dropped without a word
-            raise DescriptionError("start.chance", f"{self.book_id} has no chance at setup: nothing to fix with "
-                                                   f"'start.chance'")
+        left = chance.unused() if chance is not None else []
+        if left and list(self.unused_chance(state)) != left:  # the state keeps no chance: they would be dropped
+            if len(left) == len(forced):
+                raise DescriptionError("start.chance", f"{self.book_id} has no chance at setup: nothing to fix "
+                                                       f"with 'start.chance'")
+            raise DescriptionError("start.chance", f"the setup drew {len(forced) - len(left)} of the forced "
+                                                   f"outcomes, and {self.book_id} keeps no chance to draw the rest "
+                                                   f"({', '.join(map(str, left))})")
         return state
 
     @staticmethod

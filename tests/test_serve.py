@@ -87,7 +87,7 @@ CHAPTERS = {"rules_src/mini/chapters/play.md": "mini/rules/mini.play.html"}
     ("rules_src/mini/glossary.yaml:3: term 'pile' defined twice", ["mini/glossary.html"]),
     ("rules_src/mini/questions.yaml:2: question q1 names engine option 'x'", ["mini/designer/questions.html"]),
     ("rules_src/mini/book.yaml:9: engine 'nope' not found", ["mini/*"]),
-    ("engine/mini/__init__.py:98: engine 'mini' cannot be imported: ValueError: boom", ["mini/*"]),
+    ("engine/mini/__init__.py:101: engine 'mini' cannot be imported: ValueError: boom", ["mini/*"]),
     ("rendering failed: TemplateSyntaxError: unexpected '}'", ["mini/*"]),
 ])
 def test_each_problem_is_placed_on_the_page_it_concerns(problem: str, pages: list[str]) -> None:

@@ -213,7 +213,7 @@ class _Replay:
                             f"by {book.rule_label(refused)}")
         try:
             self.all_drawn(game, state, "by the setup")
-        except _Mismatch:
+        except (_Mismatch, _Broken):
             raise
         except Exception as exc:
             raise self.crashed(exc) from exc
@@ -231,6 +231,7 @@ class _Replay:
                         game.force_chance(state, step.data["chance"])
                     except DescriptionError as exc:
                         raise _Broken(f"{self.where}: {exc}") from exc
+                    self.unused(game, state)  # an engine that cannot tell is refused here, not at the end
                 elif step.kind == "checkpoint":
                     self.outcome.checkpoints[step.data["checkpoint"]] = self.checkpoint(step, game, state, pending)
                     pending = []
