@@ -27,8 +27,9 @@ from rulepress.analyze.simulate import play, random_policy
 from rulepress.verify.gate import load_checked_book
 
 # The goals of issue 18 ("the base must cost nothing"), as a ratio to the reference's µs per action.  Lantern Moths
-# was 0.5x when they were set: it may not get slower.
-GOALS = {"tic-tac-toe": 0.5, "lantern": 0.5, "last-lantern": 1.0, "lantern-moths": 0.5}
+# "no slower than today": 0.65x, its ratio measured this way before the engines moved onto the base (0.5x in the
+# sitting that set the goals, where OpenSpiel's move took 23-26 µs; the open_spiel 2.0.2 wheel here takes 17-18).
+GOALS = {"tic-tac-toe": 0.5, "lantern": 0.5, "last-lantern": 1.0, "lantern-moths": 0.65}
 # CPU seconds of play each before the first round: imports, the allocator, and the Lantern solver's tables, which
 # fill in its first thousand games or so (the first round is printed apart, as "cold", to show what that costs).
 WARM_UP = 1.5

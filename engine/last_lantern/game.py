@@ -17,7 +17,7 @@ from .flow import advance, choose_crossing
 from .geometry import Canopy, Lake
 from .options import OPTIONS, resolve
 from .pieces import Pieces, read_tiles
-from .setup import setup
+from .setup import active_steps, setup
 from .state import LOCATIONS, State
 
 BOOK_ID = "last-lantern"
@@ -58,6 +58,8 @@ class LastLantern:
         self.opt_first_phase = opt["first_abandoned"] == "phase"
         self.tree_ids = [t.id for t in self.tiles.values() if t.kind in ("tree", "mushroom")]
         self.ability_ids = [t.id for t in self.tiles.values() if t.kind == "ability"]
+        self.tree_only_ids = tuple(t for t in self.tree_ids if self.tiles[t].kind == "tree")  # the tile bag's
+        self.setup_steps = active_steps(self.opt)
 
     def setup(self, players: Sequence[str], chance: Chance) -> State:
         return setup(self, players, chance)

@@ -10,7 +10,7 @@ from .abilities import TRIO, removable
 from .actions import Action
 from .astray import board_moves, waiting
 from .fog import choosers
-from .placement import ability_moves, can_place, tree_moves
+from .placement import ability_moves, can_place, target, tree_scan
 
 if TYPE_CHECKING:
     from .game import LastLantern
@@ -70,9 +70,13 @@ def _journey(g: LastLantern, s: State) -> list[Action]:
     out: list[Action] = []
     holding = False
     for p in range(s.n):
-        for tile in s.hands[p]:
-            holding = True
-            placed = _placements(g, "place", p, tile, tree_moves(g, s, p, tile))
+        hand = s.hands[p]
+        if not hand:
+            continue
+        holding = True
+        touch = target(g, s, p)  # tree_moves for each tile of the hand, with the spaces to touch worked out once
+        for tile in hand:
+            placed = _placements(g, "place", p, tile, tree_scan(g, s, p, tile, touch))
             out.extend(placed if placed else [Action("cannot-place", p, tile)])
     if not s.blocked:
         out.extend(_abilities(g, s))
