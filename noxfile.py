@@ -66,11 +66,18 @@ def killed(session: nox.Session) -> None:
                 env={"RULEPRESS_KILL_CAMPAIGN": kills})
 
 
+# The reference the engines' speed goals are measured against (benchmarks/against_openspiel.py): OpenSpiel's Python
+# tic-tac-toe, from its wheel.  The bench session only: nothing else imports it.
+OPENSPIEL = "open_spiel==2.0.2"
+
+
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Medians over several runs: verify, build (site and each PDF), engine throughput, memory."""
+    """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
+
+    ``nox -s bench -- --only openspiel`` runs the engines against OpenSpiel's tic-tac-toe alone."""
     system_packages(session)
-    session.install("-e", ".")
+    session.install("-e", ".", OPENSPIEL)
     session.run("python", "benchmarks/bench.py", *session.posargs)
 
 
