@@ -40,6 +40,7 @@ class Grid:
         self.columns = columns
         self.rows = rows
         self.stride = columns + 1
+        self._depths: dict[int, int] = {}
 
     def index(self, column: int, row: int) -> int:
         return row * self.stride + column
@@ -51,6 +52,19 @@ class Grid:
         """Cells edge-adjacent to ``mask`` (not in it), limited to ``within``."""
         s = self.stride
         return ((mask << 1) | (mask >> 1) | (mask << s) | (mask >> s)) & within & ~mask
+
+    def depth(self, mask: int) -> int:
+        """The rows of ``mask``'s cells added up (a placement's distance from the start), once per mask."""
+        found = self._depths.get(mask)
+        if found is None:
+            found = 0
+            cells, stride = mask, self.stride
+            while cells:
+                low = cells & -cells
+                found += (low.bit_length() - 1) // stride
+                cells ^= low
+            self._depths[mask] = found
+        return found
 
     def offsets(self, orientation: Orientation) -> tuple[int, ...]:
         return tuple(step * self.stride + lane for lane, step in orientation.cells)
@@ -121,6 +135,7 @@ class Canopy(Grid):
         self.board_area = self.spaces | self.beyond_mask
         self.yellow = [self.row_mask[r] for r in self.lantern_rows]
         self.before_yellow = [self.row_mask[r - 1] for r in self.lantern_rows]
+        self.before_rows = [sum(self.row_mask[1:r]) for r in self.lantern_rows]  # every path row behind a lantern
         self.serpent_icons: list[int] = []
         for pair in layout.get("serpent_icons", []):
             self.serpent_icons.append(sum(1 << self.cell(name, "serpent icon") for name in pair))
