@@ -89,8 +89,8 @@ def place_drawn(
     s.drawn_colours[colour] = s.drawn_colours.get(colour, 0) + 1
     if colour == "black":
         s.board_black += 1
-    events.append(Event("firefly", rule, {"player": name, "space": g.canopy.name(cell), "colour": colour}))
-    limit, loss_rule = threshold(g)
+    events.append(Event("firefly", rule, {"player": name, "space": g.canopy.space_names[cell], "colour": colour}))
+    limit, loss_rule = g.threshold
     if s.board_black >= limit:
         lose(s, "black-fireflies", loss_rule, events, black=s.board_black)
         return colour

@@ -282,7 +282,7 @@ def shared_note(g: LastLantern, s: State, events: list[Event]) -> None:
     noted: set[tuple[int, int]] = set()
     for tile in s.placed_now:
         pl = s.placed.get(tile)
-        if pl is None or pl.abandoned:
+        if pl is None or pl.abandoned or not pl.mask & c.shared_mask:
             continue
         for k in range(g.n_lanterns):
             for cell in bits(pl.mask & c.yellow[k] & c.shared_mask):

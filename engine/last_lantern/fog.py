@@ -83,7 +83,7 @@ def check_choose(g: LastLantern, s: State, a: Action) -> None:
 def do_choose(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
     s.choices[a.player] = a.where
     events.append(Event("chose", "ll.fog.choose", {"player": s.players[a.player], "location": a.where}))
-    if all(c is not None for c in s.choices):
+    if None not in s.choices:
         _reveal(g, s, events)
 
 

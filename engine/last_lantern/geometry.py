@@ -171,9 +171,21 @@ class Canopy(Grid):
         return mask
 
     def names_of(self, mask: int) -> list[str]:
-        """The names of ``mask``'s spaces, lane by lane (each lane's steps in order)."""
-        order, names = self._named
-        return [names[i] for i in sorted(bits(mask), key=order.__getitem__)]
+        """The names of ``mask``'s spaces, lane by lane (each lane's steps in order); each mask sorted once."""
+        known = self._names_of.get(mask)
+        if known is None:
+            order, names = self._named
+            known = self._names_of[mask] = tuple(names[i] for i in sorted(bits(mask), key=order.__getitem__))
+        return list(known)
+
+    @cached_property
+    def _names_of(self) -> dict[int, tuple[str, ...]]:
+        return {}
+
+    @cached_property
+    def space_names(self) -> dict[int, str]:
+        """:meth:`name` of every space of the board, by index (events name spaces often)."""
+        return self._named[1]
 
     @cached_property
     def _named(self) -> tuple[list[tuple[int, int]], dict[int, str]]:

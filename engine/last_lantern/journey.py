@@ -51,7 +51,8 @@ def do_place(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
         s.pending_ability = None
     else:
         s.hands[p].remove(a.tile)
-    lay = g.pieces.lays(a.tile)[a.orient]
+    pieces = g.pieces
+    lay = pieces.canopy_lays[pieces.signature[a.tile]][a.orient]
     anchor = anchor_of(lay, a.mask, c.columns, c.stride)
     mark = anchor + lay.mark if lay.mark >= 0 else -1
     s.placed[a.tile] = Placed(a.tile, p, a.mask, mark, s.round, False)
@@ -97,8 +98,10 @@ def crosses(g: LastLantern, p: int, mask: int, k: int) -> bool:
 
 def _note_lanterns(g: LastLantern, s: State, p: int, mask: int, events: list[Event]) -> None:
     """Remember first crossings for the Lanterns phase (checked there, after Journeying)."""
-    for k in range(g.n_lanterns):
-        if not crosses(g, p, mask, k):
+    c = g.canopy
+    path = c.path_mask[p]
+    for k, yellow in enumerate(c.yellow):
+        if not mask & yellow & path or not crosses(g, p, mask, k):  # the first test is crosses()'s own, inlined
             continue
         if k in s.crossed[p]:
             if k not in s.crossed_now[p]:

@@ -69,9 +69,14 @@ def tree_scan(g: LastLantern, s: State, p: int, tile: str, touch: int) -> Iterat
 
 
 def ability_moves(g: LastLantern, s: State, p: int, tile: str) -> Iterator[tuple[int, int]]:
+    return ability_scan(g, s, p, tile, target(g, s, p))
+
+
+def ability_scan(g: LastLantern, s: State, p: int, tile: str, touch: int) -> Iterator[tuple[int, int]]:
+    """:func:`ability_moves` with ``target(g, s, p)`` already known."""
     sig = g.pieces.signature[tile]
     anchors = g.pieces.board_anchors[sig] if g.opt_reach_through else g.pieces.tree_anchors[p][sig]
-    return _scan(g.pieces.canopy_lays[sig], anchors, s.occ, target(g, s, p), g.canopy.path_mask[p])
+    return _scan(g.pieces.canopy_lays[sig], anchors, s.occ, touch, g.canopy.path_mask[p])
 
 
 def can_place(moves: Iterator[tuple[int, int]]) -> bool:
