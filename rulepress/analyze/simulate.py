@@ -70,13 +70,16 @@ def action_kinds(game: Game) -> ActionKind:
     return kind
 
 
+_ABSENT = object()
+
+
 def touched_names(data: Mapping[str, Any], kinds: Mapping[str, set[str]]) -> set[str]:
     """``kind:name`` for each event payload value naming a component: the payload key is the component kind
     (``{"card": "moth-amber-2", "tile": "b2"}``); lists (``"dice": [5, 6]`` under kind ``dice``) count each."""
     found = set()
-    for key, value in data.items():
-        names = kinds.get(key)
-        if names is None:
+    for key, names in kinds.items():  # a few kinds, against an event's several keys
+        value = data.get(key, _ABSENT)
+        if value is _ABSENT:
             continue
         for item in value if isinstance(value, list | tuple) else (value,):
             text = str(item)
