@@ -41,6 +41,7 @@ class Grid:
         self.rows = rows
         self.stride = columns + 1
         self._depths: dict[int, int] = {}
+        self._spreads: dict[int, float] = {}
 
     def index(self, column: int, row: int) -> int:
         return row * self.stride + column
@@ -64,6 +65,14 @@ class Grid:
                 found += (low.bit_length() - 1) // stride
                 cells ^= low
             self._depths[mask] = found
+        return found
+
+    def spread(self, mask: int) -> float:
+        """``depth(mask) / max(1, squares) * 4``: how far from the start a placement lies on average, times four
+        (the cooperative policy's first term), once per mask."""
+        found = self._spreads.get(mask)
+        if found is None:
+            found = self._spreads[mask] = self.depth(mask) / max(1, mask.bit_count()) * 4
         return found
 
     def offsets(self, orientation: Orientation) -> tuple[int, ...]:

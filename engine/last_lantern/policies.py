@@ -33,19 +33,27 @@ def _placement_scorer(g: Any, s: Any, p: int) -> Callable[[int], float]:
         if colour == "black":
             black |= 1 << cell
     uncrossed = [(c.yellow[k], c.before_rows[k]) for k in range(len(c.lantern_rows)) if k not in s.crossed[p]]
-    beyond, spaces, dilate, depth = c.beyond_mask, c.spaces, c.dilate, c.depth
+    lanterns = 0  # the yellow spaces of the lanterns still to cross, on this path: most placements touch none
+    for yellow, _ in uncrossed:
+        lanterns |= yellow & path
+    beyond, spaces, stride, spread = c.beyond_mask, c.spaces, c.stride, c.spread
 
     def score(mask: int) -> float:
         occ = taken | mask
         empty = path & ~occ
         # a lone empty space boxed in by tiles will draw a Firefly at the end: avoid making them
-        boxed = empty & ~dilate(empty, path) & dilate(occ & path, path)
+        # (c.dilate twice, written out: this runs for every legal placement)
+        near_empty = ((empty << 1) | (empty >> 1) | (empty << stride) | (empty >> stride)) & path & ~empty
+        tiled = occ & path
+        near_tiles = ((tiled << 1) | (tiled >> 1) | (tiled << stride) | (tiled >> stride)) & path & ~tiled
+        boxed = empty & ~near_empty & near_tiles
         covered_black = (mask & black).bit_count()
-        found = depth(mask) / max(1, mask.bit_count()) * 4 + boxed.bit_count() * 6 - covered_black * 5
-        for yellow, before in uncrossed:
-            if mask & yellow & path:
-                # crossing a lantern draws onto every empty space behind it: fill them first
-                found += 5 * (path & ~occ & before & ~flies).bit_count()
+        found = spread(mask) + boxed.bit_count() * 6 - covered_black * 5
+        if mask & lanterns:
+            for yellow, before in uncrossed:
+                if mask & yellow & path:
+                    # crossing a lantern draws onto every empty space behind it: fill them first
+                    found += 5 * (path & ~occ & before & ~flies).bit_count()
         if mask & beyond:
             left = (spaces & ~mask & ~taken & ~flies).bit_count()
             found += -1000 if left <= 2 else 60 + left * 4
@@ -69,10 +77,15 @@ def cooperative(game: Any, state: Any, rng: random.Random) -> Any:
         places = [a for a in actions if a.do == "place"]
         if places:
             scorers: dict[int, Callable[[int], float]] = {}
-            for a in places:
-                if a.player not in scorers:
-                    scorers[a.player] = _placement_scorer(g, state, a.player)
-            return min(places, key=lambda a: (scorers[a.player](a.mask), a.mask))
+            best, best_key = places[0], None
+            for a in places:  # the first of the least (score, mask), as min() would pick
+                scorer = scorers.get(a.player)
+                if scorer is None:
+                    scorer = scorers[a.player] = _placement_scorer(g, state, a.player)
+                key = (scorer(a.mask), a.mask)
+                if best_key is None or key < best_key:
+                    best, best_key = a, key
+            return best
         stuck = [a for a in actions if a.do == "cannot-place"]
         if stuck:
             return stuck[0]
