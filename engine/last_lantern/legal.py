@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .game import LastLantern
     from .state import State
 
-PLACEMENTS_KEPT = 20_000  # lists of placements remembered per rules object (a few MB), then forgotten at once
+PLACEMENTS_KEPT = 2_000  # lists of placements remembered per rules object (the latest games), then forgotten at once
 _NEW = tuple.__new__  # _NEW(Action, fields): an Action from all its fields, in order
 
 
