@@ -7,10 +7,10 @@ from typing import Any
 
 from . import narrate
 from .game import BOOK_ID, LastLanternGame
-from .options import OPTIONS
+from .options import DECISIONS, OPTIONS
 from .policies import POLICIES
 
-__all__ = ["BOOK_ID", "OPTIONS", "BENCH_CONFIGS", "POLICIES", "make_game", "narrate"]
+__all__ = ["BOOK_ID", "DECISIONS", "OPTIONS", "BENCH_CONFIGS", "POLICIES", "make_game", "narrate"]
 
 BENCH_CONFIGS: dict[str, dict[str, Any]] = {
     "base": {},

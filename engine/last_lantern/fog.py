@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event, RuleViolation
+from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import Action
 from .fireflies import lose
@@ -49,6 +49,8 @@ def do_draw(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
     from .flow import start_final
 
     s.location_tile = {loc: None for loc in g.locations}
+    if len(s.tile_bag) < len(g.locations):
+        decided(s, "empty_tile_bag")  # the tile bag cannot fill every location
     if not s.tile_bag:
         if g.opt["empty_tile_bag"] == "lose":
             lose(s, "tile-bag-empty", "ll.fog.draw", events)

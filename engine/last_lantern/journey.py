@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event, RuleViolation
+from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import Action
 from .fireflies import cover, supply_to_bag
@@ -51,8 +51,13 @@ def do_place(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
         s.pending_ability = None
     else:
         s.hands[p].remove(a.tile)
+        if not s.started[p] and s.tilecov & c.path_mask[p]:
+            decided(s, "first_tile")  # a first own tile on a path a neighbour's tile already reaches
     pieces = g.pieces
-    lay = pieces.canopy_lays[pieces.signature[a.tile]][a.orient]
+    sig = pieces.signature[a.tile]
+    lay = pieces.canopy_lays[sig][a.orient]
+    if pieces.orient[sig][a.orient].flipped:
+        decided(s, "flip")  # laid as its mirror image
     anchor = anchor_of(lay, a.mask, c.columns, c.stride)
     mark = anchor + lay.mark if lay.mark >= 0 else -1
     s.placed[a.tile] = Placed(a.tile, p, a.mask, mark, s.round, False)
@@ -76,6 +81,7 @@ def do_place(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
             )
         )
     if a.mask & c.spaces & ~c.path_mask[p]:
+        decided(s, "ability_reach")  # an Ability tile reaching past the shared column
         events.append(
             Event(
                 "reaches-through",
@@ -101,7 +107,11 @@ def _note_lanterns(g: LastLantern, s: State, p: int, mask: int, events: list[Eve
     c = g.canopy
     path = c.path_mask[p]
     for k, yellow in enumerate(c.yellow):
-        if not mask & yellow & path or not crosses(g, p, mask, k):  # the first test is crosses()'s own, inlined
+        if not mask & yellow & path:  # crosses()'s first test, inlined
+            continue
+        if not mask & c.before_yellow[k] & path:
+            decided(s, "crossing")  # onto the yellow spaces without the space before the line
+        if not crosses(g, p, mask, k):
             continue
         if k in s.crossed[p]:
             if k not in s.crossed_now[p]:
@@ -146,6 +156,8 @@ def check_cannot_place(g: LastLantern, s: State, a: Action) -> None:
 
 def do_cannot_place(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
     s.hands[a.player].remove(a.tile)
+    if not g.opt["basilisk"]:
+        decided(s, "unplaceable")
     name = s.players[a.player]
     if g.opt["basilisk"]:
         s.removed.append(a.tile)
