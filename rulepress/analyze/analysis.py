@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rulepress.analyze.cluster import Pool
+from rulepress.analyze.decided import decision_table
 from rulepress.analyze.impact import (
     alternatives,
     engine_fingerprint,
@@ -106,6 +107,7 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int, seed: int =
             "engine_package": check.book.engine_package, "seed": seed,
             "games": games, "configs": [_config_record(config, tally) for config, tally in runs],
             "balance": {config.label: balance(tally) for config, tally in runs if config.default},
+            "decisions": decision_table(check.engine, [(config.label, tally) for config, tally in runs]),
             "findings": [f.as_dict() for f in findings]}
 
 
@@ -114,6 +116,7 @@ def _config_record(config: Config, tally: Tally) -> dict[str, Any]:
             "answer": config.answer, "games": tally.games, "finished": tally.finished,
             "fired": dict(sorted(tally.fired.items())), "touched": dict(sorted(tally.touched.items())),
             "offered": dict(sorted(tally.offered.items())), "chosen": dict(sorted(tally.chosen.items())),
+            "decided": dict(sorted(tally.decided.items())),
             "summary": tally.summary(), "histograms": {k: {str(v): n for v, n in sorted(h.items())}
                                                        for k, h in sorted(tally.histograms.items())}}
 

@@ -106,6 +106,7 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
     kind_of = action_kinds(game)
     setup_events = getattr(game, "setup_events", None)
+    decisions_made = getattr(game, "decisions_made", None)  # engine decisions that took effect (protocol.decided)
     tally = Tally()
     for index in indices:
         seed = game_seed(base_seed, label, index)
@@ -145,6 +146,8 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         tally.touched.update(touched)
         tally.offered.update(offered)
         tally.chosen.update(chosen)
+        if decisions_made is not None:
+            tally.decided.update(name for name, times in decisions_made(state).items() if times)
     return tally
 
 

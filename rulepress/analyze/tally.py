@@ -32,6 +32,7 @@ class Tally:
     ties: int = 0  # games won by more than one player
     fair_share: float = 0.0  # sum over competitive games of 1/players: the first seat's expected wins if fair
     kind_rule: dict[str, str] = field(default_factory=dict)  # action kind -> the rule its first event names
+    decided: Counter[str] = field(default_factory=Counter)  # engine decision -> games in which it took effect
 
     def add_game(self, metrics: dict[str, Any], finished: bool, seats: int, winners: list[int] | None) -> None:
         self.games += 1
@@ -63,7 +64,7 @@ class Tally:
         for mine, theirs in ((self.fired, other.fired), (self.touched, other.touched),
                              (self.offered, other.offered), (self.chosen, other.chosen), (self.flags, other.flags),
                              (self.flag_games, other.flag_games), (self.seat_games, other.seat_games),
-                             (self.seat_wins, other.seat_wins)):
+                             (self.seat_wins, other.seat_wins), (self.decided, other.decided)):
             mine.update(theirs)
         for key, (n, total, squares) in other.numbers.items():
             entry = self.numbers.setdefault(key, [0, 0.0, 0.0])

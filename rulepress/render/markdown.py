@@ -124,7 +124,8 @@ def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> 
 
 
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
-                     examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False) -> str:
+                     examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False,
+                     trace: Trace | None = None) -> str:
     parts = []
     t = words(book)
     for rule in chapter.rules:
@@ -135,6 +136,7 @@ def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
         parts.append(link_terms(body, book, link, skip=rule.id).strip("\n"))
         if designer:
             parts.append(provenance_note(rule.id, book))
+            parts.extend(decision_notes(trace.rules[rule.id].decisions if trace and rule.id in trace.rules else []))
         shown = (examples_by_rule or {}).get(rule.id, [])
         if shown:
             refs = ", ".join(f"[{r.example.title}]({link.example(r.example.id)})" for r in shown)
@@ -149,6 +151,13 @@ def translation_mark(book: Book, key: str) -> str | None:
     if status not in ("stale", "missing"):
         return None
     return f'<p class="translation-mark {status}">{html.escape(words(book)(f"translation_{status}"))}</p>'
+
+
+def decision_notes(inside: list[dict[str, Any]]) -> list[str]:
+    """The designer edition's note on each engine decision inside a rule: what the text leaves open that the
+    engine decides, and the designer question that asks it (rulepress.verify.decisions)."""
+    return [f'<p class="provenance decision">Engine decision: {html.escape(d["decides"])} Asked in '
+            f'{html.escape(str(d["question"]))}.</p>' for d in inside]
 
 
 def provenance_note(rule_id: str, book: Book) -> str | None:
@@ -367,6 +376,8 @@ def coverage_markdown(book: Book, trace: Trace, link: Linker) -> str:
     for rule in trace.rules.values():
         engine = "prose only: " + rule.prose_only if rule.prose_only is not None else (
             f"{len(rule.engine)} place(s)" if rule.engine else "through its sub-rules")
+        if rule.decisions:
+            engine += "; decides " + ", ".join(f"{d['id']} ({d['question']})" for d in rule.decisions)
         examples = ", ".join(f"[{e}]({link.example(e)})" for e in rule.examples) or "—"
         exercised = "yes" if rule.exercised_by else "**no**"
         rows.append(f"| [{rule.number} {rule.title}]({link.rule(rule.id)}) `{rule.id}` | {engine} | {examples} | "

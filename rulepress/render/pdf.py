@@ -279,8 +279,8 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
         return restore(_html(markdown_text))
 
     counter = iter(range(1, 1_000_000))
-    chapters = [{"id": c.id, "html": _mark_terms(as_html(render.chapter_markdown(c, book, link,
-                                                                                  designer=job.designer)), counter)}
+    chapters = [{"id": c.id, "html": _mark_terms(as_html(render.chapter_markdown(
+        c, book, link, designer=job.designer, trace=check.trace)), counter)}
                 for c in book.chapters]
     toc = [{"id": r.id, "label": f"{r.number} {r.title}", "level": r.level}
            for c in book.chapters for r in c.rules if r.level <= 2]
