@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rulepress.analyze import refusals
 from rulepress.analyze.cluster import Pool
 from rulepress.analyze.decided import decision_table
 from rulepress.analyze.impact import (
@@ -96,7 +97,8 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int, seed: int =
     from rulepress.analyze.lint import lint  # lint builds on this module's Finding
 
     findings = (dead_rules(root, check, runs) + unreached_ends(check, runs) + unused_components(check, runs)
-                + unmade_choices(check, runs) + question_effects(check, runs) + seat_advantages(check, runs))
+                + unmade_choices(check, runs) + question_effects(check, runs) + seat_advantages(check, runs)
+                + unprovoked_refusals(root, check, runs))
     # The text checked against its data, with "exercised" now including what play made happen.
     exercised = {rule for result in check.results for rule in result.exercised}
     findings += lint(check.book, exercised | {rule for _, tally in runs for rule in tally.fired})
@@ -108,6 +110,7 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int, seed: int =
             "games": games, "configs": [_config_record(config, tally) for config, tally in runs],
             "balance": {config.label: balance(tally) for config, tally in runs if config.default},
             "decisions": decision_table(check.engine, [(config.label, tally) for config, tally in runs]),
+            "refusals": refusal_table(root, check, runs),
             "findings": [f.as_dict() for f in findings]}
 
 
@@ -178,6 +181,32 @@ def dead_rules(root: Path, check: BookCheck, runs: list[tuple[Config, Tally]]) -
             findings.append(Finding("nearly-dead-rule", f"{label} fired in under 0.1% of the games under the "
                                                         f"text's options; only under: {', '.join(fired_in)}",
                                     [rule_id], file, line))
+    return findings
+
+
+def refusal_table(root: Path, check: BookCheck, runs: list[tuple[Config, Tally]]) -> dict[str, Any]:
+    """Each refusal rule of the engine (rulepress.analyze.refusals): where it is raised, and in how many of the
+    probed games a near miss provoked it."""
+    book = check.book
+    places = refusals.refusal_rules(root / "engine" / book.engine_package, root, book.prefix)
+    probed = sum(tally.probed for _, tally in runs)
+    return {rule: {"engine": where, "probed_games": probed, "provoked_in": sum(t.refused[rule] for _, t in runs)}
+            for rule, where in sorted(places.items()) if rule in book.rules}
+
+
+def unprovoked_refusals(root: Path, check: BookCheck, runs: list[tuple[Config, Tally]]) -> list[Finding]:
+    """Refusal rules no near miss of any probed game provoked, and that never fired as an event either: what they
+    forbid is never within one change of what the simulated players do (reported, not skipped as dead rules are)."""
+    findings = []
+    for rule_id, entry in refusal_table(root, check, runs).items():
+        if entry["provoked_in"] or any(tally.fired[rule_id] for _, tally in runs) or not entry["probed_games"]:
+            continue
+        file, line = _where(check.book, rule_id)
+        findings.append(Finding("refusal-never-provoked", f"{check.book.rules[rule_id].label} refuses actions that "
+                                                          f"no simulated player came one change away from taking "
+                                                          f"({entry['probed_games']} games probed, every policy and "
+                                                          f"answer): the situation it forbids may never arise",
+                                [rule_id], file, line, "info"))
     return findings
 
 

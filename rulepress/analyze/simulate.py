@@ -11,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from rulepress.analyze import refusals
 from rulepress.analyze.tally import Tally
 from rulepress.protocol import Game
 
@@ -121,7 +122,12 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
             fired.add(event.rule)
             touched |= touched_names(event.data, kinds)
         played = 0
+        probing = refusals.probed(index)
+        probe_rng = random.Random(seed ^ 0x9E0BE) if probing else None
+        refused: set[str] = set()
         while not game.is_terminal(state) and played < MAX_ACTIONS:
+            if probe_rng is not None and played in refusals.PROBE_AT:
+                refused |= refusals.probe(game, state, game.legal_actions(state), probe_rng)
             if policy is None:
                 legal = game.legal_actions(state)
                 offered.update(kind_of(state, a) for a in legal)
@@ -146,6 +152,9 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         tally.touched.update(touched)
         tally.offered.update(offered)
         tally.chosen.update(chosen)
+        if probing:
+            tally.probed += 1
+            tally.refused.update(refused)
         if decisions_made is not None:
             tally.decided.update(name for name, times in decisions_made(state).items() if times)
     return tally

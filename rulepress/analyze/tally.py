@@ -33,6 +33,8 @@ class Tally:
     fair_share: float = 0.0  # sum over competitive games of 1/players: the first seat's expected wins if fair
     kind_rule: dict[str, str] = field(default_factory=dict)  # action kind -> the rule its first event names
     decided: Counter[str] = field(default_factory=Counter)  # engine decision -> games in which it took effect
+    probed: int = 0  # games probed for refusals (rulepress.analyze.refusals)
+    refused: Counter[str] = field(default_factory=Counter)  # refusal rule -> probed games in which it refused
 
     def add_game(self, metrics: dict[str, Any], finished: bool, seats: int, winners: list[int] | None) -> None:
         self.games += 1
@@ -64,7 +66,8 @@ class Tally:
         for mine, theirs in ((self.fired, other.fired), (self.touched, other.touched),
                              (self.offered, other.offered), (self.chosen, other.chosen), (self.flags, other.flags),
                              (self.flag_games, other.flag_games), (self.seat_games, other.seat_games),
-                             (self.seat_wins, other.seat_wins), (self.decided, other.decided)):
+                             (self.seat_wins, other.seat_wins), (self.decided, other.decided),
+                             (self.refused, other.refused)):
             mine.update(theirs)
         for key, (n, total, squares) in other.numbers.items():
             entry = self.numbers.setdefault(key, [0, 0.0, 0.0])
@@ -76,6 +79,7 @@ class Tally:
         for key, counts in other.histograms.items():
             self.histograms.setdefault(key, Counter()).update(counts)
         self.ties += other.ties
+        self.probed += other.probed
         self.fair_share += other.fair_share
         for kind, rule in other.kind_rule.items():
             self.kind_rule.setdefault(kind, rule)  # first chunk first: the same whatever the workers
