@@ -75,7 +75,8 @@ OPENSPIEL = "open_spiel==2.0.2"
 def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
 
-    ``nox -s bench -- --only openspiel`` runs the engines against OpenSpiel's tic-tac-toe alone."""
+    ``nox -s bench -- --only openspiel`` runs the engines against OpenSpiel's tic-tac-toe alone; ``-- --only analysis``
+    estimates a full analysis of each book at 100,000 games per configuration against its 30-minute goal."""
     system_packages(session)
     session.install("-e", ".", OPENSPIEL)
     session.run("python", "benchmarks/bench.py", *session.posargs)
