@@ -99,6 +99,22 @@ def _tree_placements(g: LastLantern, occ: int, p: int, tile: str, touch: int) ->
     return found
 
 
+def journey_placements(g: LastLantern, s: State) -> list[Action]:
+    """The ``place`` actions of the Journey, in the order :func:`actions` lists them (for a policy that looks at
+    placements first: the abilities, listed after them, need not be worked out when one will be placed)."""
+    if s.pending_ability is not None:
+        r, tile = s.pending_ability
+        return _placements(g, "place", r, tile, ability_moves(g, s, r, tile))
+    out: list[Action] = []
+    for p in range(s.n):
+        hand = s.hands[p]
+        if hand:
+            touch = target(g, s, p)
+            for tile in hand:
+                out.extend(_tree_placements(g, s.occ, p, tile, touch))
+    return out
+
+
 def _journey(g: LastLantern, s: State) -> list[Action]:
     if s.pending_ability is not None:
         r, tile = s.pending_ability

@@ -15,6 +15,7 @@ from typing import Any
 
 from .actions import Action
 from .fireflies import empty_spaces
+from .legal import journey_placements
 
 Policy = Callable[[Any, Any, random.Random], Any]
 
@@ -62,30 +63,37 @@ def _placement_scorer(g: Any, s: Any, p: int) -> Callable[[int], float]:
     return score
 
 
+def _best_placement(g: Any, state: Any, places: list[Action]) -> Action:
+    """The first of the least (score, mask), as min() would pick."""
+    scorers: dict[int, Callable[[int], float]] = {}
+    best, best_key = places[0], None
+    for a in places:
+        scorer = scorers.get(a.player)
+        if scorer is None:
+            scorer = scorers[a.player] = _placement_scorer(g, state, a.player)
+        key = (scorer(a.mask), a.mask)
+        if best_key is None or key < best_key:
+            best, best_key = a, key
+    return best
+
+
 def cooperative(game: Any, state: Any, rng: random.Random) -> Any:
+    g = game.rules(state.n)
+    phase = state.phase
+    if phase == "journey" and not state.over:
+        # A placement, when there is one, is chosen whatever else is legal: the abilities need not be listed.
+        places = journey_placements(g, state)
+        if places:
+            return _best_placement(g, state, places)
     actions = game.legal_actions(state)
     if len(actions) == 1:
         return actions[0]
-    g = game.rules(state.n)
-    phase = state.phase
     if phase == "choose":
         taken = {c for c in state.choices if c is not None}
         free = [a for a in actions if a.where not in taken]
         pool = free or actions
         return pool[rng.randrange(len(pool))] if state.n == 2 else pool[0]
     if phase == "journey":
-        places = [a for a in actions if a.do == "place"]
-        if places:
-            scorers: dict[int, Callable[[int], float]] = {}
-            best, best_key = places[0], None
-            for a in places:  # the first of the least (score, mask), as min() would pick
-                scorer = scorers.get(a.player)
-                if scorer is None:
-                    scorer = scorers[a.player] = _placement_scorer(g, state, a.player)
-                key = (scorer(a.mask), a.mask)
-                if best_key is None or key < best_key:
-                    best, best_key = a, key
-            return best
         stuck = [a for a in actions if a.do == "cannot-place"]
         if stuck:
             return stuck[0]
