@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import statistics
 from collections import Counter
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rulepress.analyze.cluster import Pool, chunks
+from rulepress.analyze.fingerprint import engine_fingerprint
 from rulepress.analyze.simulate import observe_chunk, random_policy
 from rulepress.analyze.tally import Tally
 from rulepress.load.book import Question
@@ -19,13 +19,6 @@ from rulepress.verify.gate import BookCheck
 from rulepress.verify.replay import replay
 
 REPORTS = Path("reports") / "impact"
-
-
-def engine_fingerprint(root: Path, package: str) -> str:
-    digest = hashlib.sha256()
-    for path in sorted((root / "engine" / package).rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def alternatives(question: Question) -> list[str]:
@@ -119,14 +112,19 @@ def simulate(workers: Pool, root: Path, check: BookCheck, options: dict[str, Any
     return simulate_many(workers, root, check, [(options, policy)], games, progress, seed)[0]
 
 
-def simulate_many(workers: Pool, root: Path, check: BookCheck, plays: list[tuple[dict[str, Any], str | None]],
-                  games: int, progress: Callable[[int], None] | None = None, seed: int = 0) -> list[Tally]:
-    """One tally per ``(options, policy)``; every chunk of every configuration is submitted at once, so no
-    worker waits for the last chunk of one configuration before starting the next."""
-    counts = _player_counts(check)
-    parts = chunks(games)
+Play = tuple[dict[str, Any], str | None] | tuple[dict[str, Any], str | None, list[int] | None]
+
+
+def simulate_many(workers: Pool, root: Path, check: BookCheck, plays: list[Play], games: int,
+                  progress: Callable[[int], None] | None = None, seed: int = 0, first: int = 0) -> list[Tally]:
+    """One tally per ``(options, policy[, player counts])`` of games ``first..games-1``; every chunk of every
+    configuration is submitted at once, so no worker waits for the last chunk of one configuration before starting
+    the next.  Player counts default to every count the book allows, game *i* playing the *i*-th in turn."""
+    parts = chunks(games, first=first)
     tasks, sizes = [], []
-    for options, policy in plays:
+    for play in plays:
+        options, policy = play[0], play[1]
+        counts = list(play[2]) if len(play) > 2 and play[2] else _player_counts(check)  # type: ignore[misc]
         name = policy or impact_policy(check.engine)[0]
         args = (str(root), check.book.engine_package, plain(check.book.components), options, name, seed,
                 f"{check.book.id}/{name}")
@@ -169,7 +167,7 @@ def report_path(root: Path, book_id: str) -> Path:
 def save(root: Path, check: BookCheck, impacts: dict[str, Any]) -> Path:
     path = report_path(root, check.book.id)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package),
+    payload = {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package, check.book.id),
                "questions": impacts}
     path.write_text(json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     return path
@@ -184,7 +182,7 @@ def saved_impacts(root: Path, check: BookCheck) -> dict[str, Any]:
             payload = json.loads(path.read_text())
         except (OSError, ValueError):
             payload = {}
-        if payload.get("engine") == engine_fingerprint(root, check.book.engine_package):
+        if payload.get("engine") == engine_fingerprint(root, check.book.engine_package, check.book.id):
             saved = payload.get("questions", {})
     impacts = {}
     for question in check.book.questions:

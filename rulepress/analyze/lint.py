@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rulepress.analyze.analysis import Finding, tracking
+from rulepress.analyze.findings import Finding, tracking
 from rulepress.errors import relative
 from rulepress.load.book import Book
 from rulepress.load.provenance import provenance_path
@@ -48,7 +48,7 @@ def lint(book: Book, exercised: set[str] | None = None) -> list[Finding]:
              + component_names(book, sources) + unreferenced_rules(book, exercised or set())
              + reference_cycles(book) + provenance_gaps(book))
     for item in found:
-        item.tracked_by = tracking(book, item.rules)
+        item.tracked_by = tracking(book, item.subject) if item.subject else []
     return found
 
 
@@ -305,7 +305,7 @@ def provenance_gaps(book: Book) -> list[Finding]:
 
 def exercised_rules(root: Path, check: Any) -> set[str]:
     """Rules the examples' replay or the saved simulation (reports/analysis) made happen."""
-    from rulepress.analyze.analysis import saved
+    from rulepress.analyze.analysis import saved  # noqa: PLC0415
 
     found = {rule for result in check.results for rule in result.exercised}
     analysis = saved(root, check.book.id) or {}
