@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,8 @@ class Run:
 class Verdicts:
     findings: list[Finding]
     undecided: list[dict[str, Any]]  # what the budget did not decide: {"subject", "message", "configs"}
+    examples: set[str] = field(default_factory=set)  # questions an answer of which changes an example
+    answers: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # question -> each answer's comparison
 
     def wanting(self) -> set[str]:
         return {label for item in self.undecided for label in item["configs"]}
@@ -85,8 +87,7 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GA
             run.tally.merge(tally)
         level = following
     found = verdicts.findings
-    exercised = {rule for result in check.results for rule in result.exercised}
-    found += lint(check.book, exercised | {rule for run in runs for rule in run.tally.fired})
+    found += lint(check.book)
     track(check.book, found)
     return {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package, check.book.id),
             "inputs": play_digests(root, check.book.engine_package, check.book.id),
@@ -97,12 +98,13 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GA
             "difficulty": figures.difficulty(check, [(r.config, r.tally) for r in runs], alpha),
             "predictors": figures.predictors(check, _main(check, runs).tally if _main(check, runs) else None, alpha),
             "limits": figures.limits(check, [(r.config, r.tally) for r in runs]),
-            "findings": [f.as_dict() for f in found], "undecided": verdicts.undecided}
+            "findings": [f.as_dict() for f in found], "undecided": verdicts.undecided,
+            "questions": verdicts.answers}
 
 
 def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Verdicts:
     """Every finding the games so far decide, and what they leave undecided."""
-    verdicts = Verdicts([], [])
+    verdicts = Verdicts([], [], _examples_changed(check))
     rare_rules(root, check, runs, alpha, verdicts)
     unreached_ends(check, runs, alpha, verdicts)
     unused_components(check, runs, alpha, verdicts)
@@ -110,6 +112,19 @@ def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Ver
     seat_advantages(check, runs, alpha, verdicts)
     question_effects(check, runs, alpha, verdicts)
     return verdicts
+
+
+_CHANGED: dict[int, set[str]] = {}
+
+
+def _examples_changed(check: BookCheck) -> set[str]:
+    """The questions some answer of which changes an example's replay (worked out once per check: the replays do
+    not depend on the games played)."""
+    if id(check) not in _CHANGED:
+        _CHANGED.clear()
+        _CHANGED[id(check)] = {q.id for q in check.book.questions if q.option and q.status != "dropped"
+                               and any(example_changes(check, q, a) for a in q.answers if a != q.assumed)}
+    return _CHANGED[id(check)]
 
 
 def _main(check: BookCheck, runs: list[Run]) -> Run | None:
@@ -188,7 +203,8 @@ def _rare_finding(verdicts: Verdicts, rarity: Rarity, subject: str, never: str, 
     evidence = rarity.evidence()
     bound = f"in at most {_pct(evidence['bound'])} of games (95%)"
     if not rarity.rare:
-        verdicts.undecided.append({"subject": subject, "configs": rarity.unsure,
+        verdicts.undecided.append({"subject": subject, "configs": rarity.unsure, "games": evidence["games"],
+                                   "count": evidence["happened"],
                                    "message": f"{subject.split(':', 1)[1]}: {evidence['happened']} of "
                                               f"{evidence['games']} games so far, not enough to tell under {RARE:.0%} "
                                               "of games from over"})
@@ -312,6 +328,7 @@ def unmade_choices(check: BookCheck, runs: list[Run], alpha: float, verdicts: Ve
         evidence = {**rarity.evidence(), "random_games": random_games, "offered": random_offered[kind]}
         if not rarity.rare:
             verdicts.undecided.append({"subject": f"action:{kind}", "configs": rarity.unsure,
+                                       "games": evidence["games"], "count": evidence["happened"],
                                        "message": f"{policies} play chose '{kind}' in {evidence['happened']} of "
                                                   f"{evidence['games']} games so far"})
             continue
@@ -351,6 +368,7 @@ def seat_advantages(check: BookCheck, runs: list[Run], alpha: float, verdicts: V
                                   f"{p:.2g})", rules, file, line, subject=subject, evidence=evidence))
         elif low < seat["fair"] - SEAT_MARGIN or high > seat["fair"] + SEAT_MARGIN:
             verdicts.undecided.append({"subject": subject, "configs": [run.config.label],
+                                       "games": seat["games"], "count": seat["wins"],
                                        "message": f"under {run.config.label} with {seat['players']} players seat "
                                                   f"{seat['seat']} wins {_pct(seat['rate'])} of {seat['games']} "
                                                   f"games (fair {_pct(seat['fair'])}; interval {_pct(low)} to "
@@ -436,14 +454,14 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
             continue
         file, line = book.path("questions.yaml"), question.line
         states = []
-        examples = any(example_changes(check, question, answer) for answer in
-                       {c.answer.config.answer or "" for c in mine})
+        examples = question.id in verdicts.examples
         for comparison in mine:
             config = comparison.answer.config
             moved = sorted((t for t in comparison.tests if t["p_adjusted"] < alpha),
                            key=lambda t: t["p_adjusted"])
             evidence = {"games": comparison.games, "changed": comparison.changed, "setting": config.setting,
                         "answer": config.answer, "moves": moved[:5]}
+            verdicts.answers.setdefault(question.id, []).append(evidence)
             if moved:
                 states.append("moves")
                 verdicts.findings.append(Finding(
@@ -462,6 +480,7 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
             if states[-1] == "undecided":
                 verdicts.undecided.append({
                     "subject": f"question:{question.id}", "configs": [config.label, config.baseline],
+                    "games": comparison.games, "count": comparison.changed,
                     "message": f"{question.id} = {config.answer} ({config.setting}): {comparison.changed} of "
                                f"{comparison.games} games change, no figure decided yet"})
         if "undecided" in states or "moves" in states or examples:
@@ -471,9 +490,10 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
         evidence = {"games": games, "settings": settings, "changed": sum(c.changed for c in mine)}
         if all(state == "unmet" for state in states):
             verdicts.findings.append(Finding(
-                "question-unexercised", f"{question.id}: in {games} games ({settings}, {impact_policy(check.engine)[0]} "
-                                        f"play) no answer but '{question.assumed}' changed a single game: the policy "
-                                        f"never meets the situation, so simulation says nothing about this question "
+                "question-unexercised", f"{question.id}: in {games} games ({settings}, "
+                                        f"{impact_policy(check.engine)[0]} play) no answer but '{question.assumed}' "
+                                        "changed a single game: the policy never meets the situation, so simulation "
+                                        "says nothing about this question "
                                         "(the limit of the evidence, not a sign that it does not matter)",
                 list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
         else:

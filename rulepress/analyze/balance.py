@@ -105,8 +105,9 @@ def predictors(check: BookCheck, tally: Tally | None, alpha: float = stats.ALPHA
     if tally is None:
         return []
     rows = []
+    ends = set(getattr(check.engine, "END_RULES", ()))  # an ending is the outcome itself, not a predictor of it
     for rule_id in sorted(tally.links):
-        if rule_id not in check.book.rules:
+        if rule_id not in check.book.rules or rule_id in ends:
             continue
         _, sxy, sxx, syy = tally.link_sums(rule_id)
         # Seats of one game are not independent of each other: the interval counts games, not seats.

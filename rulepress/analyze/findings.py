@@ -37,8 +37,10 @@ class Finding:
 
 
 def _quoted(text: str, phrase: str) -> bool:
-    """True when ``text`` quotes ``phrase`` ("next to", 'next to', “next to”)."""
-    return re.search(rf"[\"'“‘«]\s?{re.escape(phrase)}\s?[\"'”’»]", text, re.IGNORECASE) is not None
+    """True when a quotation in ``text`` holds ``phrase`` ("next to", 'orthogonally surrounded', “touch”)."""
+    word = re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)", re.IGNORECASE)
+    return any(word.search(quoted) for quoted in re.findall(r"\"([^\"]+)\"|“([^”]+)”|«([^»]+)»|(?<!\w)'([^']+)'(?!\w)",
+                                                              text) for quoted in quoted if quoted)
 
 
 def tracking(book: Book, subject: str) -> list[str]:

@@ -174,27 +174,31 @@ def save(root: Path, check: BookCheck, impacts: dict[str, Any]) -> Path:
 
 
 def saved_impacts(root: Path, check: BookCheck) -> dict[str, Any]:
-    """Fresh example impact for every question with an option, plus saved simulations still current."""
-    path = report_path(root, check.book.id)
-    saved: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            payload = json.loads(path.read_text())
-        except (OSError, ValueError):
-            payload = {}
-        if payload.get("engine") == engine_fingerprint(root, check.book.engine_package, check.book.id):
-            saved = payload.get("questions", {})
+    """Fresh example impact for every question with an option, and what simulated play found for each answer in
+    each setting where it matters, from the saved analysis (``rulepress analyze``, reports/analysis/): its games,
+    how many it changed, the figures it moved with their intervals, and whether what decides play is unchanged
+    since (``current``; else ``changed`` names the files)."""
+    from rulepress.analyze.fingerprint import changed_since
+
+    path = root / "reports" / "analysis" / f"{check.book.id}.json"
+    try:
+        analysis = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        analysis = {}
+    analysis = analysis if isinstance(analysis, dict) else {}
+    inputs = analysis.get("inputs") if isinstance(analysis.get("inputs"), dict) else None
+    changed = changed_since(inputs, root, check.book.engine_package, check.book.id) if inputs is not None else []
+    simulated = analysis.get("questions", {}) if inputs is not None else {}
     impacts = {}
     for question in check.book.questions:
         if question.option is None or question.status == "dropped":
             continue
-        old = saved.get(question.id, {})
-        old_alternatives = {a["answer"]: a for a in old.get("alternatives", [])}
-        entry = {"question": question.id, "games": old.get("games", 0), "baseline": old.get("baseline", {}),
-                 "policy": old.get("policy", "random"), "alternatives": []}
+        mine = simulated.get(question.id, [])
+        entry = {"question": question.id, "policy": analysis.get("policy", ""), "current": not changed,
+                 "changed": changed, "simulated": bool(mine), "alternatives": []}
         for answer in alternatives(question):
             entry["alternatives"].append({
                 "answer": answer, "examples_changed": example_changes(check, question, answer),
-                "metrics": old_alternatives.get(answer, {}).get("metrics", {})})
+                "settings": [item for item in mine if item.get("answer") == answer]})
         impacts[question.id] = entry
     return impacts

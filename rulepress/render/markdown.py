@@ -309,43 +309,55 @@ def questions_markdown(book: Book, link: Linker, impact: dict[str, Any] | None) 
 
 
 def _question_block(question: Question, book: Book, link: Linker, impact: dict[str, Any] | None) -> list[str]:
+    t = words(book)
     rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in question.rules)
-    kind = {"seed": "asked in the seed", "reconstructed": "reconstructed component",
-            "engine": "decided by the engine"}[question.source]
+    kind = t(f"question_source_{question.source}")
     mark = translation_mark(book, f"question:{question.id}")
     lines = [f"### {question.id}: {escape_md(question.question)} {{#{question.id}}}", "", *([mark, ""] if mark else []),
-             f"*Status:* **{question.status}** · *{kind}* · *Rules:* {rules}"
-             + (f" · *Engine option:* `{question.option}`" if question.option else ""), "",
-             "| answer | meaning | |", "|---|---|---|"]
+             t("question_facts", status=t(f"question_status_{question.status}"), kind=kind, rules=rules)
+             + (t("question_option", option=f"`{question.option}`") if question.option else ""), "",
+             t("question_columns"), "|---|---|---|"]
     for key, meaning in question.answers.items():
-        mark = "assumed now" if key == question.assumed else ""
+        mark = t("assumed_now") if key == question.assumed else ""
         lines.append(f"| `{key}` | {meaning} | {mark} |")
     lines.append("")
     if question.note:
         lines += [question.note, ""]
     if impact:
-        lines += impact_markdown(impact)
+        lines += impact_markdown(impact, t)
     return lines
 
 
-def impact_markdown(impact: dict[str, Any]) -> list[str]:
-    from rulepress.analyze.impact import measurable_moves
-
-    games = impact.get("games", 0)
-    simulated = (f"{games} games per answer ({impact.get('policy', 'random')} play), from the last "
-                 "`rulepress questions --impact` run"
-                 if games else "no current simulation: run `rulepress questions --impact`")
-    lines = [f"**Impact** (examples replayed under each answer on this build; {simulated}):", ""]
+def impact_markdown(impact: dict[str, Any], t: Any) -> list[str]:
+    """Per answer: the examples that change on this build, and what simulated play found in each setting where
+    the question matters (from the saved analysis, with its evidence)."""
+    if not impact.get("simulated"):
+        simulated = t("impact_not_simulated")
+    elif impact.get("current"):
+        simulated = t("impact_current", policy=impact.get("policy", ""))
+    else:
+        simulated = t("impact_stale", policy=impact.get("policy", ""),
+                      files=", ".join(f"`{f}`" for f in impact.get("changed", [])))
+    lines = [t("impact_heading", simulated=simulated), ""]
     for answer in impact.get("alternatives", []):
         changed = answer["examples_changed"]
         lines.append(f"- `{answer['answer']}`: " + (
-            "no example changes" if not changed else
-            "examples that change: " + "; ".join(f"{c['id']} ({c['how']})" for c in changed)))
-        if games:
-            moves = measurable_moves(impact.get("baseline", {}), answer.get("metrics", {}))
-            lines.append("    - simulated play: " + ("; ".join(moves) if moves else "nothing moves beyond noise"))
+            t("impact_no_example") if not changed else
+            t("impact_examples", examples="; ".join(f"{c['id']} ({c['how']})" for c in changed))))
+        for setting in answer.get("settings", []):
+            moves = "; ".join(f"{m['metric']} {_figure(m['before'])} → {_figure(m['after'])} "
+                              f"({_figure(m['ci95'][0], True)} … {_figure(m['ci95'][1], True)})"
+                              for m in setting.get("moves", [])[:3])
+            lines.append("    - " + t("impact_setting", setting=setting["setting"], games=setting["games"],
+                                        changed=setting["changed"])
+                         + (t("impact_moves", moves=moves) if moves else t("impact_quiet")))
     lines.append("")
     return lines
+
+
+def _figure(value: float, signed: bool = False) -> str:
+    """A share as points (0.123 -> 12.3), a count or mean with two decimals."""
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
 def changelog_markdown(book: Book, link: Linker) -> str:
