@@ -37,7 +37,7 @@ def seat_table(tally: Tally, alpha: float = stats.ALPHA) -> list[dict[str, Any]]
     return rows
 
 
-def balance(tally: Tally, check: BookCheck, alpha: float = stats.ALPHA) -> dict[str, Any]:
+def balance(tally: Tally, check: BookCheck | None, alpha: float = stats.ALPHA) -> dict[str, Any]:
     """One configuration's figures: seats per player count (competitive), the win rate overall and per player count
     (solo, cooperative), length, how games end, margin."""
     found: dict[str, Any] = {"games": tally.games, "finished": tally.finished}
@@ -60,7 +60,8 @@ def balance(tally: Tally, check: BookCheck, alpha: float = stats.ALPHA) -> dict[
                        "quartiles": [quantile(histogram, q) for q in (0.25, 0.5, 0.75)],
                        "range": [min(histogram, default=0), max(histogram, default=0)],
                        "histogram": {str(k): v for k, v in sorted(histogram.items())}}
-    found["ends"] = ends(tally, check, alpha)
+    if check is not None:
+        found["ends"] = ends(tally, check, alpha)
     if "margin" in tally.numbers:
         mean, error = tally.mean("margin")
         found["margin"] = {"mean": mean, "ci95": [mean - z * error, mean + z * error],

@@ -192,15 +192,16 @@ def numbers_against_data(book: Book, sources: list[tuple[str, int, str, str]]) -
             nouns = match.group(2).split()
             names = [_stem(" ".join(nouns)).replace(" ", "_"), _stem(nouns[0])] if len(nouns) > 1 else [
                 _stem(nouns[0])]
-            for name in names:
+            for size, name in zip((len(nouns), 1), names, strict=False):
                 paths = [p for p in values if p == name or p.endswith("." + name) or p in (
                     f"{name}.total", f"{name}.count", f"{name}s.total", f"{name}s.count")]
                 if not paths:
                     continue
                 if all(values[p] != written for p in paths):
                     path = paths[0]
+                    said = match.group(0)[:match.start(2) - match.start(0)] + " ".join(nouns[:size])
                     found.append(finding("number-contradicts-data",
-                                         f"'{match.group(0)}' says {written}, but the component data gives "
+                                         f"'{said}' says {written}, but the component data gives "
                                          f"{path} = {values[path]}", [rule], file, line, f"data:{path}",
                                          {"written": written, "data": values[path]}))
                 break
