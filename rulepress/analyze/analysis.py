@@ -403,23 +403,26 @@ def compare(answer: Run, baseline: Run, alpha: float) -> Comparison:
         tests.append({"metric": name, "before": base, "after": base + mean, "difference": mean,
                       "ci95": [mean - z * error, mean + z * error], "p": stats.normal_p(mean, error), "key": True,
                       "margin": margin if margin is not None else LENGTH_MARGIN * abs(base), "games": len(diffs)})
-    keys = {"rounds", "actions", "won"}
-    before, after = b.summary(), a.summary()
-    for key in sorted(set(before) & set(after)):
-        if key == "games" or key.endswith("±") or key.split(" ")[0] in keys:
-            continue
-        if key.endswith(" mean"):
-            error = math.hypot(before.get(f"{key} ±", 0.0), after.get(f"{key} ±", 0.0))
-        elif key.endswith("%"):
-            p1, p2 = before[key] / 100, after[key] / 100
-            error = 100 * math.sqrt(p1 * (1 - p1) / max(b.games, 1) + p2 * (1 - p2) / max(a.games, 1))
-        else:
-            continue
-        difference = after[key] - before[key]
-        tests.append({"metric": key, "before": before[key], "after": after[key], "difference": difference,
-                      "ci95": [difference - z * error, difference + z * error],
-                      "p": stats.normal_p(difference, error), "key": False, "margin": None, "games": n})
+    keys = {"rounds", "actions", "won", "players"}  # the length and the win are tested above; players is set
+    for key in sorted(set(a.values) & set(b.values) - keys):
+        pairs = [(x, y) for x, y in zip(a.values[key][:n], b.values[key][:n], strict=True)
+                 if not (math.isnan(x) or math.isnan(y))]
+        tests.append(_paired_test(f"{key} mean", [x for x, _ in pairs], [y for _, y in pairs], z))
+    for key in sorted(set(a.labels) & set(b.labels)):
+        rows = [(x, y) for x, y in zip(a.labels[key][:n], b.labels[key][:n], strict=True) if x and y]
+        for word in sorted({w for row in rows for w in row}):
+            tests.append(_paired_test(f"{key}={word} %", [100.0 * (x == word) for x, _ in rows],
+                                      [100.0 * (y == word) for _, y in rows], z))
     return Comparison(answer, baseline, n, changed, tests)
+
+
+def _paired_test(metric: str, after: list[float], before: list[float], z: float) -> dict[str, Any]:
+    diffs = [x - y for x, y in zip(after, before, strict=True)]
+    mean, error = stats.mean_difference(len(diffs), float(sum(diffs)), float(sum(d * d for d in diffs)))
+    base = sum(before) / len(before) if before else 0.0
+    return {"metric": metric, "before": base, "after": base + mean, "difference": mean,
+            "ci95": [mean - z * error, mean + z * error], "p": stats.normal_p(mean, error), "key": False,
+            "margin": None, "games": len(diffs)}
 
 
 def _paired(a: Tally, b: Tally, n: int) -> Iterable[tuple[str, list[int], list[int], float | None]]:

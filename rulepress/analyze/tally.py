@@ -45,6 +45,8 @@ class Tally:
     outcomes: array[int] = field(default_factory=_longs)  # won (1/0), or the winning seats as a bit mask
     lengths: array[int] = field(default_factory=_longs)  # rounds, else actions
     players: array[int] = field(default_factory=_longs)
+    values: dict[str, array[float]] = field(default_factory=dict)  # numeric and yes/no metric -> per game (nan: none)
+    labels: dict[str, list[str]] = field(default_factory=dict)  # word metric -> per game ("": none)
     # Which rules' events go with winning: rule -> [units, sum xy, sum xx, sum yy] of values centred within each
     # game (competitive: per seat, "this player made it happen more than the others"; else per game).
     links: dict[str, list[float]] = field(default_factory=dict)
@@ -72,6 +74,7 @@ class Tally:
                     self.histograms.setdefault(key, Counter())[value] += 1
             else:
                 self.words.setdefault(key, Counter())[str(value)] += 1
+        self._per_game(metrics)
         length = metrics.get("rounds", metrics.get("actions", 0))
         self.traces.append(trace)
         self.lengths.append(int(length) if isinstance(length, int | float) else 0)
@@ -95,6 +98,21 @@ class Tally:
             self.outcomes.append(int(won) if isinstance(won, bool) else -1)
             if by_game is not None and isinstance(won, bool):
                 self._game_links(by_game, won)
+
+    def _per_game(self, metrics: dict[str, Any]) -> None:
+        """Every metric of this game in its per-game column (a column a game lacks holds nan or "")."""
+        before = self.games - 1
+        for key, value in metrics.items():
+            if isinstance(value, bool | int | float):
+                self.values.setdefault(key, array("d", [math.nan] * before)).append(float(value))
+            else:
+                self.labels.setdefault(key, [""] * before).append(str(value))
+        for column in self.values.values():
+            if len(column) < self.games:
+                column.append(math.nan)
+        for words in self.labels.values():
+            if len(words) < self.games:
+                words.append("")
 
     def _link(self, rule: str, pairs: list[tuple[float, float]]) -> None:
         entry = self.links.setdefault(rule, [0.0, 0.0])
@@ -131,6 +149,12 @@ class Tally:
         for mine_array, theirs_array in ((self.traces, other.traces), (self.outcomes, other.outcomes),
                                          (self.lengths, other.lengths), (self.players, other.players)):
             mine_array.extend(theirs_array)
+        before = self.games - other.games
+        for key in set(self.values) | set(other.values):
+            column = self.values.setdefault(key, array("d", [math.nan] * before))
+            column.extend(other.values.get(key, array("d", [math.nan] * other.games)))
+        for key in set(self.labels) | set(other.labels):
+            self.labels.setdefault(key, [""] * before).extend(other.labels.get(key, [""] * other.games))
         for rule, sums in other.links.items():
             entry = self.links.setdefault(rule, [0.0] * len(sums))
             for index, value in enumerate(sums):
