@@ -58,7 +58,7 @@ def test_whole_analysis_identical_on_one_and_two_workers(mini: Path) -> None:
     runs = []
     for workers in (1, 2):
         with pool(workers) as running:
-            runs.append(json.dumps(analyse(running, mini, check, 300, seed=9), sort_keys=True))
+            runs.append(json.dumps(analyse(running, mini, check, 300, seed=9, budget=300), sort_keys=True))
     assert runs[0] == runs[1]
     assert json.loads(runs[0])["configs"][0]["games"] == 300
 

@@ -19,6 +19,7 @@ from rulepress.verify.gate import BookCheck
 from rulepress.verify.replay import replay
 
 REPORTS = Path("reports") / "impact"
+TEXT = "the text's game"  # the setting of the rules as written: no challenge, every player count
 
 
 def alternatives(question: Question) -> list[str]:
@@ -199,6 +200,7 @@ def saved_impacts(root: Path, check: BookCheck) -> dict[str, Any]:
         for answer in alternatives(question):
             entry["alternatives"].append({
                 "answer": answer, "examples_changed": example_changes(check, question, answer),
-                "settings": [item for item in mine if item.get("answer") == answer]})
+                "settings": [{**item, "text": item.get("setting") == TEXT} for item in mine
+                             if item.get("answer") == answer]})
         impacts[question.id] = entry
     return impacts

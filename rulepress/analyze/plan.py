@@ -17,12 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rulepress.analyze.impact import alternatives, impact_policy
+from rulepress.analyze.impact import TEXT, alternatives, impact_policy
 from rulepress.errors import SourceError
 from rulepress.load.book import Question
 from rulepress.verify.gate import BookCheck
-
-TEXT = "the text's game"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 from rulepress.analyze.analysis import DEFAULT_BUDGET, DEFAULT_GAMES, analyse, save, saved
 from rulepress.analyze.findings import rank
 from rulepress.analyze.fingerprint import changed_since, engine_fingerprint
-from rulepress.analyze.plan import configs
+from rulepress.analyze.plan import TEXT, configs
 from rulepress.errors import SourceError
 from rulepress.load.book import Book
 
@@ -110,6 +110,21 @@ def _share(value: float, words: Words) -> str:
     return f"{text}\u202f%" if getattr(words, "lang", "en") == "fr" else f"{text}%"
 
 
+def _setting(text: Any, words: Words) -> str:
+    """A setting's name in the edition's language ("the text's game" is a phrase; challenge names are the
+    engine's option sets, the same in every language)."""
+    return str(text).replace(TEXT, words("analysis_text_game"))
+
+
+def _label(record: dict[str, Any], words: Words) -> str:
+    """A configuration's name in the edition's language: "greedy play", a setting, or an answer."""
+    if record.get("role") == "policy":
+        return words("analysis_policy_play", policy=record["policy"])
+    if record.get("role") in ("variant", "baseline"):
+        return _setting(record.get("setting", record["label"]), words)
+    return _setting(record["label"], words)
+
+
 def _finding_line(item: dict[str, Any], words: Words, label: Callable[[str], str]) -> str:
     """A finding in the edition's language: its kind's sentence over its subject and evidence."""
     evidence = item.get("evidence") or {}
@@ -119,7 +134,7 @@ def _finding_line(item: dict[str, Any], words: Words, label: Callable[[str], str
     values = {"subject": subject, "games": evidence.get("games", ""),
               "count": evidence.get("happened", evidence.get("changed", "")),
               "bound": _share(evidence.get("bound", 0.0), words),
-              "setting": evidence.get("setting", evidence.get("settings", ""))}
+              "setting": _setting(evidence.get("setting", evidence.get("settings", "")), words)}
     if item["kind"] == "seat-advantage":
         values.update(subject=evidence.get("seat", ""), count=evidence.get("players", ""),
                       games=evidence.get("games", ""), bound=_share(evidence.get("rate", 0.0), words),
@@ -152,7 +167,8 @@ def designer_markdown(root: Path, book_id: str, words: Words, book: Book | None 
 
     lines = [f"## {t('simulated_play')}\n"] if heading else []
     lines.append(t("analysis_intro", games=analysis["games"], budget=analysis.get("budget", analysis["games"]),
-                   configs=len(analysis["configs"]), seed=analysis["seed"], policy=analysis.get("policy", ""),
+                   configs=len(analysis["configs"]), seed=analysis["seed"],
+                   policy=t("analysis_policy_play", policy=analysis.get("policy", "")),
                    book=book_id))
     package = analysis.get("engine_package") or ""
     changed = changed_since(analysis["inputs"], root, package, book_id) if package else ["engine"]
@@ -167,17 +183,19 @@ def designer_markdown(root: Path, book_id: str, words: Words, book: Book | None 
         lines += ["- " + t("analysis_undecided_item", subject=f"`{item['subject']}`", count=item.get("count", ""),
                            games=item.get("games", "")) for item in analysis["undecided"]]
     lines += _difficulty(analysis, t, cmyk, plots)
+    records = {record["label"]: record for record in analysis["configs"]}
     for config_label, figures in analysis["balance"].items():
-        lines += _balance(config_label, figures, t, name, cmyk, plots)
+        shown = _label(records[config_label], t) if config_label in records else config_label
+        lines += _balance(shown, figures, t, name, cmyk, plots)
     lines += _predictors(analysis, t, name)
     limits = analysis.get("limits") or {}
     if limits.get("never_chosen") or limits.get("never_happens"):
         lines.append(f"\n### {t('analysis_limits')}\n")
         if limits.get("never_chosen"):
-            lines.append("- " + t("analysis_never_chosen", policy=limits["policy"],
+            lines.append("- " + t("analysis_never_chosen", policy=t("analysis_policy_play", policy=limits["policy"]),
                                   actions=", ".join(f"`{a}`" for a in limits["never_chosen"])))
         if limits.get("never_happens"):
-            lines.append("- " + t("analysis_never_happens", policy=limits["policy"],
+            lines.append("- " + t("analysis_never_happens", policy=t("analysis_policy_play", policy=limits["policy"]),
                                   rules=", ".join(name(r) for r in limits["never_happens"])))
     return "\n".join(lines) + "\n"
 
@@ -196,10 +214,11 @@ def _difficulty(analysis: dict[str, Any], t: Words, cmyk: bool, plots: Any) -> l
     lines = [f"\n### {t('analysis_difficulty')}\n", t("analysis_difficulty_columns"), "|---|---|---|---|---|"]
     for row in rows:
         win = row["win"]
-        lines.append(f"| {row['setting']} | {win['games']} | {_share(win['rate'], t)} | "
+        lines.append(f"| {_setting(row['setting'], t)} | {win['games']} | {_share(win['rate'], t)} | "
                      f"{_share(win['ci95'][0], t)}–{_share(win['ci95'][1], t)} | {_number(row['length'], t)} |")
     lines.append("")
-    return lines + _plot(plots.difficulty_chart(rows, t("analysis_difficulty")), cmyk, plots)
+    shown = [{**row, "setting": _setting(row["setting"], t)} for row in rows]
+    return lines + _plot(plots.difficulty_chart(shown, t("analysis_difficulty")), cmyk, plots)
 
 
 def _balance(config_label: str, figures: dict[str, Any], t: Words, name: Callable[[str], str], cmyk: bool,
@@ -216,10 +235,10 @@ def _balance(config_label: str, figures: dict[str, Any], t: Words, name: Callabl
                        plots)
     length = figures["length"]
     lines.append("\n" + t("analysis_length", label=config_label, mean=_number(length["mean"], t),
-                          metric=length["metric"], quartiles="/".join(map(str, length["quartiles"])),
+                          metric=t(f"metric_{length['metric']}"), quartiles="/".join(map(str, length["quartiles"])),
                           low=length["range"][0], high=length["range"][1]) + "\n")
-    lines += _plot(plots.length_histogram(figures, f"{config_label}: {length['metric']}", t("games_word")), cmyk,
-                   plots)
+    lines += _plot(plots.length_histogram(figures, f"{config_label}: {t('metric_' + length['metric'])}",
+                                          t("games_word")), cmyk, plots)
     if figures.get("ends"):
         lines += [f"\n### {t('analysis_ends', label=config_label)}\n", t("analysis_ends_columns"), "|---|---|---|---|"]
         names = {}
@@ -236,7 +255,7 @@ def _predictors(analysis: dict[str, Any], t: Words, name: Callable[[str], str]) 
     rows = analysis.get("predictors") or []
     if not rows:
         return []
-    lines = [f"\n### {t('analysis_predictors', label=analysis.get('policy', ''))}\n"]
+    lines = [f"\n### {t('analysis_predictors', label=t('analysis_policy_play', policy=analysis.get('policy', '')))}\n"]
     lines += ["- " + t("analysis_predictor", rule=name(row["rule"]), r=_number(row["r"], t, 2),
                        low=_number(row["ci95"][0], t, 2), high=_number(row["ci95"][1], t, 2)) for row in rows]
     return lines

@@ -348,7 +348,8 @@ def impact_markdown(impact: dict[str, Any], t: Any) -> list[str]:
             moves = "; ".join(f"{m['metric']} {_figure(m['before'])} → {_figure(m['after'])} "
                               f"({_figure(m['ci95'][0], True)} … {_figure(m['ci95'][1], True)})"
                               for m in setting.get("moves", [])[:3])
-            lines.append("    - " + t("impact_setting", setting=setting["setting"], games=setting["games"],
+            where = t("analysis_text_game") if setting.get("text") else setting["setting"]
+            lines.append("    - " + t("impact_setting", setting=where, games=setting["games"],
                                         changed=setting["changed"])
                          + (t("impact_moves", moves=moves) if moves else t("impact_quiet")))
     lines.append("")
