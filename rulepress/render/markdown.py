@@ -366,8 +366,9 @@ def changelog_markdown(book: Book, link: Linker) -> str:
     editions: dict[str, list[Any]] = {}
     for entry in book.changelog:
         editions.setdefault(entry.edition, []).append(entry)
+    t = words(book)
     for edition, entries in editions.items():
-        lines += [f"### Edition {escape_md(edition)}", ""]
+        lines += [f"### {t('edition_line', edition=escape_md(edition))}", ""]
         for number, entry in enumerate(entries, start=1):
             rules = ", ".join(f"[{book.rules[r].number}]({link.rule(r)})" for r in entry.rules)
             lines.append(f"{number}. **{escape_md(entry.title)}** ({rules}). {entry.why}")
@@ -376,19 +377,19 @@ def changelog_markdown(book: Book, link: Linker) -> str:
 
 
 def coverage_markdown(book: Book, trace: Trace, link: Linker) -> str:
-    rows = ["| rule | engine | examples | exercised by replay |", "|---|---|---|---|"]
+    t = words(book)
+    rows = [t("coverage_columns"), "|---|---|---|---|"]
     for rule in trace.rules.values():
-        engine = "prose only: " + rule.prose_only if rule.prose_only is not None else (
-            f"{len(rule.engine)} place(s)" if rule.engine else "through its sub-rules")
+        engine = t("coverage_prose_only", reason=rule.prose_only) if rule.prose_only is not None else (
+            t("coverage_places", count=len(rule.engine)) if rule.engine else t("coverage_sub_rules"))
         examples = ", ".join(f"[{e}]({link.example(e)})" for e in rule.examples) or "—"
-        exercised = "yes" if rule.exercised_by else "**no**"
+        exercised = t("coverage_yes") if rule.exercised_by else f"**{t('coverage_no')}**"
         rows.append(f"| [{rule.number} {rule.title}]({link.rule(rule.id)}) `{rule.id}` | {engine} | {examples} | "
                     f"{exercised} |")
     missing = trace.unexercised()
-    head = [f"{len(trace.rules) - len(missing)} of {len(trace.rules)} rules are exercised by replaying the "
-            "examples (or are prose only).", ""]
+    head = [t("coverage_summary", exercised=len(trace.rules) - len(missing), total=len(trace.rules)), ""]
     if missing:
-        head += ["Rules no example exercises:", ""]
+        head += [t("coverage_missing"), ""]
         head += [f"- [{r.number} {r.title}]({link.rule(r.id)}) `{r.id}`" for r in missing]
         head.append("")
     return "\n".join(head + rows) + "\n"
