@@ -88,8 +88,11 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def measurable_moves(baseline: dict[str, Any], other: dict[str, Any]) -> list[str]:
-    """Metrics that differ by more than twice their combined standard error (about 95% confidence)."""
-    lines = []
+    """Metrics that differ beyond noise: each difference's two-sided p-value against its combined standard error,
+    corrected over every metric compared (Benjamini-Hochberg at 5%), not each one at 2 standard errors."""
+    from rulepress.analyze import stats
+
+    rows = []
     for key in sorted(set(baseline) | set(other)):
         if key == "games" or key.endswith("±"):
             continue
@@ -100,9 +103,11 @@ def measurable_moves(baseline: dict[str, Any], other: dict[str, Any]) -> list[st
             error = 100 * ((p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2) ** 0.5)
         else:
             error = (baseline.get(f"{key} ±", 0.0) ** 2 + other.get(f"{key} ±", 0.0) ** 2) ** 0.5
-        if abs(after - before) > 2 * error and after != before:
-            lines.append(f"{key}: {before} -> {after}")
-    return lines
+        if after != before:
+            rows.append((key, before, after, stats.normal_p(after - before, error)))
+    adjusted = stats.corrected([p for *_, p in rows])
+    return [f"{key}: {before} -> {after}" for (key, before, after, _), p in zip(rows, adjusted, strict=True)
+            if p < stats.ALPHA]
 
 
 def simulate(workers: Pool, root: Path, check: BookCheck, options: dict[str, Any], games: int,
