@@ -373,3 +373,25 @@ def test_analysis_includes_lint_findings(root: Path) -> None:
     assert (overlap["file"], overlap["line"], overlap["severity"]) == ("rules_src/lantern/components.yaml", 74,
                                                                       "error")
     assert overlap["tracked_by"] == ["ln.q4"]
+
+
+def test_a_setting_never_won_is_a_finding_once_the_games_decide_it(last: BookCheck) -> None:
+    from rulepress.analyze.analysis import unwinnable_settings
+
+    def won(games: int, wins: int) -> Tally:
+        tally = Tally()
+        for game in range(games):
+            tally.add_game({"rounds": 7, "won": game < wins}, True, 3, None)
+        return tally
+
+    runs = [Run(Config("cooperative play", "cooperative"), won(1000, 300)),
+            Run(Config("option set blossoms", "cooperative", {"blossoms": True}, role="variant", setting="blossoms"),
+                won(1000, 0)),
+            Run(Config("option set basilisk", "cooperative", {"basilisk": True}, role="variant", setting="basilisk"),
+                won(60, 0))]
+    verdicts = Verdicts([], [])
+    unwinnable_settings(last, runs, 0.05, verdicts)
+    [never] = verdicts.findings
+    assert never.kind == "setting-never-won" and never.subject == "setting:blossoms"
+    assert never.message == "blossoms: cooperative play won 0 of 1000 games (at most 0.4% of games, 95%)"
+    assert [u["subject"] for u in verdicts.undecided] == ["setting:basilisk"]  # 0 of 60: not yet

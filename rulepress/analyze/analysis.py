@@ -109,6 +109,7 @@ def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Ver
     unreached_ends(check, runs, alpha, verdicts)
     unused_components(check, runs, alpha, verdicts)
     unmade_choices(check, runs, alpha, verdicts)
+    unwinnable_settings(check, runs, alpha, verdicts)
     seat_advantages(check, runs, alpha, verdicts)
     question_effects(check, runs, alpha, verdicts)
     return verdicts
@@ -339,6 +340,30 @@ def unmade_choices(check: BookCheck, runs: list[Run], alpha: float, verdicts: Ve
                                  f"{check.book.rule_label(rule_id) if rule_id else 'this action'} rests on random "
                                  "play alone (the limit of the evidence)",
             [rule_id] if rule_id else [], file, line, "info", subject=f"action:{kind}", evidence=evidence))
+
+
+def unwinnable_settings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """A setting of the text's game (the base game, a challenge) that the engine's main policy (nearly) never wins
+    (solo and cooperative games): under 1% of games, corrected for the settings tested."""
+    main = impact_policy(check.engine)[0]
+    mine = [r for r in runs if r.config.text and r.config.policy == main and r.config.role != "baseline"
+            and "won" in r.tally.flag_games]
+    for run in mine:
+        wins, games = run.tally.flags["won"], run.tally.flag_games["won"]
+        rarity = Rarity([(run.config, wins, games)], [], alpha / max(len(mine), 1))
+        if rarity.common:
+            continue
+        subject = f"setting:{run.config.setting}"
+        evidence = {**rarity.evidence(), "setting": run.config.setting}
+        if not rarity.rare:
+            verdicts.undecided.append({"subject": subject, "configs": [run.config.label], "games": games,
+                                       "count": wins, "message": f"{run.config.setting}: {wins} of {games} games won "
+                                                                 "so far"})
+            continue
+        verdicts.findings.append(Finding(
+            "setting-never-won", f"{run.config.setting}: {main} play won {wins} of {games} games (at most "
+                                 f"{_pct(evidence['bound'])} of games, 95%)", [], check.book.path("book.yaml"), None,
+            subject=subject, evidence=evidence))
 
 
 # -- seats ---------------------------------------------------------------------------------------------------------
