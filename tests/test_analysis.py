@@ -256,7 +256,9 @@ def test_difficulty_by_setting_easiest_first(last: BookCheck) -> None:
     rows = difficulty(last, runs)
     assert [row["setting"] for row in rows] == ["glow-shrooms", "the text's game", "basilisk"]
     assert rows[2]["win"]["count"] == 4 and rows[2]["win"]["ci95"][0] < 0.02 < rows[2]["win"]["ci95"][1]
-    assert "ll.challenge.blossoms.loss" in rows[0]["ends"]  # every ending, even one this setting cannot reach
+    # Every ending the setting can reach, those never reached at 0%; not another challenge's loss.
+    assert rows[0]["ends"]["ll.astray.loss"]["count"] == 0 and "ll.challenge.blossoms.loss" not in rows[0]["ends"]
+    assert "ll.challenge.basilisk.loss" in rows[2]["ends"]
 
 
 def test_the_rules_that_go_with_winning(moths: BookCheck) -> None:

@@ -25,7 +25,7 @@ from rulepress.analyze.findings import Finding, track
 from rulepress.analyze.fingerprint import engine_fingerprint, play_digests
 from rulepress.analyze.impact import example_changes, impact_policy, simulate_many
 from rulepress.analyze.lint import lint
-from rulepress.analyze.plan import Config, configs
+from rulepress.analyze.plan import Config, configs, possible
 from rulepress.analyze.tally import Tally
 from rulepress.load.book import Book
 from rulepress.verify.gate import BookCheck
@@ -94,7 +94,8 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GA
             "engine_package": check.book.engine_package, "seed": seed, "games": games, "budget": budget,
             "alpha": alpha, "looks": looks, "policy": impact_policy(check.engine)[0],
             "configs": [_config_record(run) for run in runs],
-            "balance": {run.config.label: figures.balance(run.tally, check, alpha) for run in runs if run.config.text},
+            "balance": {run.config.label: figures.balance(run.tally, check, alpha, run.config) for run in runs
+                        if run.config.text},
             "difficulty": figures.difficulty(check, [(r.config, r.tally) for r in runs], alpha),
             "predictors": figures.predictors(check, _main(check, runs).tally if _main(check, runs) else None, alpha),
             "limits": figures.limits(check, [(r.config, r.tally) for r in runs]),
@@ -277,15 +278,6 @@ def unreached_ends(check: BookCheck, runs: list[Run], alpha: float, verdicts: Ve
         _rare_finding(verdicts, rarity, f"rule:{rule_id}", f"the end condition {label} was never reached",
                       f"the end condition {label} was reached only", "it is reached only under other answers",
                       "end-never-reached", "end-never-reached", [rule_id], file, line)
-
-
-def possible(check: BookCheck, config: Config, rule_id: str) -> bool:
-    """Whether ``rule_id`` can happen in a game of ``config``: a rule inside a challenge's rules (an option that
-    answers no question, whose rules contain it) needs the challenge's option on."""
-    for spec in getattr(check.engine, "OPTIONS", ()):
-        if not spec.question and any(rule_id == r or rule_id.startswith(r + ".") for r in spec.rules):
-            return config.options.get(spec.name, spec.default) != spec.default
-    return True
 
 
 def unused_components(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:

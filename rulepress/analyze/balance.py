@@ -10,7 +10,7 @@ from typing import Any
 
 from rulepress.analyze import stats
 from rulepress.analyze.impact import impact_policy
-from rulepress.analyze.plan import Config
+from rulepress.analyze.plan import Config, possible
 from rulepress.analyze.tally import Tally, quantile
 from rulepress.verify.gate import BookCheck
 
@@ -37,7 +37,8 @@ def seat_table(tally: Tally, alpha: float = stats.ALPHA) -> list[dict[str, Any]]
     return rows
 
 
-def balance(tally: Tally, check: BookCheck | None, alpha: float = stats.ALPHA) -> dict[str, Any]:
+def balance(tally: Tally, check: BookCheck | None, alpha: float = stats.ALPHA,
+            config: Config | None = None) -> dict[str, Any]:
     """One configuration's figures: seats per player count (competitive), the win rate overall and per player count
     (solo, cooperative), length, how games end, margin."""
     found: dict[str, Any] = {"games": tally.games, "finished": tally.finished}
@@ -61,7 +62,7 @@ def balance(tally: Tally, check: BookCheck | None, alpha: float = stats.ALPHA) -
                        "range": [min(histogram, default=0), max(histogram, default=0)],
                        "histogram": {str(k): v for k, v in sorted(histogram.items())}}
     if check is not None:
-        found["ends"] = ends(tally, check, alpha)
+        found["ends"] = ends(tally, check, alpha, config)
     if "margin" in tally.numbers:
         mean, error = tally.mean("margin")
         found["margin"] = {"mean": mean, "ci95": [mean - z * error, mean + z * error],
@@ -69,13 +70,14 @@ def balance(tally: Tally, check: BookCheck | None, alpha: float = stats.ALPHA) -
     return found
 
 
-def ends(tally: Tally, check: BookCheck, alpha: float = stats.ALPHA) -> dict[str, Any]:
-    """How games ended, by end rule (the engine's ``END_RULES``): every one, those never reached at 0%, and the
-    games no end rule names ("other": unfinished, or an ending whose event names an ordinary rule)."""
+def ends(tally: Tally, check: BookCheck, alpha: float = stats.ALPHA, config: Config | None = None) -> dict[str, Any]:
+    """How games ended, by end rule (the engine's ``END_RULES``): every one that can end a game of ``config`` (a
+    challenge's loss needs the challenge), those never reached at 0%, and the games no end rule names ("other":
+    unfinished, or an ending whose event names an ordinary rule)."""
     found = {}
     named = 0
     for rule_id in getattr(check.engine, "END_RULES", ()):
-        if rule_id in check.book.rules:
+        if rule_id in check.book.rules and (config is None or possible(check, config, rule_id)):
             found[rule_id] = share(tally.fired[rule_id], tally.games, alpha)
             named += tally.fired[rule_id]
     if found and tally.games > named:
@@ -95,7 +97,7 @@ def difficulty(check: BookCheck, runs: list[tuple[Config, Tally]], alpha: float 
         rows.append({"setting": config.setting, "label": config.label, "players": list(config.players),
                      "win": share(tally.flags["won"], tally.flag_games["won"], alpha),
                      "length": tally.mean(length)[0], "length_metric": length,
-                     "ends": ends(tally, check, alpha)})
+                     "ends": ends(tally, check, alpha, config)})
     return sorted(rows, key=lambda row: -row["win"]["rate"])
 
 

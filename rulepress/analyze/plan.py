@@ -159,3 +159,12 @@ def _baseline(found: list[Config], engine: Any, policy: str, options: dict[str, 
     config = Config(name, policy, dict(options), role="baseline", setting=name, players=players)
     found.append(config)
     return config
+
+
+def possible(check: BookCheck, config: Config, rule_id: str) -> bool:
+    """Whether ``rule_id`` can happen in a game of ``config``: a rule inside a challenge's rules (an option that
+    answers no question, whose rules contain it) needs the challenge's option on."""
+    for spec in getattr(check.engine, "OPTIONS", ()):
+        if not spec.question and any(rule_id == r or rule_id.startswith(r + ".") for r in spec.rules):
+            return config.options.get(spec.name, spec.default) != spec.default
+    return True

@@ -183,10 +183,11 @@ def designer_markdown(root: Path, book_id: str, words: Words, book: Book | None 
         lines += ["- " + t("analysis_undecided_item", subject=f"`{item['subject']}`", count=item.get("count", ""),
                            games=item.get("games", "")) for item in analysis["undecided"]]
     lines += _difficulty(analysis, t, cmyk, plots)
-    records = {record["label"]: record for record in analysis["configs"]}
-    for config_label, figures in analysis["balance"].items():
-        shown = _label(records[config_label], t) if config_label in records else config_label
-        lines += _balance(shown, figures, t, name, cmyk, plots)
+    # The main policy's games of the text's game in full; the settings (challenges) are the difficulty table's rows.
+    for record in analysis["configs"]:
+        if record.get("role") == "policy" and record["policy"] == analysis.get("policy") \
+                and record["label"] in analysis["balance"]:
+            lines += _balance(_label(record, t), analysis["balance"][record["label"]], t, name, cmyk, plots)
     lines += _predictors(analysis, t, name)
     limits = analysis.get("limits") or {}
     if limits.get("never_chosen") or limits.get("never_happens"):
