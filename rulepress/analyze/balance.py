@@ -116,8 +116,8 @@ def predictors(check: BookCheck, tally: Tally | None, alpha: float = stats.ALPHA
         # Seats of one game are not independent of each other: the interval counts games, not seats.
         games = tally.games
         r, low, high = stats.correlation(games, sxy, sxx, syy, alpha)
-        if games < 4 or sxx <= 0:
-            continue
+        if games < 4 or sxx <= 0 or abs(r) >= 0.999:
+            continue  # |r| = 1: the rule happens exactly when the game is won (scoring a win): the outcome itself
         z = math.atanh(max(-0.999999, min(0.999999, r))) * math.sqrt(games - 3)
         rows.append({"rule": rule_id, "r": r, "ci95": [low, high], "games": games, "p": stats.normal_p(z, 1.0)})
     for row, p in zip(rows, stats.corrected([row["p"] for row in rows]), strict=True):
