@@ -265,13 +265,19 @@ def test_the_rules_that_go_with_winning(moths: BookCheck) -> None:
     tally = Tally()
     for game in range(300):
         winner = game % 3
-        captures = [3 if seat == winner else 1 for seat in range(3)]
+        captures = [(3 if seat == winner else 1) + (game + seat) % 3 for seat in range(3)]
         noise = [(game + seat) % 2 for seat in range(3)]
         tally.add_game({"rounds": 8}, True, 3, [winner],
                        by_seat={"lm.round.capture": captures, "lm.turn.flip": noise})
     rows = predictors(moths, tally)
     assert [row["rule"] for row in rows] == ["lm.round.capture"]  # the flips are noise: left out
-    assert rows[0]["r"] == pytest.approx(1.0, abs=1e-3) and rows[0]["games"] == 300
+    assert 0.5 < rows[0]["r"] < 0.999 and rows[0]["games"] == 300
+    assert rows[0]["ci95"][0] < rows[0]["r"] < rows[0]["ci95"][1]
+    exact = Tally()  # a rule that happens exactly when a player wins is the outcome itself, not a predictor
+    for game in range(300):
+        exact.add_game({"rounds": 8}, True, 3, [game % 3], by_seat={"lm.scoring.winner": [s == game % 3 for s in
+                                                                                        range(3)]})
+    assert predictors(moths, exact) == []
 
 
 def test_tally_merges_like_one_run() -> None:
@@ -397,3 +403,21 @@ def test_a_setting_never_won_is_a_finding_once_the_games_decide_it(last: BookChe
     assert never.kind == "setting-never-won" and never.subject == "setting:blossoms"
     assert never.message == "blossoms: cooperative play won 0 of 1000 games (at most 0.4% of games, 95%)"
     assert [u["subject"] for u in verdicts.undecided] == ["setting:basilisk"]  # 0 of 60: not yet
+
+
+def test_an_ending_players_almost_never_see(last: BookCheck) -> None:
+    from rulepress.analyze.analysis import rare_endings
+
+    base = Tally(games=2000, finished=2000)
+    base.fired.update({"ll.end.victory": 650, "ll.lantern.loss": 1347, "ll.astray.loss": 3})
+    glow = Tally(games=2000, finished=2000)
+    glow.fired.update({"ll.astray.loss": 80})
+    verdicts = Verdicts([], [])
+    rare_endings(last, [Run(Config("cooperative play", "cooperative"), base),
+                        Run(Config("option set glow-shrooms", "cooperative", {"glow": True}, role="variant",
+                                   setting="glow-shrooms"), glow)], 0.05, verdicts)
+    rare = {f.subject: f for f in verdicts.findings}
+    assert set(rare) >= {"end:ll.astray.loss"}
+    assert rare["end:ll.astray.loss"].message.startswith("rule 8.3 (") and "ends 3 of 2000 games" in \
+        rare["end:ll.astray.loss"].message
+    assert "end:ll.end.victory" not in rare and "end:ll.lantern.loss" not in rare

@@ -21,7 +21,7 @@ from rulepress.verify.replay import replay
 
 CAMPAIGN = "RULEPRESS_ANALYSIS_GAMES" in os.environ
 GAMES = int(os.environ.get("RULEPRESS_ANALYSIS_GAMES", "500"))
-BUDGET = int(os.environ.get("RULEPRESS_ANALYSIS_BUDGET", "4000"))
+BUDGET = int(os.environ.get("RULEPRESS_ANALYSIS_BUDGET", "8000"))
 BOOKS = os.environ.get("RULEPRESS_ANALYSIS_BOOKS", "lantern-moths").split(",")
 WORKERS = int(os.environ.get("RULEPRESS_ANALYSIS_WORKERS", "0"))
 

@@ -38,7 +38,7 @@ SEAT_MARGIN = 0.05  # a seat within 5 points of its fair share is fair
 SHARE_MARGIN = 0.02  # an answer moving a win rate by under 2 points does not matter
 LENGTH_MARGIN = 0.02  # nor one moving the game's length by under 2%
 DEFAULT_GAMES = 500
-DEFAULT_BUDGET = 4000
+DEFAULT_BUDGET = 8000
 # Engine lines that name a rule without making it happen: refusals, and an option's list of the rules it bears on.
 INERT = ("RuleViolation", "DescriptionError", "raise ", "refuse", "OptionSpec")
 
@@ -108,6 +108,7 @@ def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Ver
     verdicts = Verdicts([], [], _examples_changed(check))
     rare_rules(root, check, runs, alpha, verdicts)
     unreached_ends(check, runs, alpha, verdicts)
+    rare_endings(check, runs, alpha, verdicts)
     unused_components(check, runs, alpha, verdicts)
     unmade_choices(check, runs, alpha, verdicts)
     unwinnable_settings(check, runs, alpha, verdicts)
@@ -280,6 +281,36 @@ def unreached_ends(check: BookCheck, runs: list[Run], alpha: float, verdicts: Ve
                       "end-never-reached", "end-never-reached", [rule_id], file, line)
 
 
+def rare_endings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """An end condition the main policy's games of the text's game (no challenge) reach in under 1% of games, though
+    some setting reaches it more often (an ending no setting reaches is ``end-never-reached``): a way the game ends
+    that players will almost never see."""
+    book = check.book
+    main = _main(check, runs)
+    ends = [r for r in getattr(check.engine, "END_RULES", ()) if r in book.rules]
+    reported = {f.subject for f in verdicts.findings} | {u["subject"] for u in verdicts.undecided}
+    if main is None:
+        return
+    for rule_id in ends:
+        if f"rule:{rule_id}" in reported or not possible(check, main.config, rule_id):
+            continue
+        happened, games = main.tally.fired[rule_id], main.tally.games
+        rarity = Rarity([(main.config, happened, games)], [], alpha / max(len(ends), 1))
+        if rarity.common:
+            continue
+        evidence = {**rarity.evidence(), "setting": main.config.setting}
+        subject = f"end:{rule_id}"
+        if not rarity.rare:
+            verdicts.undecided.append({"subject": subject, "configs": [main.config.label], "games": games,
+                                       "count": happened, "message": f"{rule_id}: {happened} of {games} games"})
+            continue
+        file, line = _where(book, rule_id)
+        verdicts.findings.append(Finding(
+            "end-rare", f"{book.rules[rule_id].label} ends {happened} of {games} games of the text's game "
+                        f"({main.config.policy} play): at most {_pct(evidence['bound'])} of games (95%)",
+            [rule_id], file, line, subject=subject, evidence=evidence))
+
+
 def unused_components(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
     """Components the engine says exist (``inventory``) that (nearly) no game of the text's game uses."""
     inventory = getattr(check.engine, "inventory", None)
@@ -437,9 +468,11 @@ def _paired_test(metric: str, after: list[float], before: list[float], z: float)
     diffs = [x - y for x, y in zip(after, before, strict=True)]
     mean, error = stats.mean_difference(len(diffs), float(sum(diffs)), float(sum(d * d for d in diffs)))
     base = sum(before) / len(before) if before else 0.0
+    # A move a designer would notice: 2 points of a share, 2% of a mean (a paired test detects far less).
+    margin = 100 * SHARE_MARGIN if metric.endswith("%") else max(LENGTH_MARGIN * abs(base), 0.01)
     return {"metric": metric, "before": base, "after": base + mean, "difference": mean,
             "ci95": [mean - z * error, mean + z * error], "p": stats.normal_p(mean, error), "key": False,
-            "margin": None, "games": len(diffs)}
+            "margin": margin, "games": len(diffs)}
 
 
 def _paired(a: Tally, b: Tally, n: int) -> Iterable[tuple[str, list[int], list[int], float | None]]:
@@ -478,8 +511,8 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
         examples = question.id in verdicts.examples
         for comparison in mine:
             config = comparison.answer.config
-            moved = sorted((t for t in comparison.tests if t["p_adjusted"] < alpha),
-                           key=lambda t: t["p_adjusted"])
+            moved = sorted((t for t in comparison.tests if t["p_adjusted"] < alpha
+                            and abs(t["difference"]) >= t["margin"]), key=lambda t: t["p_adjusted"])
             evidence = {"games": comparison.games, "changed": comparison.changed, "setting": config.setting,
                         "answer": config.answer, "moves": moved[:5]}
             verdicts.answers.setdefault(question.id, []).append(evidence)
@@ -504,12 +537,10 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
                     "games": comparison.games, "count": comparison.changed,
                     "message": f"{question.id} = {config.answer} ({config.setting}): {comparison.changed} of "
                                f"{comparison.games} games change, no figure decided yet"})
-        if "undecided" in states or "moves" in states or examples:
-            continue
         games = min(c.games for c in mine)
         settings = ", ".join(sorted({c.answer.config.setting for c in mine}))
         evidence = {"games": games, "settings": settings, "changed": sum(c.changed for c in mine)}
-        if all(state == "unmet" for state in states):
+        if all(state == "unmet" for state in states):  # what simulation cannot say, examples or not
             verdicts.findings.append(Finding(
                 "question-unexercised", f"{question.id}: in {games} games ({settings}, "
                                         f"{impact_policy(check.engine)[0]} play) no answer but '{question.assumed}' "
@@ -517,7 +548,7 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
                                         "says nothing about this question "
                                         "(the limit of the evidence, not a sign that it does not matter)",
                 list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
-        else:
+        elif not ("undecided" in states or "moves" in states or examples):
             verdicts.findings.append(Finding(
                 "question-no-effect", f"{question.id}: no answer other than '{question.assumed}' changes an example, "
                                       f"and none moves the win rate by {SHARE_MARGIN:.0%} or the length by "
