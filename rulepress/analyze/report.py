@@ -135,6 +135,12 @@ def _finding_line(item: dict[str, Any], words: Words, label: Callable[[str], str
               "count": evidence.get("happened", evidence.get("changed", "")),
               "bound": _share(evidence.get("bound", 0.0), words),
               "setting": _setting(evidence.get("setting", evidence.get("settings", "")), words)}
+    low, high = (evidence.get("ci95") or [0.0, 0.0])[:2]
+    values.update(low=_share(low, words), high=_share(high, words), elsewhere="; ".join(
+        f"{_setting(label.removeprefix('option set '), words)} ({_share(k / n, words)})"
+        for label, (k, n) in (evidence.get("elsewhere") or {}).items() if n))
+    values["moves"] = "; ".join(f"{m['metric']} {_number(m['before'], words, 2)} → {_number(m['after'], words, 2)}"
+                                for m in (evidence.get("moves") or [])[:3])
     if item["kind"] == "seat-advantage":
         values.update(subject=evidence.get("seat", ""), count=evidence.get("players", ""),
                       games=evidence.get("games", ""), bound=_share(evidence.get("rate", 0.0), words),
