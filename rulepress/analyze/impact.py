@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections import Counter
 from collections.abc import Callable
@@ -20,6 +21,17 @@ from rulepress.verify.replay import replay
 
 REPORTS = Path("reports") / "impact"
 TEXT = "the text's game"  # the setting of the rules as written: no challenge, every player count
+
+
+def metric_words(name: str, words: Any) -> str:
+    """A simulated figure's name for a page in ``words``' language: the length, the win and a seat's wins in words,
+    an engine metric by its name (``deck_left``, ``end_reason=black-fireflies``) as code."""
+    seat = re.fullmatch(r"seat (\d+) wins", name)
+    if seat:
+        return words("metric_seat_wins", seat=seat.group(1))
+    if name in ("length", "won"):
+        return words(f"metric_{name}")
+    return f"`{name.removesuffix(' mean').removesuffix(' %')}`"
 
 
 def alternatives(question: Question) -> list[str]:
@@ -40,9 +52,10 @@ def example_changes(check: BookCheck, question: Question, answer: str) -> list[d
         if after.status != "passed":
             how = "an action becomes illegal" if "illegal move" in after.message else "another outcome"
             detail = after.message.split(": ", 1)[-1].split(" [illustrates")[0]
-            changed.append({"id": example.id, "how": how, "detail": detail})
+            changed.append({"id": example.id, "how": how, "detail": detail,
+                            "kind": "illegal" if "illegal move" in after.message else "outcome"})
         elif before is not None and before.ok and after.result != before.result:
-            changed.append({"id": example.id, "how": "another outcome",
+            changed.append({"id": example.id, "how": "another outcome", "kind": "outcome",
                             "detail": f"result {before.result} becomes {after.result}"})
     return changed
 

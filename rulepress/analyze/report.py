@@ -16,6 +16,7 @@ from typing import Any
 from rulepress.analyze.analysis import DEFAULT_BUDGET, DEFAULT_GAMES, analyse, save, saved
 from rulepress.analyze.findings import rank
 from rulepress.analyze.fingerprint import changed_since, engine_fingerprint
+from rulepress.analyze.impact import metric_words
 from rulepress.analyze.plan import TEXT, configs
 from rulepress.errors import SourceError
 from rulepress.load.book import Book
@@ -139,7 +140,8 @@ def _finding_line(item: dict[str, Any], words: Words, label: Callable[[str], str
     values.update(low=_share(low, words), high=_share(high, words), elsewhere="; ".join(
         f"{_setting(label.removeprefix('option set '), words)} ({_share(k / n, words)})"
         for label, (k, n) in (evidence.get("elsewhere") or {}).items() if n))
-    values["moves"] = "; ".join(f"{m['metric']} {_number(m['before'], words, 2)} → {_number(m['after'], words, 2)}"
+    values["moves"] = "; ".join(f"{metric_words(m['metric'], words)} {_number(m['before'], words, 2)} → "
+                                f"{_number(m['after'], words, 2)}"
                                 for m in (evidence.get("moves") or [])[:3])
     if item["kind"] == "seat-advantage":
         values.update(subject=evidence.get("seat", ""), count=evidence.get("players", ""),

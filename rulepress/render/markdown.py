@@ -329,6 +329,8 @@ def _question_block(question: Question, book: Book, link: Linker, impact: dict[s
 
 
 def impact_markdown(impact: dict[str, Any], t: Any) -> list[str]:
+    from rulepress.analyze.impact import metric_words  # render reads analyze's figures (impact), as before
+
     """Per answer: the examples that change on this build, and what simulated play found in each setting where
     the question matters (from the saved analysis, with its evidence)."""
     if not impact.get("simulated"):
@@ -343,9 +345,10 @@ def impact_markdown(impact: dict[str, Any], t: Any) -> list[str]:
         changed = answer["examples_changed"]
         lines.append(f"- `{answer['answer']}`: " + (
             t("impact_no_example") if not changed else
-            t("impact_examples", examples="; ".join(f"{c['id']} ({c['how']})" for c in changed))))
+            t("impact_examples", examples="; ".join(f"{c['id']} ({t('impact_how_' + c.get('kind', 'outcome'))})"
+                                                    for c in changed))))
         for setting in answer.get("settings", []):
-            moves = "; ".join(f"{m['metric']} {_figure(m['before'])} → {_figure(m['after'])} "
+            moves = "; ".join(f"{metric_words(m['metric'], t)} {_figure(m['before'])} → {_figure(m['after'])} "
                               f"({_figure(m['ci95'][0], True)} … {_figure(m['ci95'][1], True)})"
                               for m in setting.get("moves", [])[:3])
             where = t("analysis_text_game") if setting.get("text") else setting["setting"]
