@@ -511,8 +511,8 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
         examples = question.id in verdicts.examples
         for comparison in mine:
             config = comparison.answer.config
-            moved = sorted((t for t in comparison.tests if t["p_adjusted"] < alpha
-                            and abs(t["difference"]) >= t["margin"]), key=lambda t: t["p_adjusted"])
+            moved = sorted((t for t in comparison.tests if t["p_adjusted"] < alpha and _beyond(t)),
+                           key=lambda t: t["p_adjusted"])
             evidence = {"games": comparison.games, "changed": comparison.changed, "setting": config.setting,
                         "answer": config.answer, "moves": moved[:5]}
             verdicts.answers.setdefault(question.id, []).append(evidence)
@@ -555,6 +555,13 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
                                       f"{LENGTH_MARGIN:.0%} ({games} games per answer, {settings}): the question may "
                                       "not matter in play",
                 list(question.rules), file, line, "warning", subject=f"question:{question.id}", evidence=evidence))
+
+
+def _beyond(test: dict[str, Any]) -> bool:
+    """The interval lies wholly past what a designer would notice, one way: a move decided with room to spare (one
+    within the margin is quiet; one whose interval straddles it is undecided and plays on)."""
+    low, high = test["ci95"]
+    return low > test["margin"] or high < -test["margin"]
 
 
 def _move(test: dict[str, Any]) -> str:
