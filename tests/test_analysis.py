@@ -421,3 +421,28 @@ def test_an_ending_players_almost_never_see(last: BookCheck) -> None:
     assert rare["end:ll.astray.loss"].message.startswith("rule 8.3 (") and "ends 3 of 2000 games" in \
         rare["end:ll.astray.loss"].message
     assert "end:ll.end.victory" not in rare and "end:ll.lantern.loss" not in rare
+
+
+def test_a_question_the_policy_almost_never_meets_says_so(last: BookCheck) -> None:
+    from rulepress.analyze.analysis import question_effects
+
+    def games(changed: int, won_when_changed: bool) -> Tally:
+        tally = Tally()
+        for game in range(1000):
+            moved = game < changed
+            tally.add_game({"rounds": 7, "won": won_when_changed if moved else game % 3 == 0}, True, 3, None,
+                           trace=game + 10_000 * moved)
+        return tally
+
+    base = Run(Config("cooperative play", "cooperative"), games(0, False))
+    rare = Run(Config("ll.q14 = abandon", "cooperative", {"unplaceable": "abandon"}, "ll.q14", "abandon", "answer",
+                      baseline="cooperative play"), games(2, True))
+    often = Run(Config("ll.q15 = yes", "cooperative", {"pool_familiars": True}, "ll.q15", "yes", "answer",
+                       baseline="cooperative play"), games(400, True))
+    verdicts = Verdicts([], [])
+    question_effects(last, [base, rare, often], 0.05, verdicts)
+    found = {f.subject: f for f in verdicts.findings}
+    assert found["question:ll.q14"].kind == "question-unexercised"  # 2 of 1000 games: the situation is rare
+    assert "changed 2 game(s)" in found["question:ll.q14"].message
+    assert found["question:ll.q15"].kind == "question-moves"  # 400 games, the win rate moves far
+    assert found["question:ll.q15"].evidence["moves"][0]["metric"] == "won"

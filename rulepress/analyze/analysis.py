@@ -516,18 +516,20 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
             evidence = {"games": comparison.games, "changed": comparison.changed, "setting": config.setting,
                         "answer": config.answer, "moves": moved[:5]}
             verdicts.answers.setdefault(question.id, []).append(evidence)
-            if moved:
+            level = alpha / max(len(comparisons), 1)
+            rarely = stats.upper_bound(comparison.changed, comparison.games, level) < CHANGED
+            often = stats.lower_bound(comparison.changed, comparison.games, level) > CHANGED
+            if rarely:  # the situation (almost) never arises: whatever moves, the games say little about it
+                states.append("unmet")
+            elif moved:
                 states.append("moves")
                 verdicts.findings.append(Finding(
                     "question-moves", f"{question.id}: answering '{config.answer}' instead of '{question.assumed}' "
                                       f"({config.setting}, {comparison.games} games) changes {comparison.changed} "
                                       f"games; moves most: {'; '.join(_move(t) for t in moved[:3])}",
                     list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
-            elif comparison.changed == 0:
-                bound = stats.upper_bound(0, comparison.games, alpha)
-                states.append("unmet" if bound < CHANGED else "undecided")
-            elif all(t["ci95"][0] >= -t["margin"] and t["ci95"][1] <= t["margin"]
-                     for t in comparison.tests if t["key"]):
+            elif often and all(t["ci95"][0] >= -t["margin"] and t["ci95"][1] <= t["margin"]
+                               for t in comparison.tests if t["key"]):
                 states.append("quiet")
             else:
                 states.append("undecided")
@@ -539,13 +541,16 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
                                f"{comparison.games} games change, no figure decided yet"})
         games = min(c.games for c in mine)
         settings = ", ".join(sorted({c.answer.config.setting for c in mine}))
-        evidence = {"games": games, "settings": settings, "changed": sum(c.changed for c in mine)}
+        changed = sum(c.changed for c in mine)
+        evidence = {"games": games, "settings": settings, "changed": changed,
+                    "bound": max(stats.upper_bound(c.changed, c.games) for c in mine)}
         if all(state == "unmet" for state in states):  # what simulation cannot say, examples or not
             verdicts.findings.append(Finding(
-                "question-unexercised", f"{question.id}: in {games} games ({settings}, "
-                                        f"{impact_policy(check.engine)[0]} play) no answer but '{question.assumed}' "
-                                        "changed a single game: the policy never meets the situation, so simulation "
-                                        "says nothing about this question "
+                "question-unexercised", f"{question.id}: in {games} games per answer ({settings}, "
+                                        f"{impact_policy(check.engine)[0]} play) the answers other than "
+                                        f"'{question.assumed}' changed {changed} game(s) (at most "
+                                        f"{_pct(evidence['bound'])} of games, 95%): the policy (almost) never meets "
+                                        "the situation, so simulation says little about this question "
                                         "(the limit of the evidence, not a sign that it does not matter)",
                 list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
         elif not ("undecided" in states or "moves" in states or examples):
