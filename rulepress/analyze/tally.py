@@ -22,7 +22,7 @@ def _longs() -> array[int]:
     return array("q")
 
 
-@dataclass
+@dataclass(eq=False)
 class Tally:
     games: int = 0
     finished: int = 0
@@ -165,6 +165,12 @@ class Tally:
             self.kind_rule.setdefault(kind, rule)  # first chunk first: the same whatever the workers
         return self
 
+    def __eq__(self, other: object) -> bool:
+        """Field by field; per-game columns by their bytes (a metric a game lacks is nan, which equals nothing)."""
+        if not isinstance(other, Tally):
+            return NotImplemented
+        return _comparable(self) == _comparable(other)
+
     def mean(self, key: str) -> tuple[float, float]:
         """The mean of a numeric metric and its standard error."""
         n, total, squares = self.numbers.get(key, [0, 0.0, 0.0])
@@ -205,6 +211,17 @@ class Tally:
                 for word, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
                     found[f"{key}={word} %"] = round(100 * count / total, 1)
         return found
+
+
+def _comparable(tally: Tally) -> list[Any]:
+    def one(value: Any) -> Any:
+        if isinstance(value, array):
+            return value.typecode, value.tobytes()
+        if isinstance(value, dict):
+            return {key: one(item) for key, item in value.items()}
+        return value
+
+    return [one(getattr(tally, name)) for name in tally.__dataclass_fields__]
 
 
 def wilson(successes: int, trials: int) -> tuple[float, float]:

@@ -18,7 +18,7 @@ from rulepress.load.rules import CROSS_REF, Chapter, Rule
 from rulepress.protocol import Narrator
 from rulepress.render.strings import Strings, strings
 from rulepress.verify.replay import ExampleResult, TranscriptLine
-from rulepress.verify.trace import Trace
+from rulepress.verify.trace import ALL_PROSE, Trace
 
 
 @dataclass
@@ -157,10 +157,11 @@ def provenance_note(rule_id: str, book: Book) -> str | None:
     if origin is None:
         return None
     questions = ", ".join(origin.questions)
+    t = words(book)
     if origin.added:
-        return (f'<p class="provenance added">Added: the source text does not say this; recorded as {questions}.</p>')
-    asked = f" · decided by {questions}" if questions else ""
-    return f'<p class="provenance">Source: {html.escape(origin.source or "")}{asked}</p>'
+        return f'<p class="provenance added">{html.escape(t("provenance_added", questions=questions))}</p>'
+    asked = t("provenance_decided", questions=questions) if questions else ""
+    return f'<p class="provenance">{html.escape(t("provenance_source", source=origin.source or ""))}{asked}</p>'
 
 
 def examples_by_rule(results: list[ExampleResult]) -> dict[str, list[ExampleResult]]:
@@ -370,6 +371,8 @@ def changelog_markdown(book: Book, link: Linker) -> str:
     for entry in book.changelog:
         editions.setdefault(entry.edition, []).append(entry)
     t = words(book)
+    if book.status:  # a translation: the change log has no translated text, the source's is printed
+        lines += [f'<p class="translation-mark missing">{html.escape(t("translation_missing"))}</p>', ""]
     for edition, entries in editions.items():
         lines += [f"### {t('edition_line', edition=escape_md(edition))}", ""]
         for number, entry in enumerate(entries, start=1):
@@ -383,7 +386,8 @@ def coverage_markdown(book: Book, trace: Trace, link: Linker) -> str:
     t = words(book)
     rows = [t("coverage_columns"), "|---|---|---|---|"]
     for rule in trace.rules.values():
-        engine = t("coverage_prose_only", reason=rule.prose_only) if rule.prose_only is not None else (
+        reason = t("coverage_all_prose") if rule.prose_only == ALL_PROSE else rule.prose_only
+        engine = t("coverage_prose_only", reason=reason) if rule.prose_only is not None else (
             t("coverage_places", count=len(rule.engine)) if rule.engine else t("coverage_sub_rules"))
         examples = ", ".join(f"[{e}]({link.example(e)})" for e in rule.examples) or "—"
         exercised = t("coverage_yes") if rule.exercised_by else f"**{t('coverage_no')}**"
