@@ -119,7 +119,7 @@ def test_rules_show_the_decisions_inside_them(root: Path) -> None:
     assert [d["id"] for d in inside] == ["shared_flowers"]
     assert inside[0]["question"] == "ll.q40" and inside[0]["marked"][0].startswith("engine/last_lantern/flow.py:")
     assert trace.rules["ll.challenge.blossoms.loss"].as_dict()["decisions"] == inside
-    note = decision_notes(inside)[0]
+    note = decision_notes(inside, report.books[0].book)[0]
     assert note.startswith('<p class="provenance decision">Engine decision: A flower on a shared grey column')
     assert "Asked in ll.q40." in note
 
