@@ -147,12 +147,15 @@ def test_refusal_rules_are_read_from_the_engine_and_probed_in_play(root: Path) -
 
 
 def test_a_refusal_nothing_provokes_is_reported(root: Path) -> None:
-    from rulepress.analyze.analysis import Config, unprovoked_refusals
+    from rulepress.analyze.analysis import Run, Verdicts, unprovoked_refusals
+    from rulepress.analyze.plan import Config
 
     check = load_checked_book(root, "lantern-moths")
     with pool(0) as here:
         tally = simulate(here, root, check, {}, 60, policy="greedy", seed=1)
-    found = {f.rules[0]: f for f in unprovoked_refusals(root, check, [(Config("greedy play", "greedy"), tally)])}
+    verdicts = Verdicts([], [])
+    unprovoked_refusals(root, check, [Run(Config("greedy play", "greedy"), tally)], 0.05, verdicts)
+    found = {f.rules[0]: f for f in verdicts.findings}
     assert found["lm.edge.own-wicks"].kind == "refusal-never-provoked"
     assert found["lm.edge.own-wicks"].severity == "info"
     assert "2 games probed" in found["lm.edge.own-wicks"].message
