@@ -12,7 +12,8 @@ import time
 import traceback
 from pathlib import Path
 
-from rulepress.errors import BuildRefused, SourceError
+from rulepress import environment
+from rulepress.errors import BuildRefused, SourceError, os_problem
 from rulepress.project import find_root
 from rulepress.serve.cli import add_serve
 
@@ -31,13 +32,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
         errors, found = gate_findings(check.book, check.examples)
         report.problems.extend(errors + (found if args.strict else []))
         warnings += [] if args.strict else found
-    if args.json:
-        for problem in report.problems:
-            print(json.dumps({"id": None, "book": None, "rules": [], "status": "error", "message": problem}))
-        for warning in warnings:
-            print(json.dumps({"id": None, "book": None, "rules": [], "status": "warning", "message": warning}))
+    if args.json:  # one record per example; a problem or warning of no example is a record of its own kind
         for result in report.results:
-            print(json.dumps(result.record(), ensure_ascii=False))
+            print(json.dumps({"kind": "example", **result.record()}, ensure_ascii=False))
+        for kind, messages in (("error", report.problems), ("warning", warnings)):
+            for message in messages:
+                print(json.dumps({"kind": kind, "message": message}, ensure_ascii=False))
         return 0 if report.ok else 1
     for result in report.results:
         mark = {"passed": "ok  ", "failed": "FAIL", "error": "ERR "}[result.status]
@@ -120,7 +120,7 @@ def parser() -> argparse.ArgumentParser:
     questions.add_argument("book", nargs="?")
     questions.add_argument("--impact", action="store_true", help="replay and simulate under each answer")
     questions.add_argument("--games", type=int, default=400, help="random games per alternative (--impact)")
-    questions.add_argument("--jobs", type=int, default=0, help="processes (default: one per core)")
+    questions.add_argument("--jobs", type=int, default=0, help="processes (default: $RULEPRESS_JOBS, else one per core)")
     questions.add_argument("--json", action="store_true")
     questions.set_defaults(run=cmd_questions)
 
@@ -160,13 +160,7 @@ def parser() -> argparse.ArgumentParser:
 
 def source_error(exc: SourceError) -> str:
     """``file:line:col: message [rule X]``, leaving out what is not known."""
-    where = str(exc.file)
-    if exc.line:
-        where += f":{exc.line}"
-        column = getattr(exc, "column", None)
-        if column:
-            where += f":{column}"
-    return f"{where}: {exc.message}" + (f" [rule {exc.rule}]" if exc.rule else "")
+    return SourceError.__str__(exc)  # the first problem of several, too
 
 
 def crash_log(exc: BaseException, args: argparse.Namespace | None, argv: list[str] | None) -> Path:
@@ -205,12 +199,16 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `rulepress questions | head` ends quietly
     args = parser().parse_args(argv)
     try:
+        environment.check()  # a bad variable is one line, before any work
         return int(args.run(args))
     except SourceError as exc:
         print(f"rulepress: {source_error(exc)}", file=sys.stderr)
         return 1
     except FileNotFoundError as exc:
         print(f"rulepress: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a full disk, a folder it may not write: what it hit, not a bug in rulepress
+        print(f"rulepress: {os_problem(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("rulepress: interrupted", file=sys.stderr)

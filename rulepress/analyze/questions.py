@@ -51,11 +51,12 @@ def _list(checks: list[BookCheck], as_json: bool) -> int:
 def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from rulepress import progress
+    from rulepress import environment, progress
     from rulepress.analyze.cluster import pool
     from rulepress.analyze.impact import alternatives, impact_policy, measurable_moves, question_impact, save
 
-    with pool(args.jobs or None, getattr(args, "scheduler", None)) as workers:
+    # --jobs beats $RULEPRESS_JOBS, which beats one per core
+    with pool(environment.jobs(args.jobs), getattr(args, "scheduler", None)) as workers:
         for check in checks:
             questions = [q for q in check.book.questions if q.option and q.status == "open"]
             total = sum(args.games * (1 + len(alternatives(q))) for q in questions)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rulepress import progress
+from rulepress import environment, progress
 from rulepress.cache import Cache, edition_inputs, get_pdf, pdf_key, preflight_passed, put_pdf, source_epoch
 from rulepress.render import pdf
 
@@ -62,8 +62,7 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 def workers_wanted(jobs: int) -> int:
     """One process per core this process may run on (``$RULEPRESS_JOBS`` overrides), never more than jobs."""
-    env = os.environ.get("RULEPRESS_JOBS", "")
-    cores = int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
+    cores = environment.jobs() or len(os.sched_getaffinity(0))
     return max(1, min(cores, jobs))
 
 
