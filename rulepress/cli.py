@@ -120,7 +120,8 @@ def parser() -> argparse.ArgumentParser:
     questions.add_argument("book", nargs="?")
     questions.add_argument("--impact", action="store_true", help="replay and simulate under each answer")
     questions.add_argument("--games", type=int, default=400, help="random games per alternative (--impact)")
-    questions.add_argument("--jobs", type=int, default=0, help="processes (default: $RULEPRESS_JOBS, else one per core)")
+    questions.add_argument("--jobs", type=int, default=0,
+                           help="processes (default: $RULEPRESS_JOBS, else one per core)")
     questions.add_argument("--json", action="store_true")
     questions.set_defaults(run=cmd_questions)
 
@@ -227,7 +228,12 @@ def main(argv: list[str] | None = None) -> int:
 def cmd_preflight(args: argparse.Namespace) -> int:
     from rulepress.publish.preflight import preflight_pdf
 
-    paths = [Path(p) for p in args.pdfs] or sorted((_root(args) / "site" / "pdf").glob("*.pdf"))
+    from rulepress.load import given
+
+    # A PDF named here may be anywhere (a printer's proof), but it is read only if it is a regular file of a
+    # PDF's size: /dev/zero or a FIFO would never end.
+    paths = ([given.regular_file(p, "preflight", given.MAX_PDF_BYTES) for p in args.pdfs]
+             or sorted((_root(args) / "site" / "pdf").glob("*.pdf")))
     if not paths:
         print("rulepress: no PDF to check (build first, or name the files)", file=sys.stderr)
         return 1

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MOST_QUOTED = 60  # characters of a quoted value an error shows
-MOST_MESSAGE = 1000  # characters of one message, whatever it quotes
+MOST_WORD = 200  # characters of one unbroken run in a message (a path is shorter; a pasted value is cut)
+MOST_MESSAGE = 2000  # characters of one message, whatever it quotes
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # every C0/C1 control character but the tab
-_QUOTED = re.compile(r"'([^'\n]{%d,})'|\"([^\"\n]{%d,})\"" % (MOST_QUOTED + 1, MOST_QUOTED + 1))
+_LONG_WORD = re.compile(rf"\S{{{MOST_WORD + 1},}}")
 
 
 def _escape(text: str) -> str:
@@ -31,12 +32,13 @@ def excerpt(value: object, most: int = MOST_QUOTED) -> str:
 
 
 def bounded(message: str, most: int = MOST_MESSAGE) -> str:
-    """``message`` on one line of at most about ``most`` characters: every quoted run longer than
-    :data:`MOST_QUOTED` cut to an excerpt, control characters (newlines too) escaped, the rest cut at ``most``."""
-    if len(message) <= MOST_QUOTED and not _CONTROL.search(message):
+    """``message`` as one line of at most about ``most`` characters: control characters (newlines too) escaped,
+    every unbroken run longer than :data:`MOST_WORD` (a value an engine or a library quoted whole) cut to its
+    first :data:`MOST_QUOTED` characters and its length, and the rest cut at ``most``."""
+    if len(message) <= MOST_WORD and not _CONTROL.search(message):
         return message
-    message = _QUOTED.sub(lambda m: excerpt(m.group(1) if m.group(1) is not None else m.group(2)), message)
     message = _escape(message)
+    message = _LONG_WORD.sub(lambda m: f"{m.group(0)[:MOST_QUOTED]}… ({len(m.group(0))} characters)", message)
     if len(message) > most:
         message = f"{message[:most]}… ({len(message)} characters)"
     return message
