@@ -226,9 +226,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_preflight(args: argparse.Namespace) -> int:
-    from rulepress.publish.preflight import preflight_pdf
-
     from rulepress.load import given
+    from rulepress.publish.preflight import preflight_pdf
 
     # A PDF named here may be anywhere (a printer's proof), but it is read only if it is a regular file of a
     # PDF's size: /dev/zero or a FIFO would never end.
