@@ -19,6 +19,7 @@ from typing import Any
 
 from rulepress.cache import cached_impacts, empty_trash, translation_findings
 from rulepress.errors import BuildRefused
+from rulepress.load import site_folders
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import check_target, finish, new_staging, publish, signals_held, sweep_leftovers
 from rulepress.render import site as site_pages
@@ -169,6 +170,8 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         errors, warnings = translation_findings(check)
         lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
+    # The folders mkdocs copies into the site, confined before mkdocs or the cache reads them.
+    lint_problems += [str(problem) for problem in site_folders.problems(root)]
     problems = report.failures() + lint_problems + (report.warnings if strict else [])
     if not problems:  # no unchecked example in the player editions; their text is checked as it is rendered
         problems = unreviewed(report)  # (the site's by the hooks, see render_site; each PDF's by render/pdf.py)
