@@ -60,6 +60,7 @@ class Session:
         self.stamp: watcher.Stamp = {}
         self.stale: set[str] = set()  # engines whose code on disk failed: their last good modules stand in
         self.site: Path = folder / "site-0"
+        self.previous: Path | None = None  # the site served before self.site, kept until the next swap
         self.generation = 0
         self.lock = threading.Lock()  # the site folder switches while PDF jobs finish in other threads
         self.background = Background(self.root, folder, say, self.pdfs_ready) if pdfs else None
@@ -193,8 +194,13 @@ class Session:
         with self.lock:
             if self.background is not None:
                 link_pdfs(self.background.pdfs, target)
+            # The site before stays a build longer: a request that looked it up just before the swap still finds
+            # every file of it (the preview never answers 404 for a page, a stylesheet or the search index that
+            # a complete build has).
             old, self.site = self.site, target
-            _discard(old)
+            if self.previous is not None:
+                _discard(self.previous)
+            self.previous = old
         self.say(f"site rebuilt ({time.perf_counter() - start:.2f} s)")
         if self.background is not None:
             for book in renewed:
