@@ -160,7 +160,8 @@ def test_a_rebuild_never_takes_a_file_of_the_site_away(served: tuple[Session, in
             with server._epoch_cond:
                 server._visible_epoch = server._wanted_epoch
                 server._epoch_cond.notify_all()
-            assert server._visible_epoch == before_epoch and session.site != before and f"your {word} turn" in (session.site / wanted[0][1:]).read_text()
+            assert server._visible_epoch == before_epoch and session.site != before
+            assert f"your {word} turn" in (session.site / wanted[0][1:]).read_text(encoding="utf-8")
             time.sleep(0.2)
     finally:
         done.set()
