@@ -18,10 +18,18 @@ from types import FrameType
 from typing import Any
 
 from rulepress.cache import cached_impacts, empty_trash, translation_findings
-from rulepress.errors import BuildRefused
+from rulepress.errors import BuildRefused, os_problem
 from rulepress.load import site_folders
 from rulepress.publish.lock import build_lock
-from rulepress.publish.swap import check_target, finish, new_staging, publish, signals_held, sweep_leftovers
+from rulepress.publish.swap import (
+    check_replaceable,
+    check_target,
+    finish,
+    new_staging,
+    publish,
+    signals_held,
+    sweep_leftovers,
+)
 from rulepress.render import site as site_pages
 from rulepress.verify.gate import Report, verify
 
@@ -263,7 +271,10 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
     def site(impacts: dict[str, Any]) -> Callable[[], tuple[list[str], float, float]]:
         def make() -> tuple[list[str], float, float]:  # a copy when nothing it shows changed
             start = time.perf_counter()
-            mkdocs = cached_site(root, report, impacts, staging, render_site)
+            try:
+                mkdocs = cached_site(root, report, impacts, staging, render_site)
+            except OSError as exc:  # mkdocs writes pages without naming them: the folder it was writing, then
+                raise BuildRefused([f"site: {os_problem(exc, staging)}"]) from exc
             problems = mkdocs.fatal("mkdocs") + ([f"mkdocs: {w}" for w in mkdocs.harmless()] if strict else [])
             if problems:
                 raise BuildRefused(problems)
@@ -361,6 +372,7 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
     root = root.resolve()
     target = (site_dir or root / "site").resolve()
     check_target(root, target)
+    check_replaceable(root, target)  # a read-only site/ is found now, not after every PDF is made
     with _interrupts() as interrupts, build_lock(root, wait):
         swept = sweep_leftovers(root, target)
         start = time.perf_counter()
@@ -383,6 +395,8 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
             empty_trash(root)  # the kept sites the site's process pruned
         except BuildRefused:
             raise
+        except OSError as exc:  # a full disk, a folder it may not write: what it hit, by name
+            raise BuildRefused([f"rendering failed: {os_problem(exc, staging)}"]) from exc
         except Exception as exc:  # a broken template or page: report it, keep the last good site
             raise BuildRefused([f"rendering failed: {type(exc).__name__}: {exc}"]) from exc
         finally:  # also after KeyboardInterrupt and Terminated, which pass through the except clauses above
