@@ -15,6 +15,7 @@ import ctypes
 import ctypes.util
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
 import queue
@@ -270,6 +271,19 @@ class Alongside:
             self.process.join()
 
 
+def _dead_workers(pool: ProcessPoolExecutor | None) -> dict[int, int]:
+    """pid -> exit code of the pool's workers that have ended (asked as the pool breaks)."""
+    processes = list((getattr(pool, "_processes", None) or {}).items())  # None once shut down
+    ended = set(multiprocessing.connection.wait([process.sentinel for _, process in processes], timeout=0))
+    dead = {}
+    for pid, process in processes:
+        if process.sentinel in ended:
+            process.join(timeout=5)  # its pipe closes a moment before the kernel has its exit code
+        if process.exitcode is not None:
+            dead[pid] = process.exitcode
+    return dead
+
+
 def _died(jobs: list[Job], results: dict[int, Done], died: WorkerDied) -> list[str]:
     """Which editions a dead worker was making (from the pids the workers noted), one line each."""
     lines = []
@@ -402,9 +416,7 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                 try:
                     finished.put((index, future.result(), key))
                 except BrokenProcessPool:  # called as the pool breaks, before it ends the other workers
-                    processes = list((getattr(pool, "_processes", None) or {}).items())  # None once shut down
-                    dead = {pid: process.exitcode for pid, process in processes if process.exitcode is not None}
-                    finished.put((index, WorkerDied(dead), key))
+                    finished.put((index, WorkerDied(_dead_workers(pool)), key))
                 except BaseException as exc:  # cancelled
                     finished.put((index, exc, key))
 
