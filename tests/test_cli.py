@@ -80,6 +80,26 @@ def test_diff_between_revisions(mini: Path, capsys: pytest.CaptureFixture[str]) 
     assert "[-Whoever-] {+The player who+} takes the [-last-] {+final+} stone" in out
 
 
+def test_diff_with_a_bad_revision_refuses_and_leaves_no_export_behind(
+        mini: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import tempfile
+
+    subprocess.run(["git", "-C", str(mini), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(mini), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(mini), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v1"],
+                   check=True)
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(exports))
+    for bad, said in (("no-such-revision", "no-such-revision"), ("--output=x", "'--output=x' is not a git revision"),
+                      ("HEAD\n", "'HEAD\\n' is not a git revision")):
+        code = main(["--root", str(mini), "diff", "mini", "--", "HEAD", bad])  # the second revision is the bad one
+        err = capsys.readouterr().err
+        assert code == 1 and err.startswith("rulepress: git HEAD..") and said in err and "Traceback" not in err, err
+        assert list(exports.iterdir()) == []  # the first revision's export is removed too
+    assert not (mini / "x").exists()
+
+
 def test_unlogged_rule_change_warns_and_strict_fails(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
     def git(*args: str) -> None:
         subprocess.run(["git", "-C", str(mini), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
