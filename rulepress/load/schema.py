@@ -19,7 +19,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, excerpt
 from rulepress.load.yamlsrc import column_of, line_of, parse_yaml, plain
 
 # Matched whole (fullmatch), as every ID and name is: "$" matches before a final newline, so "mini\n" would pass.
@@ -129,6 +129,8 @@ def _problems(error: ValidationError, data: Any, shown: str, prefix: str | None)
         message = f"{subject} must not be empty"
     elif kind == "minimum":
         message = f"{subject} must be at least {error.validator_value}, not {_describe(instance)}"
+    elif kind == "maximum":
+        message = f"{subject} must be at most {error.validator_value}, not {_describe(instance)}"
     elif kind == "uniqueItems":
         message = f"{subject} lists the same entry twice"
     else:
@@ -202,9 +204,10 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int | float):
-        return f"the number {value}"
+        digits = str(value)
+        return f"the number {digits}" if len(digits) <= 20 else f"the number {digits[:12]}… ({len(digits)} digits)"
     if isinstance(value, str):
-        return f"'{value}'" if len(value) <= 60 else f"'{value[:57]}...'"
+        return excerpt(value)
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
