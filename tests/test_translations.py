@@ -254,7 +254,7 @@ def test_stray_and_undeclared_translation_files_are_reported(project: Path) -> N
     assert load_examples(load_book(project, "mini"))  # a language folder is not a stray example
     assert [str(e) for e in undeclared_translations(project, "mini", ["fr"])] == [
         "examples/mini/de: a translation into 'de' that rules_src/mini/book.yaml does not declare (add 'de' to its "
-        "'translations', or delete the folder); the build ignores it"]
+        "'translations', or delete the folder); the build would ignore it"]
 
 
 def test_undeclared_language_in_book_yaml_is_refused(project: Path) -> None:

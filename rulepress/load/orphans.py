@@ -70,8 +70,8 @@ def stray_examples(folder: Path, root: Path) -> list[SourceError]:
 
 def undeclared_translations(root: Path, book_id: str, translations: Iterable[str]) -> list[SourceError]:
     """Translation folders (``rules_src/<book>/<lang>/``, ``examples/<book>/<lang>/``) of a language book.yaml
-    does not declare under ``translations``: the build would ignore them. Reported as warnings by the gate, so a
-    translation can be started before it is declared."""
+    does not declare under ``translations``: the build would ignore them, so the gate refuses them (a translation
+    is started by declaring it; its missing items are then warnings)."""
     declared = set(translations)
     problems = []
     for base in (root / "rules_src" / book_id, root / "examples" / book_id):
@@ -79,7 +79,7 @@ def undeclared_translations(root: Path, book_id: str, translations: Iterable[str
             if path.is_dir() and LANGUAGE.fullmatch(path.name) and path.name not in declared:
                 problems.append(SourceError(shown_path(path, root), None, f"a translation into '{path.name}' that "
                                             f"rules_src/{book_id}/book.yaml does not declare (add '{path.name}' to "
-                                            "its 'translations', or delete the folder); the build ignores it"))
+                                            "its 'translations', or delete the folder); the build would ignore it"))
     return problems
 
 
