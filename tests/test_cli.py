@@ -21,8 +21,27 @@ def test_verify_json_records(mini: Path, capsys: pytest.CaptureFixture[str]) -> 
     code, out = run(capsys, "--root", str(mini), "verify", "--json")
     assert code == 0
     [record] = [json.loads(line) for line in out.splitlines()]
-    assert record == {"id": "mini-last-stone", "book": "mini", "rules": ["mini.play.take", "mini.play.win"],
-                      "status": "passed", "message": "", "source": "authored"}
+    assert record == {"kind": "example", "id": "mini-last-stone", "book": "mini",
+                      "rules": ["mini.play.take", "mini.play.win"], "status": "passed", "message": "",
+                      "source": "authored"}
+
+
+def test_verify_json_keeps_problems_and_warnings_out_of_the_example_records(
+        mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One record per example, as the README promises; what belongs to no example is a record of its own kind."""
+    (mini / "examples/mini/notes.txt").write_text("not an example")  # a problem of no example
+    (mini / "rules_src/mini/de").mkdir()  # an undeclared translation folder: an error too
+    code, out = run(capsys, "--root", str(mini), "verify", "--json")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert [r for r in records if r["kind"] == "example"] == [
+        {"kind": "example", "id": "mini-last-stone", "book": "mini", "rules": ["mini.play.take", "mini.play.win"],
+         "status": "passed", "message": "", "source": "authored"}]
+    errors = [r for r in records if r["kind"] == "error"]
+    assert all(set(r) == {"kind", "message"} for r in records if r["kind"] != "example")
+    assert any(r["message"].startswith("examples/mini/notes.txt: not an example") for r in errors), errors
+    assert any(r["message"].startswith("rules_src/mini/de: a translation into 'de'") for r in errors), errors
+    assert not [r for r in records if r.get("id", "") is None or r.get("book", "") is None]
 
 
 def test_verify_json_reports_failure(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -98,5 +98,5 @@ def _check_plurals(header: list[tuple[str, int]], shown: str) -> None:
         counted = _NPLURALS.search(found.group(1))
         value = counted.group(1) if counted else ""
         if not (value.isascii() and value.isdigit() and 1 <= int(value) <= MOST_PLURALS):
-            raise SourceError(shown, number, f"Plural-Forms: nplurals={excerpt(value, 20)} must be a whole number "
-                                             f"from 1 to {MOST_PLURALS} (no language has more forms)")
+            raise SourceError(shown, number, f"the header cannot be used: Plural-Forms: nplurals={excerpt(value, 20)} "
+                                             f"must be a whole number from 1 to {MOST_PLURALS} (no language has more)")
