@@ -22,6 +22,7 @@ from rulepress.errors import SourceError, excerpt
 LATEST_EPOCH = 253402300799  # 9999-12-31T23:59:59Z: a PDF date has four digits for the year
 MOST_JOBS = 1024
 MOST_SECONDS = 86400.0  # a time limit of a day is no limit; more is a typo
+LEAST_SECONDS = 0.001  # a shorter limit than the guard can measure (its alarm has a millisecond's grace)
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def _switch(text: str) -> bool:
 
 def _seconds(text: str) -> float:
     value = float(text)  # ValueError for "abc"
-    if not math.isfinite(value) or not 0 <= value <= MOST_SECONDS:
+    if not math.isfinite(value) or not (value == 0 or LEAST_SECONDS <= value <= MOST_SECONDS):
         raise ValueError(text)
     return value
 
@@ -63,9 +64,9 @@ VARIABLES = {variable.name: variable for variable in (
              "0 turns the content-hash cache off, on disk and in memory"),
     Variable("RULEPRESS_JOBS", f"a whole number of processes, 1 to {MOST_JOBS}", _whole(1, MOST_JOBS),
              "processes for the PDFs and the question impacts (default: one per core)"),
-    Variable("RULEPRESS_IMPORT_TIMEOUT", f"a number of seconds, 0 (no limit) to {MOST_SECONDS:g}", _seconds,
+    Variable("RULEPRESS_IMPORT_TIMEOUT", f"a number of seconds, 0 (no limit) or {LEAST_SECONDS:g} to {MOST_SECONDS:g}", _seconds,
              "how long importing one engine may take (default: 10)"),
-    Variable("RULEPRESS_REPLAY_TIMEOUT", f"a number of seconds, 0 (no limit) to {MOST_SECONDS:g}", _seconds,
+    Variable("RULEPRESS_REPLAY_TIMEOUT", f"a number of seconds, 0 (no limit) or {LEAST_SECONDS:g} to {MOST_SECONDS:g}", _seconds,
              "how long replaying one example may take (default: 10)"),
     Variable("RULEPRESS_PROGRESS", "0 (never) or 1 (always); unset: on a terminal only", _switch,
              "whether long commands show a progress bar"),

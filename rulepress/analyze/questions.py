@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, excerpt
 from rulepress.load.book import book_ids
 from rulepress.verify.gate import BookCheck, load_checked_book
 
@@ -15,7 +15,7 @@ from rulepress.verify.gate import BookCheck, load_checked_book
 def _checks(root: Path, book: str | None) -> list[BookCheck]:
     ids = book_ids(root)
     if book and book not in ids:
-        raise SourceError("rules_src", None, f"no book '{book}' (books: {', '.join(ids)})")
+        raise SourceError("rules_src", None, f"no book {excerpt(book)} (books: {', '.join(ids)})")
     return [load_checked_book(root, b) for b in ([book] if book else ids)]
 
 

@@ -155,10 +155,11 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
         if not self._armed:
             return
         if frame is not None and frame.f_code in _EDGES:
-            # A limit shorter than the guard's own setting up (RULEPRESS_REPLAY_TIMEOUT=1e-9) fires inside
-            # __enter__, outside the ``with`` whose __exit__ turns it into a fault: it would escape as a traceback.
-            # Fire again a moment later, inside the guarded code.
-            signal.setitimer(signal.ITIMER_REAL, 1e-3)
+            # A limit shorter than the guard's own setting up (a microsecond) fires inside __enter__, outside the
+            # ``with`` whose __exit__ turns it into a fault: raised there it would escape as a traceback.  Fire
+            # again a moment later, inside the guarded code (in __exit__ the code is done: nothing to stop).
+            if frame.f_code is _ENTER:
+                signal.setitimer(signal.ITIMER_REAL, 1e-3)
             return
         now = time.monotonic()
         if self._outer_due is not None and self._outer_due <= now:  # the outer timer is due: its handler decides
@@ -227,4 +228,6 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
         return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
 
 
-_EDGES = (engine_guard.__enter__.__code__, engine_guard.__exit__.__code__)  # the guard's own frames
+# The guard's own frames (its handler too: a re-armed alarm can arrive before the handler has returned).
+_ENTER = engine_guard.__enter__.__code__
+_EDGES = (_ENTER, engine_guard.__exit__.__code__, engine_guard._on_alarm.__code__)
