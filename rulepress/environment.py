@@ -63,7 +63,7 @@ VARIABLES = {variable.name: variable for variable in (
     Variable("RULEPRESS_CACHE", "0 (no cache) or 1 (the content-hash cache, the default)", _switch,
              "0 turns the content-hash cache off, on disk and in memory"),
     Variable("RULEPRESS_JOBS", f"a whole number of processes, 1 to {MOST_JOBS}", _whole(1, MOST_JOBS),
-             "processes for the PDFs and the question impacts (default: one per core)"),
+             "processes for the PDFs and `questions --impact` (default: one per core)"),
     Variable("RULEPRESS_IMPORT_TIMEOUT", f"a number of seconds, 0 (no limit) or {LEAST_SECONDS:g} to {MOST_SECONDS:g}", _seconds,
              "how long importing one engine may take (default: 10)"),
     Variable("RULEPRESS_REPLAY_TIMEOUT", f"a number of seconds, 0 (no limit) or {LEAST_SECONDS:g} to {MOST_SECONDS:g}", _seconds,
@@ -107,10 +107,19 @@ def jobs(option: int | None = None) -> int | None:
     return value("RULEPRESS_JOBS")  # type: ignore[no-any-return]
 
 
-def seconds(name: str, default: float) -> float:
-    """A time limit (``RULEPRESS_IMPORT_TIMEOUT``, ``RULEPRESS_REPLAY_TIMEOUT``); 0 means none."""
+def _seconds_of(name: str, default: float) -> float:
     found = value(name)
     return default if found is None else float(found)
+
+
+def import_seconds(default: float) -> float:
+    """How long importing one engine may take (0: no limit)."""
+    return _seconds_of("RULEPRESS_IMPORT_TIMEOUT", default)
+
+
+def replay_seconds(default: float) -> float:
+    """How long replaying one example may take (0: no limit)."""
+    return _seconds_of("RULEPRESS_REPLAY_TIMEOUT", default)
 
 
 def progress() -> bool | None:

@@ -40,11 +40,11 @@ The slowest bundled example replays in about 0.3 s, so the limit only catches en
 
 
 def import_seconds() -> float:
-    return environment.seconds("RULEPRESS_IMPORT_TIMEOUT", IMPORT_SECONDS)
+    return environment.import_seconds(IMPORT_SECONDS)
 
 
 def replay_seconds() -> float:
-    return environment.seconds("RULEPRESS_REPLAY_TIMEOUT", REPLAY_SECONDS)
+    return environment.replay_seconds(REPLAY_SECONDS)
 
 
 @dataclass
