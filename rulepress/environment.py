@@ -57,6 +57,7 @@ def _seconds(text: str) -> float:
     return value
 
 
+_SECONDS = f"a number of seconds, 0 (no limit) or {LEAST_SECONDS:g} to {MOST_SECONDS:g}"
 VARIABLES = {variable.name: variable for variable in (
     Variable("SOURCE_DATE_EPOCH", f"a whole number of seconds since 1970-01-01 UTC, 0 to {LATEST_EPOCH}",
              _whole(0, LATEST_EPOCH), "the date stamped into the PDFs and the sitemap (default: the last commit's)"),
@@ -64,9 +65,9 @@ VARIABLES = {variable.name: variable for variable in (
              "0 turns the content-hash cache off, on disk and in memory"),
     Variable("RULEPRESS_JOBS", f"a whole number of processes, 1 to {MOST_JOBS}", _whole(1, MOST_JOBS),
              "processes for the PDFs and `questions --impact` (default: one per core)"),
-    Variable("RULEPRESS_IMPORT_TIMEOUT", f"a number of seconds, 0 (no limit) or {LEAST_SECONDS:g} to {MOST_SECONDS:g}", _seconds,
+    Variable("RULEPRESS_IMPORT_TIMEOUT", _SECONDS, _seconds,
              "how long importing one engine may take (default: 10)"),
-    Variable("RULEPRESS_REPLAY_TIMEOUT", f"a number of seconds, 0 (no limit) or {LEAST_SECONDS:g} to {MOST_SECONDS:g}", _seconds,
+    Variable("RULEPRESS_REPLAY_TIMEOUT", _SECONDS, _seconds,
              "how long replaying one example may take (default: 10)"),
     Variable("RULEPRESS_PROGRESS", "0 (never) or 1 (always); unset: on a terminal only", _switch,
              "whether long commands show a progress bar"),
