@@ -30,7 +30,6 @@ class Variable:
     name: str
     accepts: str  # in words, for the message
     parse: Callable[[str], Any]  # the value, or ValueError
-    meaning: str  # what it does, for the README's table (tests/test_environment.py holds them together)
 
 
 def _whole(low: int, high: int) -> Callable[[str], int]:
@@ -58,19 +57,14 @@ def _seconds(text: str) -> float:
 
 
 _SECONDS = f"a number of seconds, 0 (no limit) or {LEAST_SECONDS:g} to {MOST_SECONDS:g}"
-VARIABLES = {variable.name: variable for variable in (
+VARIABLES = {variable.name: variable for variable in (  # each has a row in the README's table (a test says so)
     Variable("SOURCE_DATE_EPOCH", f"a whole number of seconds since 1970-01-01 UTC, 0 to {LATEST_EPOCH}",
-             _whole(0, LATEST_EPOCH), "the date stamped into the PDFs and the sitemap (default: the last commit's)"),
-    Variable("RULEPRESS_CACHE", "0 (no cache) or 1 (the content-hash cache, the default)", _switch,
-             "0 turns the content-hash cache off, on disk and in memory"),
-    Variable("RULEPRESS_JOBS", f"a whole number of processes, 1 to {MOST_JOBS}", _whole(1, MOST_JOBS),
-             "processes for the PDFs and `questions --impact` (default: one per core)"),
-    Variable("RULEPRESS_IMPORT_TIMEOUT", _SECONDS, _seconds,
-             "how long importing one engine may take (default: 10)"),
-    Variable("RULEPRESS_REPLAY_TIMEOUT", _SECONDS, _seconds,
-             "how long replaying one example may take (default: 10)"),
-    Variable("RULEPRESS_PROGRESS", "0 (never) or 1 (always); unset: on a terminal only", _switch,
-             "whether long commands show a progress bar"),
+             _whole(0, LATEST_EPOCH)),  # the date in the PDFs and the sitemap
+    Variable("RULEPRESS_CACHE", "0 (no cache) or 1 (the content-hash cache, the default)", _switch),
+    Variable("RULEPRESS_JOBS", f"a whole number of processes, 1 to {MOST_JOBS}", _whole(1, MOST_JOBS)),
+    Variable("RULEPRESS_IMPORT_TIMEOUT", _SECONDS, _seconds),
+    Variable("RULEPRESS_REPLAY_TIMEOUT", _SECONDS, _seconds),
+    Variable("RULEPRESS_PROGRESS", "0 (never) or 1 (always); unset: on a terminal only", _switch),
 )}
 
 
