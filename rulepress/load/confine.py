@@ -174,6 +174,10 @@ def tree_problems(root: Path, folder: Path, *, max_file_bytes: int = MAX_ASSET_B
                 problems.append(SourceError(shown(path, root), None, f"cannot read: {exc.strerror or exc}"))
                 continue
             if stat.S_ISDIR(info.st_mode):
+                if entry.is_symlink() and (target == real or target in real.parents):
+                    problems.append(SourceError(shown(path, root), None, "a symlink to a folder that holds it "
+                                                                         "(mkdocs would walk it forever)"))
+                    continue
                 pending.append((path, target))
             elif not stat.S_ISREG(info.st_mode):
                 problems.append(SourceError(shown(path, root), None, f"is a {_kind(info.st_mode)}, not a regular "
