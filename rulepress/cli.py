@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 
 from rulepress import environment
-from rulepress.errors import BuildRefused, SourceError, os_problem
+from rulepress.errors import BuildRefused, SourceError, bounded, os_problem
 from rulepress.project import find_root
 from rulepress.serve.cli import add_serve
 
@@ -43,11 +43,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         mark = {"passed": "ok  ", "failed": "FAIL", "error": "ERR "}[result.status]
         print(f"{mark} {result.example.book}/{result.example.id}")
         if not result.ok:
-            print(f"     {result.message}")
+            print(f"     {bounded(result.message)}")
     for problem in report.problems:
-        print(f"ERR  {problem}")
+        print(f"ERR  {bounded(problem)}")
     for warning in warnings:
-        print(f"WARN {warning}")
+        print(f"WARN {bounded(warning)}")
     passed = sum(r.ok for r in report.results)
     failed = len(report.results) - passed + len(report.problems)
     print(f"{passed} passed, {failed} failed")
@@ -64,7 +64,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print("rulepress build refused: nothing was published; the site is as the last good build left it.",
               file=sys.stderr)
         for problem in refused.problems:
-            print(f"  - {problem}", file=sys.stderr)
+            print(f"  - {bounded(problem)}", file=sys.stderr)
         return 1
     for line in summary:
         print(line)

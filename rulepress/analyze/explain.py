@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from rulepress.errors import SourceError, excerpt
+from rulepress.errors import SourceError, bounded, excerpt
 from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import Example, Step, load_example
@@ -250,6 +250,6 @@ def run_explain(root: Path, args: argparse.Namespace) -> int:
         before = args.step if args.step is not None else len(example.steps) + 1
         describe(position_before(book, engine, example, before), engine, action)
     except ExplainError as exc:
-        print(f"rulepress explain: {exc}", file=sys.stderr)
+        print(f"rulepress explain: {bounded(str(exc))}", file=sys.stderr)  # it may quote the action given
         return 1
     return 0

@@ -29,7 +29,7 @@ from rulepress.analyze.explain import ExplainError, guarded
 from rulepress.analyze.explain import plain as _plain
 from rulepress.analyze.explain import words as _words
 from rulepress.analyze.simulate import random_policy
-from rulepress.errors import SourceError, excerpt, relative
+from rulepress.errors import SourceError, bounded, excerpt, relative
 from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import load_example
@@ -354,7 +354,7 @@ def run_record(root: Path, args: argparse.Namespace) -> int:
     try:
         path, status, ok = record(root, args)
     except ExplainError as exc:
-        print(f"rulepress record: {exc} (nothing was written)", file=sys.stderr)
+        print(f"rulepress record: {bounded(str(exc))} (nothing was written)", file=sys.stderr)
         return 1
     print(f"wrote {relative(path, root)}: {status}")
     print("It is marked 'reviewed: false': check it against the rules and retell its text, then set "
