@@ -231,8 +231,8 @@ def cmd_preflight(args: argparse.Namespace) -> int:
 
     # A PDF named here may be anywhere (a printer's proof), but it is read only if it is a regular file of a
     # PDF's size: /dev/zero or a FIFO would never end.
-    paths = ([given.regular_file(p, "preflight", given.MAX_PDF_BYTES) for p in args.pdfs]
-             or sorted((_root(args) / "site" / "pdf").glob("*.pdf")))
+    named = args.pdfs or [str(path) for path in sorted((_root(args) / "site" / "pdf").glob("*.pdf"))]
+    paths = [given.regular_file(name, "preflight", given.MAX_PDF_BYTES) for name in named]
     if not paths:
         print("rulepress: no PDF to check (build first, or name the files)", file=sys.stderr)
         return 1

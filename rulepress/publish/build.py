@@ -18,7 +18,7 @@ from types import FrameType
 from typing import Any
 
 from rulepress.cache import cached_impacts, empty_trash, translation_findings
-from rulepress.errors import BuildRefused, os_problem
+from rulepress.errors import BuildRefused, SourceError, os_problem
 from rulepress.load import site_folders
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import (
@@ -179,7 +179,10 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
     # The folders mkdocs copies into the site, confined before mkdocs or the cache reads them.
-    lint_problems += [str(problem) for problem in site_folders.problems(root)]
+    try:
+        lint_problems += [str(problem) for problem in site_folders.problems(root)]
+    except SourceError as exc:  # mkdocs.yml itself cannot be read
+        lint_problems.append(str(exc))
     problems = report.failures() + lint_problems + (report.warnings if strict else [])
     if not problems:  # no unchecked example in the player editions; their text is checked as it is rendered
         problems = unreviewed(report)  # (the site's by the hooks, see render_site; each PDF's by render/pdf.py)
