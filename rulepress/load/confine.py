@@ -183,8 +183,9 @@ def tree_problems(root: Path, folder: Path, *, max_file_bytes: int = MAX_ASSET_B
                 problems.append(SourceError(shown(path, root), None, f"is a {_kind(info.st_mode)}, not a regular "
                                                                      "file"))
             elif info.st_size > max_file_bytes:
-                problems.append(SourceError(shown(path, root), None, _too_big(info.st_size, max_file_bytes)
-                                            .replace("a source file", "a file the site copies")))
+                problems.append(SourceError(shown(path, root), None, f"file is {info.st_size} bytes, more than the "
+                                                                     f"{max_file_bytes} bytes a file the site copies "
+                                                                     "may have"))
             else:
                 count, total = count + 1, total + info.st_size
         if count > max_files or total > max_bytes:
