@@ -54,6 +54,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from rulepress import environment
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
 from rulepress.verify.replay import ExampleResult, engine_folder, replay
@@ -112,7 +113,7 @@ def key_of(*parts: str | bytes) -> str:
 
 def enabled() -> bool:
     """``RULEPRESS_CACHE=0`` turns every cache off, on disk and in this process."""
-    return os.environ.get("RULEPRESS_CACHE", "1") != "0"
+    return environment.cache_enabled()
 
 
 class Cache:
@@ -437,9 +438,9 @@ def source_epoch(root: Path) -> int:
 
     Never "now": two builds of the same sources must give the same bytes (reproducible-builds.org).
     """
-    env = os.environ.get("SOURCE_DATE_EPOCH")
-    if env and env.isdigit():
-        return int(env)
+    given = environment.source_date_epoch()
+    if given is not None:
+        return given
     try:
         done = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"], capture_output=True,
                               text=True, timeout=10, check=False)

@@ -15,8 +15,10 @@ from string import Template
 
 import yaml
 
-BOOK_ID = re.compile(r"^[a-z][a-z0-9-]*$")
-PREFIX = re.compile(r"^[a-z]+$")
+from rulepress.errors import excerpt
+
+BOOK_ID = re.compile(r"[a-z][a-z0-9-]*")  # matched whole: "$" would let a name ending in a newline by
+PREFIX = re.compile(r"[a-z]+")
 
 
 class ScaffoldError(Exception):
@@ -33,12 +35,12 @@ class Names:
 
 def names_for(book: str, prefix: str | None = None, title: str | None = None) -> Names:
     """The names a book ID implies; raises ScaffoldError naming what is wrong with a bad one."""
-    if not BOOK_ID.match(book):
-        raise ScaffoldError(f"'{book}' cannot be a book ID: use lower case letters, digits and '-', starting with "
-                            f"a letter (e.g. tic-tac-toe)")
+    if not BOOK_ID.fullmatch(book):
+        raise ScaffoldError(f"{excerpt(book)} cannot be a book ID: use lower case letters, digits and '-', "
+                            "starting with a letter (e.g. tic-tac-toe)")
     chosen = prefix if prefix is not None else "".join(part[0] for part in book.split("-") if part)
-    if not PREFIX.match(chosen):
-        raise ScaffoldError(f"'{chosen}' cannot be a rule prefix: use lower case letters only (--prefix)")
+    if not PREFIX.fullmatch(chosen):
+        raise ScaffoldError(f"{excerpt(chosen)} cannot be a rule prefix: use lower case letters only (--prefix)")
     shown = title or " ".join(part.capitalize() for part in book.split("-"))
     return Names(book, book.replace("-", "_"), chosen, shown)
 

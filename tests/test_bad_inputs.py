@@ -364,7 +364,8 @@ def test_corpus_is_big_enough_and_covers_every_kind() -> None:
     assert len(CASES) >= 200, len(CASES)
     assert {"key-typo", "wrong-type", "missing-key", "bad-format", "duplicate", "unknown-rule", "yaml-syntax",
             "yaml-bomb", "encoding", "confinement", "template-attack", "markup", "orphan", "engine-fault",
-            "example-fault", "site-dir"} <= kinds, sorted(kinds)
+            "example-fault", "site-dir", "environment", "command-line", "name-not-whole", "catalog", "huge-number",
+            "long-value"} <= kinds, sorted(kinds)
 
 
 def test_a_case_with_a_misspelt_key_is_refused() -> None:

@@ -291,13 +291,15 @@ def test_question_impact_is_reused_until_the_book_or_its_examples_change(
 
 def test_a_pdf_worker_that_dies_fails_the_build_instead_of_hanging_it(
         mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from concurrent.futures.process import BrokenProcessPool
+    from rulepress.errors import BuildRefused
 
     report = verify(mini, draw=True)
     before = set(multiprocessing.active_children())  # other tests in this process may have children of their own
     monkeypatch.setattr(pdfpool.pdf, "write_pdf", lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL))
-    with pytest.raises(BrokenProcessPool):
+    with pytest.raises(BuildRefused) as refused:  # naming the editions whose workers died (tests/test_faults.py)
         pdfpool.render_editions(report, {}, tmp_path / "staging", Timings(), workers=2)
+    assert refused.value.problems and all(line.startswith("pdf ") and "killed by SIGKILL" in line
+                                          for line in refused.value.problems), refused.value.problems
     deadline = time.monotonic() + 10  # the pool's workers are gone (reaping a killed pool takes a moment)
     while not set(multiprocessing.active_children()) <= before and time.monotonic() < deadline:
         time.sleep(0.05)

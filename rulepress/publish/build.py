@@ -18,9 +18,18 @@ from types import FrameType
 from typing import Any
 
 from rulepress.cache import cached_impacts, empty_trash, translation_findings
-from rulepress.errors import BuildRefused
+from rulepress.errors import BuildRefused, SourceError, os_problem
+from rulepress.load import site_folders
 from rulepress.publish.lock import build_lock
-from rulepress.publish.swap import check_target, finish, new_staging, publish, signals_held, sweep_leftovers
+from rulepress.publish.swap import (
+    check_replaceable,
+    check_target,
+    finish,
+    new_staging,
+    publish,
+    signals_held,
+    sweep_leftovers,
+)
 from rulepress.render import site as site_pages
 from rulepress.verify.gate import Report, verify
 
@@ -169,6 +178,11 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         errors, warnings = translation_findings(check)
         lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
+    # The folders mkdocs copies into the site, confined before mkdocs or the cache reads them.
+    try:
+        lint_problems += [str(problem) for problem in site_folders.problems(root)]
+    except SourceError as exc:  # mkdocs.yml itself cannot be read
+        lint_problems.append(str(exc))
     problems = report.failures() + lint_problems + (report.warnings if strict else [])
     if not problems:  # no unchecked example in the player editions; their text is checked as it is rendered
         problems = unreviewed(report)  # (the site's by the hooks, see render_site; each PDF's by render/pdf.py)
@@ -260,7 +274,10 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
     def site(impacts: dict[str, Any]) -> Callable[[], tuple[list[str], float, float]]:
         def make() -> tuple[list[str], float, float]:  # a copy when nothing it shows changed
             start = time.perf_counter()
-            mkdocs = cached_site(root, report, impacts, staging, render_site)
+            try:
+                mkdocs = cached_site(root, report, impacts, staging, render_site)
+            except OSError as exc:  # mkdocs writes pages without naming them: the folder it was writing, then
+                raise BuildRefused([f"site: {os_problem(exc, staging)}"]) from exc
             problems = mkdocs.fatal("mkdocs") + ([f"mkdocs: {w}" for w in mkdocs.harmless()] if strict else [])
             if problems:
                 raise BuildRefused(problems)
@@ -358,6 +375,7 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
     root = root.resolve()
     target = (site_dir or root / "site").resolve()
     check_target(root, target)
+    check_replaceable(root, target)  # a read-only site/ is found now, not after every PDF is made
     with _interrupts() as interrupts, build_lock(root, wait):
         swept = sweep_leftovers(root, target)
         start = time.perf_counter()
@@ -380,6 +398,8 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
             empty_trash(root)  # the kept sites the site's process pruned
         except BuildRefused:
             raise
+        except OSError as exc:  # a full disk, a folder it may not write: what it hit, by name
+            raise BuildRefused([f"rendering failed: {os_problem(exc, staging)}"]) from exc
         except Exception as exc:  # a broken template or page: report it, keep the last good site
             raise BuildRefused([f"rendering failed: {type(exc).__name__}: {exc}"]) from exc
         finally:  # also after KeyboardInterrupt and Terminated, which pass through the except clauses above

@@ -8,7 +8,7 @@ import socket
 import sys
 from pathlib import Path
 
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, bounded
 from rulepress.project import find_root
 
 HOST = "127.0.0.1"  # the preview is for the author's own browser, never the network
@@ -39,7 +39,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 1
     unknown = [book for book in args.book or [] if book not in ids]
     if unknown:
-        print(f"rulepress serve: rules_src/{unknown[0]}: no such book (books: {', '.join(ids)})", file=sys.stderr)
+        print(bounded(f"rulepress serve: rules_src/{unknown[0]}: no such book (books: {', '.join(ids)})"),
+              file=sys.stderr)
         return 1
     if not port_free(args.port):
         print(f"rulepress serve: port {args.port} on {HOST} is in use or not allowed; choose another with --port",

@@ -9,7 +9,7 @@ from types import ModuleType
 
 from rulepress import cache, i18n, progress
 from rulepress.cache import cached_replay
-from rulepress.errors import SourceError, relative
+from rulepress.errors import SourceError, bounded, relative
 from rulepress.load.book import Book, book_ids, load_book
 from rulepress.load.examples import Example, collect_examples, load_examples
 from rulepress.load.orphans import stray_example_folders
@@ -107,7 +107,7 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
                            if folder.is_dir() and folder.name not in ids)
     for book_id in only or ids:
         if book_id not in ids:
-            report.problems.append(f"rules_src/{book_id}: no such book (books: {', '.join(ids)})")
+            report.problems.append(bounded(f"rules_src/{book_id}: no such book (books: {', '.join(ids)})"))
             continue
         sources = cache.book_sources_digest(root, book_id)  # before anything is read
         try:
