@@ -24,11 +24,11 @@ MINI = Path(__file__).parent / "fixtures" / "mini"
 
 
 def make_project(target: Path, source: Path = MINI) -> Path:
-    """A project at ``target``: the fixture's content plus the real mkdocs.yml, site_src and hooks."""
+    """A project at ``target``: the fixture's content plus the real mkdocs.yml, theme and hooks."""
     shutil.copytree(source, target, dirs_exist_ok=True)
     shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
-    shutil.copytree(ROOT / "site_src", target / "site_src", dirs_exist_ok=True)
-    (target / "rulepress" / "render").mkdir(parents=True, exist_ok=True)
+    theme = Path("rulepress") / "render" / "theme"
+    shutil.copytree(ROOT / theme, target / theme, dirs_exist_ok=True)
     shutil.copy(ROOT / "rulepress" / "render" / "mkdocs_hooks.py", target / "rulepress" / "render" / "mkdocs_hooks.py")
     return target
 
