@@ -18,7 +18,7 @@ from types import FrameType
 from typing import Any
 
 from rulepress.cache import cached_impacts, empty_trash, translation_findings
-from rulepress.errors import BuildRefused
+from rulepress.errors import BuildRefused, SourceError
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import check_target, finish, new_staging, publish, signals_held, sweep_leftovers
 from rulepress.render import site as site_pages
@@ -67,7 +67,11 @@ class _Collect(logging.Handler):
 
     def fatal(self, tool: str) -> list[str]:
         """Errors, and warnings about a missing or unreadable resource: either means wrong output."""
-        return _unique(f"{tool}: {_tidy(record.getMessage())}" for record in self.records
+        return self.fatal_of(self.records, tool)
+
+    @staticmethod
+    def fatal_of(records: list[logging.LogRecord], tool: str) -> list[str]:
+        return _unique(f"{tool}: {_tidy(record.getMessage())}" for record in records
                        if record.levelno >= logging.ERROR or _MISSING_RESOURCE.search(record.getMessage()))
 
     def harmless(self) -> list[str]:
@@ -186,37 +190,82 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
     ``prepare(lang, config)``, when given, is called before each run and says whether it is a dirty build, or
     (None) that the site in ``lang`` is in place already and need not be built (the incremental builds of
     rulepress/serve/quick.py add their plugin there)."""
+    import io
+
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
-    from mkdocs.utils import yaml_load
+    from mkdocs.exceptions import Abort
+
+    from rulepress.render.site_config import CONFIG, site_config
 
     site_pages.TIMING.clear()
     others = site_pages.site_languages(report)
     try:
+        merged = site_config(root)  # the package's defaults, the project's mkdocs.yml over them
+    except SourceError as exc:
+        raise BuildRefused([str(exc)]) from None
+    try:
         with _logged("mkdocs") as logged:
             for lang in [None, *others]:  # the root first: mkdocs empties its site folder before building
                 site_pages.PREPARED = site_pages.SiteInput(report, impacts, lang)
-                overrides: dict[str, Any] = {}
-                if others:  # a book with translations: every site gets its language and the switcher
-                    with open(root / "mkdocs.yml", encoding="utf-8") as stream:
-                        overrides = site_pages.language_config(yaml_load(stream) or {}, report, lang)
+                # A book with translations: every site gets its language and the switcher.
+                overrides = site_pages.language_config(merged, report, lang) if others else {}
                 target = staging if lang is None else staging / lang
-                config = load_config(str(root / "mkdocs.yml"), site_dir=str(target), **overrides)
                 start = len(logged.records)
+                try:
+                    # Relative paths in it are the project's: mkdocs reads them against the file's folder.
+                    config = load_config(io.BytesIO(b"{}"), config_file_path=str(root / CONFIG),
+                                         **{**merged, **overrides, "site_dir": str(target)})
+                except Abort:  # mkdocs said what is wrong (logged); the message itself only says "aborted"
+                    raise BuildRefused(_config_problems(root, logged.records[start:])) from None
                 dirty = prepare(lang, config) if prepare is not None else False
                 try:
                     if dirty is not None:
                         mkdocs_build(config, dirty=dirty)
                 except Exception:
-                    # The hooks check the player pages they generate (no rule IDs, no engine notation): mkdocs
+                    # The plugin checks the player pages it generates (no rule IDs, no engine notation): mkdocs
                     # reports that only as an abort, so the problems themselves are the refusal.
                     if site_pages.PREPARED is not None and site_pages.PREPARED.refused:
                         raise BuildRefused(site_pages.PREPARED.refused) from None
+                    said = _Collect.fatal_of(logged.records[start:], "mkdocs")
+                    if said:  # a plugin's or the theme's error: mkdocs logged its words, then aborted
+                        raise BuildRefused(said) from None
+                    template = _template_error(sys.exc_info()[1])
+                    if template:
+                        raise BuildRefused([template]) from None
                     raise
                 logged.sites[lang] = logged.records[start:]
         return logged
     finally:
         site_pages.PREPARED = None
+
+
+def _template_error(exc: BaseException | None) -> str | None:
+    """A theme template's error (Jinja's), with the template's file and line."""
+    import jinja2
+
+    if not isinstance(exc, jinja2.TemplateError):
+        return None
+    where = getattr(exc, "filename", None) or getattr(exc, "name", None) or "a theme template"
+    line = getattr(exc, "lineno", None)
+    return f"{where}{f':{line}' if line else ''}: mkdocs: {type(exc).__name__}: {exc}"
+
+
+def _config_problems(root: Path, records: list[logging.LogRecord]) -> list[str]:
+    """mkdocs' own lines about the configuration ("Config value 'key': what is wrong"), each with the file and,
+    when the project's mkdocs.yml sets that key, its line and value."""
+    from rulepress.render.site_config import CONFIG, project_setting
+
+    problems = []
+    for record in records:
+        if record.levelno < logging.ERROR:
+            continue
+        said = _tidy(record.getMessage())
+        key = re.match(r"Config value '([^']+)'", said)
+        line, value = project_setting(root, key.group(1)) if key else (None, None)
+        where = f"{CONFIG}:{line}" if line else CONFIG
+        problems.append(f"{where}: mkdocs: {said}" + (f" (the value: {value!r})" if line else ""))
+    return problems or [f"{CONFIG}: mkdocs refused the configuration and said nothing more"]
 
 
 def expected_pages(report: Report) -> list[str]:
