@@ -7,7 +7,8 @@ rebuild after an edit redoes only what the edit reaches and reuses the rest byte
 - a replay (with its diagrams): the example file, the engine's source files, the book's ``book.yaml`` and
   ``components.yaml``, the options, the flags, and rulepress's own code;
 - the site: each book's sources, examples and engine (its pages are made from them), the saved impacts,
-  the project's ``mkdocs.yml`` and ``site_src/`` (rulepress's theme and plugin are its code) and the build date mkdocs stamps into ``sitemap.xml``.  A site
+  the project's ``mkdocs.yml`` and ``site_src/`` (the theme and plugin are rulepress's code) and the build
+  date mkdocs stamps into ``sitemap.xml``.  A site
   whose inputs changed starts from the one kept last: only the pages whose Markdown changed are rendered
   again (rulepress/serve/quick.py), the same bytes as a full build, and a language's site whose generated files
   are all the same is not built at all.  Files a build did not write again are hard links between kept sites

@@ -190,6 +190,7 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
     ``prepare(lang, config)``, when given, is called before each run and says whether it is a dirty build, or
     (None) that the site in ``lang`` is in place already and need not be built (the incremental builds of
     rulepress/serve/quick.py add their plugin there)."""
+    import copy
     import io
 
     from mkdocs.commands.build import build as mkdocs_build
@@ -214,8 +215,9 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
                 start = len(logged.records)
                 try:
                     # Relative paths in it are the project's: mkdocs reads them against the file's folder.
+                    # A copy each time: mkdocs consumes the settings it is given (it pops plugins' options).
                     config = load_config(io.BytesIO(b"{}"), config_file_path=str(root / CONFIG),
-                                         **{**merged, **overrides, "site_dir": str(target)})
+                                         **copy.deepcopy({**merged, **overrides, "site_dir": str(target)}))
                 except Abort:  # mkdocs said what is wrong (logged); the message itself only says "aborted"
                     raise BuildRefused(_config_problems(root, logged.records[start:])) from None
                 dirty = prepare(lang, config) if prepare is not None else False
