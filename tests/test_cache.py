@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import logging
 import multiprocessing
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from rulepress import cache
-from rulepress.publish import pdfpool
 from rulepress.errors import BuildRefused
+from rulepress.publish import pdfpool
 from rulepress.publish.build import Timings, build
 from rulepress.verify import replay as replay_module
 from rulepress.verify.gate import load_checked_book, verify

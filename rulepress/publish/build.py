@@ -197,14 +197,11 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort
 
-    from rulepress.render.site_config import CONFIG, site_config
+    from rulepress.render.site_config import CONFIG
 
     site_pages.TIMING.clear()
     others = site_pages.site_languages(report)
-    try:
-        merged = site_config(root)  # the package's defaults, the project's mkdocs.yml over them
-    except SourceError as exc:
-        raise BuildRefused([str(exc)]) from None
+    merged = checked_site_config(root)
     try:
         with _logged("mkdocs") as logged:
             for lang in [None, *others]:  # the root first: mkdocs empties its site folder before building
@@ -232,7 +229,7 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
                     said = _Collect.fatal_of(logged.records[start:], "mkdocs")
                     if said:  # a plugin's or the theme's error: mkdocs logged its words, then aborted
                         raise BuildRefused(said) from None
-                    template = _template_error(sys.exc_info()[1])
+                    template = _template_error(sys.exc_info()[1], root)
                     if template:
                         raise BuildRefused([template]) from None
                     raise
@@ -242,13 +239,40 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
         site_pages.PREPARED = None
 
 
-def _template_error(exc: BaseException | None) -> str | None:
-    """A theme template's error (Jinja's), with the template's file and line."""
+def checked_site_config(root: Path) -> dict[str, Any]:
+    """The site's configuration (the package's defaults, the project's mkdocs.yml over them), refused with the file
+    and line for what a project may not change, and with mkdocs' own words for what mkdocs finds wrong.  The build
+    asks before it renders anything, so a bad mkdocs.yml costs no PDF."""
+    import copy
+    import io
+
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    from rulepress.render.site_config import CONFIG, site_config
+
+    try:
+        merged = site_config(root)
+    except SourceError as exc:
+        raise BuildRefused([str(exc)]) from None
+    with _logged("mkdocs") as logged:
+        try:
+            load_config(io.BytesIO(b"{}"), config_file_path=str(root / CONFIG), **copy.deepcopy(merged))
+        except Abort:
+            raise BuildRefused(_config_problems(root, logged.records)) from None
+    return merged
+
+
+def _template_error(exc: BaseException | None, root: Path) -> str | None:
+    """A theme template's error (Jinja's), with the template's file (the project's, relative to it) and line."""
     import jinja2
+
+    from rulepress.errors import relative
 
     if not isinstance(exc, jinja2.TemplateError):
         return None
-    where = getattr(exc, "filename", None) or getattr(exc, "name", None) or "a theme template"
+    filename = getattr(exc, "filename", None)
+    where = relative(Path(filename), root) if filename else getattr(exc, "name", None) or "a theme template"
     line = getattr(exc, "lineno", None)
     return f"{where}{f':{line}' if line else ''}: mkdocs: {type(exc).__name__}: {exc}"
 
@@ -413,6 +437,7 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
         swept = sweep_leftovers(root, target)
         start = time.perf_counter()
         report = gate(root, strict, books)
+        checked_site_config(root)  # before anything is rendered
         _translate(report)
         timings.verify = time.perf_counter() - start
         target.parent.mkdir(parents=True, exist_ok=True)
