@@ -175,7 +175,7 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         report.warnings.extend(warnings)
     problems = report.failures() + lint_problems + (report.warnings if strict else [])
     if not problems:  # no unchecked example in the player editions; their text is checked as it is rendered
-        problems = unreviewed(report)  # (the site's by the hooks, see render_site; each PDF's by render/pdf.py)
+        problems = unreviewed(report)  # (the site's by the plugin, see render_site; each PDF's by render/pdf.py)
     if problems:
         raise BuildRefused(problems)
     return report
