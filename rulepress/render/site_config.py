@@ -12,10 +12,10 @@ own words (rulepress/publish/build.py passes them on with this file's name).
 from __future__ import annotations
 
 import re
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rulepress.data import package_path
 from rulepress.errors import SourceError
 from rulepress.load.yamlsrc import line_of, load_yaml, parse_yaml, plain
 
@@ -27,14 +27,8 @@ _REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)  # http:, 
 
 
 def theme_folder() -> Path:
-    """The package's site theme: ``overrides/`` (templates over mkdocs-material's), ``assets/``, the defaults.
-
-    A folder on disk: mkdocs' template loader and its file copier need real paths, so rulepress is installed
-    as files (as pip installs a wheel), not imported from a zip."""
-    folder = resources.files("rulepress.render") / "theme"
-    if not isinstance(folder, Path):  # pragma: no cover - a zip import: mkdocs could not read the theme
-        raise RuntimeError(f"rulepress's site theme is not a folder on disk ({folder}); install rulepress with pip")
-    return folder
+    """The package's site theme: ``overrides/`` (templates over mkdocs-material's), ``assets/``, the defaults."""
+    return package_path("render", "theme")
 
 
 def overrides_folder() -> Path:
