@@ -11,7 +11,7 @@ import pytest
 from mkdocs.config import load_config
 
 from rulepress.errors import BuildRefused
-from rulepress.publish.build import build
+from rulepress.publish.build import build, checked_site_config
 from rulepress.render.mkdocs_plugin import RulepressPlugin
 from rulepress.render.site_config import site_config, theme_folder
 
@@ -20,6 +20,13 @@ def refused(root: Path) -> list[str]:
     with pytest.raises(BuildRefused) as error:
         build(root)
     assert not (root / "site").exists()  # nothing published
+    return error.value.problems
+
+
+def config_refused(root: Path) -> list[str]:
+    """What the build refuses on before it renders anything (checked_site_config), without the build around it."""
+    with pytest.raises(BuildRefused) as error:
+        checked_site_config(root)
     return error.value.problems
 
 
@@ -80,7 +87,7 @@ def test_a_projects_own_mkdocs_yml_is_merged_over_the_defaults(mini: Path) -> No
 ])
 def test_what_a_project_may_not_change_is_refused_at_its_line(mini: Path, text: str, line: int, said: str) -> None:
     (mini / "mkdocs.yml").write_text(text)
-    assert refused(mini) == [f"mkdocs.yml:{line}: {said}"]
+    assert config_refused(mini) == [f"mkdocs.yml:{line}: {said}"]
 
 
 @pytest.mark.parametrize(("text", "said"), [
@@ -97,7 +104,19 @@ def test_what_a_project_may_not_change_is_refused_at_its_line(mini: Path, text: 
 ])
 def test_mkdocs_says_what_is_wrong_with_the_file_and_line(mini: Path, text: str, said: str) -> None:
     (mini / "mkdocs.yml").write_text(text)
-    assert refused(mini) == [said.replace("@", str(mini.resolve()))]
+    assert config_refused(mini) == [said.replace("@", str(mini.resolve()))]
+
+
+def test_the_build_refuses_a_bad_mkdocs_yml_before_it_renders(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.publish import pdfpool
+
+    monkeypatch.setattr(pdfpool, "render_editions", lambda *a, **k: pytest.fail("a PDF was rendered"))
+    (mini / "mkdocs.yml").write_text("theme:\n  font: {text: Roboto}\n")
+    assert refused(mini) == ["mkdocs.yml:2: theme.font: {'text': 'Roboto'}: web fonts are fetched from Google Fonts, "
+                             "and the site must work offline; leave theme.font out"]
+    (mini / "mkdocs.yml").write_text("use_directory_urls: maybe\n")
+    assert refused(mini) == ["mkdocs.yml:1: mkdocs: Config value 'use_directory_urls': Expected type: <class 'bool'> "
+                             "but received: <class 'str'> (the value: 'maybe')"]
 
 
 def test_a_plugins_and_a_templates_errors_come_through(mini: Path) -> None:
