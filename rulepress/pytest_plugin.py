@@ -5,7 +5,7 @@ With rulepress installed, ``pytest`` in a project collects each ``examples/<book
 named by the example's ID, which replays it against the book's engine and fails with the very message
 ``rulepress verify`` prints for it; and each ``rules_src/<book>/book.yaml`` as one item named by the book's ID,
 which fails with the book's own problems (its sources, its engine, its questions, its rules' coverage) as
-``rulepress verify`` lists them.  A folder is a project when it holds ``rulepress.yaml`` or ``rules_src/``.
+``rulepress verify`` lists them.  A folder is a project when it holds ``rulepress.yaml``.
 A file outside a project is left to pytest's other plugins: the plugin is there in every pytest run of an
 environment holding rulepress (``-p no:rulepress`` turns it off).
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from rulepress.project import is_project
+from rulepress.project import MARKER
 
 _BOOKS = pytest.StashKey[dict[tuple[Path, str], "_Loaded"]]()
 
@@ -37,7 +37,7 @@ def _book_of(path: Path, folder: str) -> tuple[Path, str] | None:
     """(project root, book ID) when ``path`` is ``<root>/<folder>/<book>/<file>.yaml`` of a real book."""
     book = path.parent
     root = book.parent.parent
-    if path.suffix != ".yaml" or book.parent.name != folder or not is_project(root):
+    if path.suffix != ".yaml" or book.parent.name != folder or not (root / MARKER).is_file():
         return None
     if not (root / "rules_src" / book.name / "book.yaml").is_file():
         return None  # an examples folder of no book: `rulepress verify` reports it, the book item does too

@@ -26,7 +26,9 @@ MINI = Path(__file__).parent / "fixtures" / "mini"
 def make_project(target: Path, source: Path = MINI) -> Path:
     """A project at ``target``: a copy of the fixture's (or ``source``'s) content, as a designer has it. The site's
     configuration, theme and plugin come with the installed rulepress."""
-    shutil.copytree(source, target, dirs_exist_ok=True)
+    # What a build or a test run left in the source (its cache, its site) is not the fixture's content.
+    shutil.copytree(source, target, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(".rulepress-cache", "site", "__pycache__"))
     return target
 
 
