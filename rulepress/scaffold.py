@@ -109,6 +109,7 @@ MARKER_TEXT = """\
 GITIGNORE = """\
 /site/
 .rulepress-cache/
+.pytest_cache/
 __pycache__/
 """
 
