@@ -84,6 +84,8 @@ def test_a_projects_own_mkdocs_yml_is_merged_over_the_defaults(mini: Path) -> No
      "offline: put the file in the project's pages and name it by its path there"),
     ("site_dir: public\n", 1, "site_dir: rulepress build publishes into site/ (or --site-dir DIR), checked and "
                               "swapped in whole; leave site_dir out"),
+    ("site_name: X\nextra: [a, b]\n", 2, "extra: a mapping is expected, not a list (the defaults' are added to it)"),
+    ("plugins: search\n", 1, "plugins: a list is expected, not 'search' (the defaults' are added to it)"),
 ])
 def test_what_a_project_may_not_change_is_refused_at_its_line(mini: Path, text: str, line: int, said: str) -> None:
     (mini / "mkdocs.yml").write_text(text)
@@ -105,6 +107,11 @@ def test_what_a_project_may_not_change_is_refused_at_its_line(mini: Path, text: 
 def test_mkdocs_says_what_is_wrong_with_the_file_and_line(mini: Path, text: str, said: str) -> None:
     (mini / "mkdocs.yml").write_text(text)
     assert config_refused(mini) == [said.replace("@", str(mini.resolve()))]
+
+
+def test_a_theme_named_as_a_string_is_merged_too(mini: Path) -> None:
+    (mini / "mkdocs.yml").write_text("theme: material\n")
+    assert site_config(mini)["theme"]["font"] is False and checked_site_config(mini)["theme"]["name"] == "material"
 
 
 def test_the_build_refuses_a_bad_mkdocs_yml_before_it_renders(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:

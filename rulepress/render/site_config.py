@@ -68,7 +68,7 @@ def site_config(root: Path) -> dict[str, Any]:
         own = plain(read)
     for key, value in own.items():
         if key == "theme":
-            merged["theme"] = {**merged["theme"], **value}
+            merged["theme"] = {**merged["theme"], **({"name": value} if isinstance(value, str) else value)}
         elif key in ("extra_css", "extra_javascript"):
             merged[key] = _union(merged.get(key, []), value)
         elif key == "extra":
@@ -114,6 +114,13 @@ def _refuse(config: dict[str, Any]) -> None:
     def refused(container: Any, key: Any, message: str) -> SourceError:
         return SourceError(CONFIG, line_of(container, key, line_of(config, None)), message)
 
+    for key, kinds, shape in _SHAPES:  # what the merge adds to: anything else would be merged into nonsense
+        if key in config and not isinstance(config[key], kinds):
+            found = "a list" if isinstance(config[key], list) else f"{plain(config[key])!r}"
+            raise refused(config, key, f"{key}: {shape} is expected, not {found} (the defaults' are added to it)")
+    extra = config.get("extra")
+    if isinstance(extra, dict) and "polyfills" in extra and not isinstance(extra["polyfills"], list):
+        raise refused(extra, "polyfills", "extra.polyfills: a list is expected (the defaults' are added to it)")
     theme = config.get("theme")
     if isinstance(theme, str):
         theme = {"name": theme}
@@ -142,6 +149,11 @@ def _refuse(config: dict[str, Any]) -> None:
     if isinstance(extra, dict):
         for entry, at, index in _entries(extra, "polyfills"):
             _local(entry, "extra.polyfills", at, index, refused)
+
+
+_SHAPES = [("theme", (str, dict), "a theme name or a mapping"), ("extra", dict, "a mapping"),
+           ("plugins", list, "a list"), ("markdown_extensions", list, "a list"), ("extra_css", list, "a list"),
+           ("extra_javascript", list, "a list")]
 
 
 def _entries(container: dict[str, Any], key: str) -> list[tuple[Any, Any, int]]:
