@@ -46,9 +46,13 @@ def defaults() -> dict[str, Any]:
     return plain(parse_yaml(text, "rulepress/render/theme/defaults.yml"))
 
 
+def _entry_name(entry: Any) -> str:
+    """The name of a list entry written ``name`` or ``{name: options}`` (plugins, Markdown extensions)."""
+    return next(iter(entry)) if isinstance(entry, dict) else str(entry)
+
+
 def plugin_name(entry: Any) -> str:
-    name = next(iter(entry)) if isinstance(entry, dict) else str(entry)
-    return name.removeprefix("material/")  # mkdocs-material's names for the same plugins
+    return _entry_name(entry).removeprefix("material/")  # mkdocs-material's names for the same plugins
 
 
 def site_config(root: Path) -> dict[str, Any]:
@@ -78,7 +82,7 @@ def site_config(root: Path) -> dict[str, Any]:
         elif key == "plugins":
             merged["plugins"] = _by_name(merged["plugins"], value, plugin_name)
         elif key == "markdown_extensions":
-            merged["markdown_extensions"] = _by_name(merged["markdown_extensions"], value, lambda e: plugin_name(e))
+            merged["markdown_extensions"] = _by_name(merged["markdown_extensions"], value, _entry_name)
         else:
             merged[key] = value
     if "docs_dir" not in own:
