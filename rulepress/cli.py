@@ -14,12 +14,12 @@ from pathlib import Path
 
 from rulepress import environment
 from rulepress.errors import BuildRefused, SourceError, bounded, os_problem
-from rulepress.project import find_root
+from rulepress.project import project_root
 from rulepress.serve.cli import add_serve
 
 
 def _root(args: argparse.Namespace) -> Path:
-    return find_root(Path(args.root) if args.root else None)
+    return project_root(args.root)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -98,7 +98,8 @@ def cmd_translations(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="rulepress", description="Rulebooks whose examples are replayed "
                                                                 "against an executable engine.")
-    top.add_argument("--root", help="project root (default: the folder holding rules_src/ at or above here)")
+    top.add_argument("--root", help="the project's root folder, for working from outside it (default: "
+                                    "$RULEPRESS_ROOT, else the folder holding rulepress.yaml at or above here)")
     sub = top.add_subparsers(dest="command", required=True)
 
     verify = sub.add_parser("verify", help="replay every example against its engine")
@@ -250,12 +251,20 @@ def cmd_preflight(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
+    from rulepress.project import ROOT_VARIABLE, ProjectNotFound
     from rulepress.scaffold import ScaffoldError, names_for, write_skeleton
 
-    try:
-        root = _root(args)
-    except FileNotFoundError:  # no project yet: the skeleton starts one here
-        root = Path(args.root) if args.root else Path.cwd()
+    if args.root is not None:  # a project, or a new or empty folder that starts one
+        root = Path(args.root)
+        if root.exists() and not root.is_dir():
+            raise ProjectNotFound(f"--root {args.root}: not a folder (name the project's root folder)")
+    else:
+        try:
+            root = project_root(None)  # inside a project: a second book
+        except ProjectNotFound:
+            if os.environ.get(ROOT_VARIABLE):
+                raise  # a bad RULEPRESS_ROOT is said, not passed over
+            root = Path.cwd()  # no project here or above: this folder starts one
     try:
         written = write_skeleton(root, names_for(args.book, args.prefix, args.title))
     except ScaffoldError as exc:
@@ -263,7 +272,15 @@ def cmd_new(args: argparse.Namespace) -> int:
         return 1
     for path in written:
         print(f"wrote {path.relative_to(root)}")
-    print(f"next: rulepress verify --book {args.book}; then replace the race with your game (docs/ENGINE.md)")
+    print(f"next: rulepress verify --book {args.book}, then rulepress build; replace the race with your game: "
+          f"rulepress guide engine (the engine), rulepress guide formats (the book's files)")
+    return 0
+
+
+def cmd_guide(args: argparse.Namespace) -> int:
+    from rulepress.guides import guide_text
+
+    sys.stdout.write(guide_text(args.name))
     return 0
 
 
@@ -286,6 +303,13 @@ def _add_authoring(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     new.add_argument("--prefix", help="its rule prefix (default: the initials of the ID)")
     new.add_argument("--title", help="its title (default: from the ID)")
     new.set_defaults(run=cmd_new)
+
+    from rulepress.guides import GUIDES
+
+    guide = sub.add_parser("guide", help="print a guide shipped with rulepress: "
+                                         + ", ".join(f"{name} ({what})" for name, what in GUIDES.items()))
+    guide.add_argument("name", choices=list(GUIDES), help="which guide")
+    guide.set_defaults(run=cmd_guide)
 
     explain = sub.add_parser("explain", help="an example's position before a step: state, legal actions, verdicts")
     explain.add_argument("book")

@@ -69,6 +69,9 @@ class BuildRefused(Exception):
         super().__init__(f"{len(problems)} problem(s)")
         self.problems = problems
 
+    def __reduce__(self) -> tuple[type[BuildRefused], tuple[list[str]]]:  # a PDF worker's refusal, sent back whole
+        return BuildRefused, (self.problems,)
+
 
 def relative(path: Path, root: Path) -> str:
     try:

@@ -18,7 +18,7 @@ from rulepress.errors import SourceError
 from rulepress.load import confine
 
 CONFIG = "mkdocs.yml"
-DEFAULT_DOCS = "docs"  # mkdocs' own default, when mkdocs.yml names none
+PAGES = "site_src"  # a project's own pages and assets, when its mkdocs.yml (or none) names no docs_dir
 
 
 class _Config(yaml.SafeLoader):
@@ -33,17 +33,17 @@ _Config.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix
 def folders(root: Path) -> list[Path]:
     """The folders ``mkdocs.yml`` (at ``root``) has mkdocs read: its ``docs_dir`` and its theme's ``custom_dir``."""
     config = root / CONFIG
-    if not confine.exists(config):
-        return []
-    text = confine.read_text(root, config, CONFIG)
-    try:
-        data: Any = yaml.load(text, Loader=_Config)  # noqa: S506 - a SafeLoader that constructs no tags
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise SourceError(CONFIG, mark.line + 1 if mark else None,
-                          f"malformed YAML: {getattr(exc, 'problem', None) or exc}") from None
+    data: Any = {}
+    if confine.exists(config):  # without one, the packaged defaults (rulepress/render/site_config.py) apply
+        text = confine.read_text(root, config, CONFIG)
+        try:
+            data = yaml.load(text, Loader=_Config)  # noqa: S506 - a SafeLoader that constructs no tags
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise SourceError(CONFIG, mark.line + 1 if mark else None,
+                              f"malformed YAML: {getattr(exc, 'problem', None) or exc}") from None
     data = data if isinstance(data, dict) else {}
-    named = [data.get("docs_dir") or DEFAULT_DOCS]
+    named = [data.get("docs_dir") or PAGES]
     theme = data.get("theme")
     if isinstance(theme, dict) and theme.get("custom_dir"):
         named.append(theme["custom_dir"])

@@ -20,7 +20,9 @@ import os
 import pickle
 import queue
 import signal
+import sys
 import time
+import traceback
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -157,8 +159,12 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
         return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
                     time.perf_counter() - start, tuple(handler.seen), passed=passed)
     except BaseException as exc:  # returned, not raised: one that does not pickle would break the pool
+        named = _named(job, exc)
         if not captured:
-            raise
+            if named is exc:
+                raise
+            raise named from exc
+        exc = named
         try:
             pickle.loads(pickle.dumps(exc))
             return exc
@@ -166,6 +172,24 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
             return RuntimeError(f"{type(exc).__name__}: {exc}")
     finally:
         logger.removeHandler(handler)
+
+
+def _named(job: Job, exc: BaseException) -> BaseException:
+    """A failure while rendering ``job`` as the build reports it: WeasyPrint's (or the renderer's) own words, with
+    the PDF and the book it concerns.  The build's own refusals, a refused fetch (build.py names it) and interrupts
+    pass as they are."""
+    from rulepress.errors import BuildRefused, SourceError
+
+    urls = sys.modules.get("weasyprint.urls")
+    if not isinstance(exc, Exception) or isinstance(exc, BuildRefused) or (
+            urls is not None and isinstance(exc, urls.FatalURLFetchingError)):
+        return exc
+    if isinstance(exc, SourceError):
+        return BuildRefused([str(exc)])
+    frames = traceback.extract_tb(exc.__traceback__)
+    tool = "WeasyPrint" if any(f"{os.sep}weasyprint{os.sep}" in frame.filename for frame in frames) else "rendering"
+    book = job.printing.check.book.path("book.yaml")
+    return BuildRefused([f"pdf/{job.name}.pdf ({book}): {tool}: {type(exc).__name__}: {exc}"])
 
 
 def _quiet_worker(parent: int) -> None:

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from rulepress.cache import cached_impacts
-from rulepress.errors import SourceError
+from rulepress.errors import BuildRefused, SourceError
 from rulepress.load import site_folders
 from rulepress.load.book import book_ids
 from rulepress.project import namespace_for
@@ -180,6 +180,8 @@ class Session:
                 impacts: dict[str, Any] = {check.book.id: cached_impacts(self.root, check) for check in checks}
                 previous = None if full or not (self.site / "index.html").is_file() else self.site
                 problems = self.renderer.render(self.root, report, impacts, previous, target).fatal("mkdocs")
+            except BuildRefused as refused:  # a bad mkdocs.yml, a page the players must not see: its own lines
+                problems = list(refused.problems)
             except Exception as exc:  # a broken template or page: reported like the build reports it
                 problems = [f"rendering failed: {type(exc).__name__}: {exc}"]
         self.problems[SITE] = problems

@@ -16,7 +16,7 @@ from rulepress.load.orphans import stray_example_folders
 from rulepress.load.problems import Collector, lines_of
 from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
-from rulepress.verify import trace
+from rulepress.verify import diagram, trace
 from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
 from rulepress.verify.replay import ExampleResult, engine_folder
 
@@ -146,9 +146,15 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
 
 
 def check_cover(book: Book, engine: ModuleType) -> list[str]:
-    """book.yaml's cover colours must be names in the engine's palette (``render.PALETTE``): checked here, at
-    their lines, rather than when the PDFs are already being rendered."""
+    """book.yaml's cover colours must be names in the engine's palette (``render.PALETTE``), and its artwork
+    (``cover.art``) plain SVG with words saying what it shows: checked here, at their lines, rather than when the
+    PDFs are already being rendered."""
     cover = book.data.get("cover")
+    if isinstance(cover, Mapping) and cover.get("art"):
+        try:
+            diagram.cover_art(book)
+        except SourceError as exc:
+            return [str(exc)]
     if not isinstance(cover, Mapping) or not ({"background", "ink"} & set(cover)):
         return []
     from rulepress.render import palette  # the render stage's palette (with PIL): only for books with a cover
