@@ -212,9 +212,16 @@ def test_byte_order_mark_is_accepted(tmp_path: Path) -> None:
 
 
 def _tree(root: Path) -> Path:
+    """A project with pages and theme overrides of its own, as its mkdocs.yml names them."""
     from tests.conftest import make_project
 
     make_project(root)
+    (root / "site_src" / "assets").mkdir(parents=True)
+    (root / "site_src" / "assets" / "house.css").write_text("body {}\n")
+    (root / "site_src" / "overrides").mkdir()
+    (root / "site_src" / "overrides" / "main.html").write_text("{% extends 'base.html' %}\n")
+    (root / "mkdocs.yml").write_text("site_name: Mini\ndocs_dir: site_src\ntheme:\n  name: material\n"
+                                     "  custom_dir: site_src/overrides\n")
     return root / "site_src"
 
 
@@ -224,7 +231,7 @@ def test_a_folder_the_site_copies_is_confined(tmp_path: Path) -> None:
     root = tmp_path / "project"
     folder = _tree(root)
     assert tree_problems(root, folder) == []
-    (folder / "assets" / "copy.css").symlink_to("rulepress.css")  # a symlink that stays inside: read as its file
+    (folder / "assets" / "copy.css").symlink_to("house.css")  # a symlink that stays inside: read as its file
     (folder / "assets" / "same").symlink_to(root / "site_src" / "overrides")  # a folder inside, walked once
     assert tree_problems(root, folder) == []
     (folder / "assets" / "same").unlink()
@@ -253,5 +260,7 @@ def test_the_site_folders_are_those_mkdocs_yml_names_and_its_tags_never_run(tmp_
                       "  - !!python/object/apply:os.system ['touch EXECUTED']\nsite_url: !ENV [SITE, x]\n")
     assert site_folders.folders(root) == [root / "site_src", root / "site_src/overrides"]
     assert not (root / "EXECUTED").exists() and not (Path.cwd() / "EXECUTED").exists()
-    config.write_text("site_name: x\n")  # no docs_dir: mkdocs' default, docs/ (absent: nothing to read)
-    assert site_folders.folders(root) == [root / "docs"] and site_folders.problems(root) == []
+    config.write_text("site_name: x\n")  # no docs_dir: the packaged default, site_src/
+    assert site_folders.folders(root) == [root / "site_src"] and site_folders.problems(root) == []
+    config.unlink()  # no mkdocs.yml at all: the same default
+    assert site_folders.folders(root) == [root / "site_src"]
