@@ -135,7 +135,6 @@ class Tail:
     """What the part after the body (index, fillers, back cover) is laid out with, from the body's layout."""
 
     first: int  # the page number the index starts on
-    anchors: dict[str, int]  # the body's anchors and their pages (the "at a glance" page cites them)
     fillers: int = 0  # filler pages to lay out; the ones the page count does not need are dropped
 
 
@@ -218,15 +217,22 @@ def _mark_terms(fragment: str, counter: Iterator[int]) -> str:
 
 
 def _example_blocks(fragment: str) -> str:
-    """Keep an example's title, verified mark, rules line and first paragraph together on one page, with its
-    diagram when the diagram comes right after that paragraph; the rest may break anywhere."""
-    paragraphs = [m.start() for m in re.finditer(r"<p>", fragment)]  # the rules line, then the example's text
-    stops = [len(fragment), fragment.find('<div class="transcript"')] + paragraphs[2:3]
-    end = min(stop for stop in stops if stop > 0)
-    figure = fragment.find("<figure")
-    if 0 <= figure < end:
-        end = fragment.index("</figure>", figure) + len("</figure>")
+    """Keep an example's title, its marks, its rules line and the paragraph that opens it together on one page
+    (``.example-lead``); its diagrams and steps follow, each diagram whole, the steps breaking between steps."""
+    rules = fragment.find("<p><em>")  # the rules line: the lead's last paragraph but one
+    if rules < 0:
+        return fragment
+    end = fragment.index("</p>", rules) + len("</p>")
+    following = re.match(r"\s*<p>", fragment[end:])
+    if following:
+        end = fragment.index("</p>", end + following.end()) + len("</p>")
     return f'<div class="example-lead">{fragment[:end]}</div>{fragment[end:]}'
+
+
+def examples_beside_rules(book: Any) -> bool:
+    """Whether the book's PDFs print each example beside its rules (book.yaml ``examples: beside-rules``, the
+    default) rather than in a chapter of their own (``examples: chapter``)."""
+    return book.data.get("examples", "beside-rules") == "beside-rules"
 
 
 def _linker(check: BookCheck, uris: dict[tuple[str, str], str]) -> render.Linker:
@@ -278,16 +284,31 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     def as_html(markdown_text: str) -> str:
         return restore(_html(markdown_text))
 
+    beside = examples_beside_rules(book)
+
+    def example_html(result: Any) -> str:
+        text = render.example_markdown(result, book, link, heading="###" if beside else "##",
+                                     designer=job.designer, verified=False)
+        return _example_blocks(_with_alt(as_html(text), alts))
+
+    slots: dict[str, str] = {}  # a placeholder in a chapter's Markdown -> the examples it stands for, as HTML
+    after: dict[str, str] = {}
+    if beside:
+        for rule_id, results in render.example_sections(book, check.results).items():
+            slot = f"rulepress-examples-{secrets.token_hex(8)}"
+            after[rule_id] = f'<div class="{slot}"></div>'
+            slots[after[rule_id]] = ('<aside class="examples">' + "".join(
+                f'<section class="example">{example_html(r)}</section>' for r in results) + "</aside>")
     counter = iter(range(1, 1_000_000))
-    chapters = [{"id": c.id, "html": _mark_terms(as_html(render.chapter_markdown(c, book, link,
-                                                                                  designer=job.designer)), counter)}
-                for c in book.chapters]
+    chapters = []
+    for chapter in book.chapters:
+        fragment = as_html(render.chapter_markdown(chapter, book, link, designer=job.designer, after=after))
+        for placeholder, examples in slots.items():
+            fragment = fragment.replace(placeholder, examples)
+        chapters.append({"id": chapter.id, "html": _mark_terms(fragment, counter)})
     toc = [{"id": r.id, "label": f"{r.number} {r.title}", "level": r.level}
            for c in book.chapters for r in c.rules if r.level <= 2]
-    examples = [{"html": _example_blocks(_with_alt(as_html(render.example_markdown(r, book, link, heading="##",
-                                                                                   designer=job.designer)),
-                                                   alts))}
-                for r in check.results]
+    examples = [] if beside else [{"html": example_html(r)} for r in check.results]
     designer = []
     if job.designer:
         assert check.trace is not None
@@ -300,7 +321,7 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
             {"id": "rule-coverage", "title": t("rule_coverage"),
              "html": as_html(render.coverage_markdown(book, check.trace, link))},
         ]
-    job.fragments = {"chapters": chapters, "toc": toc, "examples": examples, "designer": designer}
+    job.fragments = {"chapters": chapters, "toc": toc, "examples": examples, "designer": designer, "beside": beside}
     return job.fragments
 
 
@@ -340,14 +361,14 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
                    "number": book.rules[term.rule].number}
                   for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang))],
         index=_index(book, layout.index_pages) if part != "body" else [], part=part,
-        fillers=tail.fillers if tail is not None else 0, pages=tail.anchors if tail is not None else {},
-        first_page=first - side, side=side,
-        at_a_glance=[e for e in parts["toc"] if e["level"] == 1],
-        designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(), edition=job.edition,
+        fillers=tail.fillers if tail is not None else 0, first_page=first - side, side=side,
+        beside=parts["beside"], designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(),
+        edition=job.edition,
         edition_label=label, colour=palette, profile=colours.PROFILE.as_uri() if job.cmyk else "",
         gutter=f"{inner:g}mm", outer=f"{outer:g}mm", half=f"{(inner + outer) / 2:g}mm", cover=back,
         artwork=_data_uri(cover.artwork(game, book.id, job.cmyk)), t=t, lang=t.lang)
-    return typeset_html(page, t.lang)  # French spacing and quotation marks, in text nodes only
+    # French spacing and quotation marks, and every language's break points, in text nodes only.
+    return typeset_html(page, t.lang, hyphenate=True)
 
 
 def _css_string(text: str) -> Markup:
@@ -412,8 +433,11 @@ def _move_gutter(pages: list[Any], dx_mm: float) -> list[Any]:
     """``pages`` with each mirrored page's content moved ``dx_mm`` away from the spine (right on right-hand pages,
     left on left-hand ones; the covers stay): the same pages a layout with a gutter ``dx_mm`` wider gives, since
     the text block keeps its width (``margins``).  WeasyPrint's own layout places boxes the same way
-    (``Box.translate``); each page's anchors, links and bookmarks are then read again from the moved boxes."""
+    (``Box.translate``), but it lays out backgrounds (table heads, tile-shape squares, tints) once a page is
+    done, in page coordinates: they are laid out again from the moved boxes, or they would stay where the
+    narrower gutter put them.  Each page's anchors, links and bookmarks are then read again from the moved boxes."""
     from weasyprint.document import Page
+    from weasyprint.layout.background import layout_backgrounds
 
     moved = []
     for number, page in enumerate(pages, start=1):
@@ -426,8 +450,15 @@ def _move_gutter(pages: list[Any], dx_mm: float) -> list[Any]:
             child.translate(dx, 0)
         box.margin_left += dx
         box.margin_right -= dx
+        layout_backgrounds(box, _no_background_images)
         moved.append(Page(box))
     return moved
+
+
+def _no_background_images(url: str, **_: Any) -> None:
+    """The books' style sets no background image (rule text brings no CSS): nothing to fetch again."""
+    raise RuntimeError(f"a background image ({url}) on a page moved to its gutter: pdf._move_gutter lays out "
+                       "colour backgrounds only")
 
 
 def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
@@ -450,7 +481,7 @@ def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
         if set(body.pages[first - 1].anchors) != {"index"}:  # the body's last page is dropped for the tail's
             raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the index does not start a page")
         fillers = MAX_FILLERS if job.cmyk else 0
-        tail = _render(job, layout, "tail", Tail(first, anchors, fillers), timing)
+        tail = _render(job, layout, "tail", Tail(first, fillers), timing)
         pages = _join(job, body, tail, first, fillers)
         gutter = gutter_mm(len(pages))
         if sum(margins(gutter)) == sum(margins(guess)):
