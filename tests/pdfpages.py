@@ -30,6 +30,7 @@ class Page:
     objects: list[tuple[str, float, float, float, float]]  # kind, x0, y0, x1, y1 from the trim's lower left
     lines: list[str]  # the text, line by line, in reading order
     headings: list[tuple[int, str, float]] = field(default_factory=list)  # bookmarks here: level, title, y
+    head: str = ""  # the running head: the text above the text block
 
     @property
     def block(self) -> tuple[float, float]:
@@ -77,7 +78,9 @@ def read(path: Path) -> tuple[Page, ...]:
         textpage = page.get_textpage()
         lines = [line for line in re.split(r"\r?\n", textpage.get_text_range()) if line.strip()]
         headings = [(level, title, y - y0) for level, title, y in marks.get(index, [])]
-        pages.append(Page(index + 1, trim[2] - trim[0], trim[3] - trim[1], objects, lines, headings))
+        head = textpage.get_text_bounded(trim[0], trim[3] - TOP_MM * MM + 2, trim[2], trim[3])
+        pages.append(Page(index + 1, trim[2] - trim[0], trim[3] - trim[1], objects, lines, headings,
+                          " ".join(head.split())))
         textpage.close()
         page.close()
     document.close()

@@ -138,7 +138,10 @@ def test_designer_edition_keeps_notation_the_player_edition_drops(report: Report
     designer = render.example_markdown(result, check.book, link, designer=True)
     assert "from the rulebook (VI. Basilisk (example))" in designer
     assert "from the rulebook" not in player
-    assert "✔ Verified: replayed against the rules engine</p>" in player
+    assert "✔ Verified: replayed against the rules engine</p>" in player  # the site's page
+    printed = render.example_markdown(result, check.book, link, verified=False)  # the player's PDFs
+    assert "Verified" not in printed and "Verified: replayed" in render.example_markdown(
+        result, check.book, link, designer=True, verified=False)
 
 
 def test_each_caption_once_below_its_diagram(report: Report) -> None:

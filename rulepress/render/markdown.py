@@ -176,6 +176,18 @@ def examples_by_rule(results: list[ExampleResult]) -> dict[str, list[ExampleResu
     return index
 
 
+def sections(book: Book) -> dict[str, str]:
+    """Each rule's section: the rule itself for a chapter's or a level-2 rule, its level-2 rule for a sub-rule."""
+    found: dict[str, str] = {}
+    for chapter in book.chapters:
+        current = chapter.id
+        for rule in chapter.rules:
+            if rule.level <= 2:
+                current = rule.id
+            found[rule.id] = current
+    return found
+
+
 def example_sections(book: Book, results: list[ExampleResult]) -> dict[str, list[ExampleResult]]:
     """Where each example goes when examples stand beside their rules: after the section of the first rule it
     names (a level-2 rule and its sub-rules; a chapter's whole text for a chapter's own rule). Keyed by the last
@@ -188,7 +200,7 @@ def example_sections(book: Book, results: list[ExampleResult]) -> dict[str, list
                 section_end[rule.id] = rules[-1].id
                 continue
             root = index
-            while rule.level > 2 and root > 0 and rules[root].level > 2:
+            while rules[root].level > 2 and root > 0:
                 root -= 1  # a sub-rule's section is its level-2 rule's
             stop = next((n for n in range(root + 1, len(rules)) if rules[n].level <= 2), len(rules))
             section_end[rule.id] = rules[stop - 1].id

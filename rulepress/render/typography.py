@@ -143,16 +143,19 @@ def typeset(text: str, lang: str) -> str:
     return rule(text, "") if rule else text
 
 
-def typeset_html(source: str, lang: str, hyphenate: bool = False) -> str:
+def typeset_html(source: str, lang: str, hyphenate: bool = False, joined: tuple[str, ...] = ()) -> str:
     """An HTML document or fragment with ``lang``'s typography applied to its text nodes only; ``hyphenate``
-    (the PDFs) also marks the break points of its words."""
+    (the PDFs) also marks the break points of its words, and a word of ``joined`` ("rule", "p.") is tied to the
+    number that follows it by a no-break space, so that "rule 4.4" and "p. 11" are never split."""
     spacing = RULES.get(lang)
     breaking = hyphenate and _dictionary(lang) is not None
-    if spacing is None and not breaking:
+    tie = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, joined)) + r") (?=\d)") if joined else None
+    if spacing is None and not breaking and tie is None:
         return source
 
     def rule(text: str, before: str, plain: bool) -> str:
         text = spacing(text, before) if spacing else text
+        text = tie.sub("\\1" + NBSP, text) if tie else text
         return soft_hyphens(text, lang) if breaking and plain else text
 
     out: list[str] = []
