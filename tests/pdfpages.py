@@ -88,12 +88,12 @@ def read(path: Path) -> tuple[Page, ...]:
 
 
 def chapter_ends(pages: tuple[Page, ...]) -> set[int]:
-    """Pages after which a part starts on a new page (a level-1 heading at the top of the next page), and the
-    pages before the back cover: a chapter's last page may be short."""
+    """Pages after which a part starts on a new page (a level-1 heading at the top of the next page, or a page
+    with no running head: a filler page for notes, the back cover): a part's last page may be short."""
     ends = {len(pages) - 1}
-    for page in pages[1:]:
+    for page in pages[2:]:
         bottom, top = page.block
-        if any(level == 1 and y >= top - 20 * MM for level, _, y in page.headings):
+        if any(level == 1 and y >= top - 20 * MM for level, _, y in page.headings) or not page.head:
             ends.add(page.number - 1)
     return ends
 

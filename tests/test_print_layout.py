@@ -161,3 +161,54 @@ def _folios(page_box: Any) -> list[tuple[float, str, float]]:
         if type(box).__name__ == "MarginBox" and box.at_keyword.startswith("@bottom"):
             walk(box)
     return found
+
+
+def test_soft_hyphens_mark_words_but_never_names_ids_or_code() -> None:
+    from rulepress.render.typography import SOFT_HYPHEN, typeset_html
+
+    page = ('<p>Understanding understanding: ll.components, rose-2, dusk_in_refill, Fireflies, '
+            '<code>rulepress analyze</code>, <a class="term" href="#t">remaining</a>, see https://example.org/remaining'
+            '</p><h2>Understanding</h2>')
+    done = typeset_html(page, "en", hyphenate=True).replace(SOFT_HYPHEN, "~")
+    assert "Understanding un~der~stand~ing:" in done  # a capitalised word may be a name: left whole
+    for kept in ("ll.components", "rose-2", "dusk_in_refill", "Fireflies", "<code>rulepress analyze</code>",
+                 ">remaining</a>", "https://example.org/remaining", "<h2>Understanding</h2>"):
+        assert kept in done, kept
+    assert typeset_html("<p>règlement</p>", "fr", hyphenate=True).replace(SOFT_HYPHEN, "~") == "<p>rè~gle~ment</p>"
+    assert typeset_html(page, "en") == page  # the site: English text untouched
+
+
+def test_references_are_tied_to_their_numbers() -> None:
+    from rulepress.render.typography import NBSP, typeset_html
+
+    done = typeset_html("<p>see rule 4.4, p. 11, rule ll.fog.draw and the rule of thumb; ferule 3</p>", "en",
+                        joined=("p.", "rule"))
+    assert f"rule{NBSP}4.4, p.{NBSP}11, rule{NBSP}ll.fog.draw and the rule of thumb; ferule 3" in done
+
+
+def test_page_ranges_and_plurals() -> None:
+    assert pdf.page_ranges([9, 3, 4, 5, 11, 12]) == "3–5, 9, 11–12"
+    assert pdf.page_ranges([7]) == "7" and pdf.page_ranges([]) == ""
+    for plural, term in [("Dusk cards", "Dusk card"), ("Fireflies", "Firefly"), ("wild dice", "Wild die"),
+                         ("Wolves", "Wolf"), ("Lueurs étranges", "Lueur étrange"), ("lit wicks", "Lit wick")]:
+        assert pdf.inflection_of(plural, term), plural
+    for other, term in [("sheet", "Adventure sheet"), ("grey column", "shared column"), ("Decks", "Desk")]:
+        assert not pdf.inflection_of(other, term), other
+
+
+def test_each_example_goes_after_the_section_of_its_first_rule(lantern: Any) -> None:
+    from rulepress.render import markdown as render
+
+    book = lantern.book
+    placed = render.example_sections(book, lantern.results)
+    sections = render.sections(book)
+    assert sum(len(results) for results in placed.values()) == len(lantern.results)
+    order = [rule.id for chapter in book.chapters for rule in chapter.rules]
+    for last, results in placed.items():
+        for result in results:
+            first = result.example.rules[0]
+            section = sections[first]
+            # the slot is the last rule of that section: after it comes the next section (or the chapter's end)
+            assert sections[last] == section or book.rules[section].level == 1
+            after = order.index(last) + 1
+            assert after == len(order) or sections[order[after]] != section

@@ -146,10 +146,11 @@ def typeset(text: str, lang: str) -> str:
 def typeset_html(source: str, lang: str, hyphenate: bool = False, joined: tuple[str, ...] = ()) -> str:
     """An HTML document or fragment with ``lang``'s typography applied to its text nodes only; ``hyphenate``
     (the PDFs) also marks the break points of its words, and a word of ``joined`` ("rule", "p.") is tied to the
-    number that follows it by a no-break space, so that "rule 4.4" and "p. 11" are never split."""
+    number or rule ID that follows it by a no-break space, so that "rule 4.4" and "p. 11" are never split."""
     spacing = RULES.get(lang)
     breaking = hyphenate and _dictionary(lang) is not None
-    tie = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, joined)) + r") (?=\d)") if joined else None
+    # before a number ("rule 4.4", "p. 11") or a rule ID ("rule ll.challenge.mix", in the designer's steps)
+    tie = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, joined)) + r") (?=\d|[a-z]+\.[a-z])") if joined else None
     if spacing is None and not breaking and tie is None:
         return source
 
