@@ -203,3 +203,12 @@ def test_a_tile_shape_is_drawn_as_rows_of_squares() -> None:
     rows = picture.split('<span class="row">')[1:]
     assert [row.count('class="sq"') for row in rows] == [3, 1]
     assert [row.count('class="gap"') for row in rows] == [0, 2]
+
+
+def test_notation_is_caught_through_soft_hyphens_and_ties(report: Report) -> None:
+    """The PDFs' HTML carries break points (U+00AD) and tied references: the check still reads the words."""
+    book = _check(report, "lantern").book
+    page = "<!DOCTYPE html><html><body><p>cer\u00adtain: 3 dice, rule\u00a0ln.play</p></body></html>"
+    hidden = check_player_text(page, book, "x")
+    assert any("solver verdict" in message for message in hidden), hidden
+    assert any("rule ID 'ln.play'" in message for message in hidden), hidden

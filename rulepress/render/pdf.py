@@ -47,7 +47,7 @@ from rulepress.render import cover
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
 from rulepress.render.player_text import check_player_text
-from rulepress.render.typography import sort_key, typeset_html
+from rulepress.render.typography import soft_hyphens, sort_key, typeset_html
 from rulepress.verify.gate import BookCheck
 
 if TYPE_CHECKING:
@@ -349,8 +349,11 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     short, restore = _tokens(uris)
     link = _linker(check, short)
 
+    joined = (t("page_abbrev"), t("rule_ref", number="").strip())
+
     def as_html(markdown_text: str) -> str:
-        return restore(_html(markdown_text))
+        # Break points and tied references once per edition, here (print_html lays out the page three times).
+        return restore(typeset_html(_html(markdown_text), t.lang, hyphenate=True, joined=joined, spacing=False))
 
     beside = examples_beside_rules(book)
 
@@ -429,7 +432,8 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     page = _template().render(
         book=book, facts=render.book_facts(book), chapters=parts["chapters"], toc=parts["toc"],
         examples=parts["examples"],
-        glossary=[{"term": term.term, "slug": render.term_slug(term.term), "definition": term.definition,
+        glossary=[{"term": term.term, "slug": render.term_slug(term.term),
+                   "definition": soft_hyphens(term.definition, t.lang),
                    "rule": term.rule,
                    "number": book.rules[term.rule].number}
                   for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang))],
@@ -440,9 +444,8 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
         edition_label=label, colour=palette, profile=output_intent(book).as_uri() if job.cmyk else "",
         gutter=f"{inner:g}mm", outer=f"{outer:g}mm", half=f"{(inner + outer) / 2:g}mm", cover=back,
         artwork=_data_uri(cover.artwork(game, book.id, job.cmyk)), t=t, lang=t.lang)
-    # French spacing and quotation marks, and every language's break points, in text nodes only.
-    joined = (t("page_abbrev"), t("rule_ref", number="").strip())
-    return typeset_html(page, t.lang, hyphenate=True, joined=joined)
+    # French spacing and quotation marks, in text nodes only (the break points are the fragments', _fragments).
+    return typeset_html(page, t.lang)
 
 
 def _css_string(text: str) -> Markup:

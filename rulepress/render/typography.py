@@ -143,19 +143,21 @@ def typeset(text: str, lang: str) -> str:
     return rule(text, "") if rule else text
 
 
-def typeset_html(source: str, lang: str, hyphenate: bool = False, joined: tuple[str, ...] = ()) -> str:
+def typeset_html(source: str, lang: str, hyphenate: bool = False, joined: tuple[str, ...] = (),
+                 spacing: bool = True) -> str:
     """An HTML document or fragment with ``lang``'s typography applied to its text nodes only; ``hyphenate``
     (the PDFs) also marks the break points of its words, and a word of ``joined`` ("rule", "p.") is tied to the
-    number or rule ID that follows it by a no-break space, so that "rule 4.4" and "p. 11" are never split."""
-    spacing = RULES.get(lang)
+    number or rule ID that follows it by a no-break space, so that "rule 4.4" and "p. 11" are never split.
+    ``spacing=False`` leaves the language's spacing and quotation marks to a later pass over the whole page."""
+    spaces = RULES.get(lang) if spacing else None
     breaking = hyphenate and _dictionary(lang) is not None
     # before a number ("rule 4.4", "p. 11") or a rule ID ("rule ll.challenge.mix", in the designer's steps)
     tie = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, joined)) + r") (?=\d|[a-z]+\.[a-z])") if joined else None
-    if spacing is None and not breaking and tie is None:
+    if spaces is None and not breaking and tie is None:
         return source
 
     def rule(text: str, before: str, plain: bool) -> str:
-        text = spacing(text, before) if spacing else text
+        text = spaces(text, before) if spaces else text
         text = tie.sub("\\1" + NBSP, text) if tie else text
         return soft_hyphens(text, lang) if breaking and plain else text
 
