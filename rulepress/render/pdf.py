@@ -349,7 +349,8 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     short, restore = _tokens(uris)
     link = _linker(check, short)
 
-    joined = (t("page_abbrev"), t("rule_ref", number="").strip())
+    # The language's "p." and "rule", and the engines' own "rule" (their messages, printed in the designer's steps).
+    joined = (t("page_abbrev"), t("rule_ref", number="").strip(), "rule")
 
     def as_html(markdown_text: str) -> str:
         # Break points and tied references once per edition, here (print_html lays out the page three times).
