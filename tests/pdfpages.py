@@ -31,6 +31,7 @@ class Page:
     lines: list[str]  # the text, line by line, in reading order
     headings: list[tuple[int, str, float]] = field(default_factory=list)  # bookmarks here: level, title, y
     head: str = ""  # the running head: the text above the text block
+    rows: list[tuple[float, float, str]] = field(default_factory=list)  # each run of text: top, bottom, text
 
     @property
     def block(self) -> tuple[float, float]:
@@ -50,6 +51,12 @@ class Page:
         if not inside:
             return 0.0
         return (top - min(o[2] for o in inside)) / (top - bottom)
+
+    def block_rows(self) -> list[tuple[float, float, str]]:
+        """The text block's runs of text, top to bottom (running head and folio left out)."""
+        bottom, top = self.block
+        return sorted((row for row in self.rows if row[1] >= bottom - 1 and row[0] <= top + 1 and row[2]),
+                      key=lambda row: -row[0])
 
     @property
     def text(self) -> str:
@@ -79,8 +86,13 @@ def read(path: Path) -> tuple[Page, ...]:
         lines = [line for line in re.split(r"\r?\n", textpage.get_text_range()) if line.strip()]
         headings = [(level, title, y - y0) for level, title, y in marks.get(index, [])]
         head = textpage.get_text_bounded(trim[0], trim[3] - TOP_MM * MM + 2, trim[2], trim[3])
+        rows = []
+        for number in range(textpage.count_rects()):
+            left, bottom, right, top = textpage.get_rect(number)
+            text = " ".join(textpage.get_text_bounded(left, bottom, right, top).split())
+            rows.append((top - y0, bottom - y0, text))
         pages.append(Page(index + 1, trim[2] - trim[0], trim[3] - trim[1], objects, lines, headings,
-                          " ".join(head.split())))
+                          " ".join(head.split()), rows))
         textpage.close()
         page.close()
     document.close()

@@ -212,3 +212,26 @@ def test_print_edition_carries_the_profile_its_book_names(pdfs: Path, book: str,
     with pikepdf.open(pdfs / _name(book, lang, "")) as document:
         embedded = document.Root.OutputIntents[0].DestOutputProfile.read_bytes()
     assert embedded == output_intent(source).read_bytes()
+
+
+@pytest.mark.parametrize("book, lang, edition", EDITIONS)
+def test_nothing_is_left_alone_at_a_page_turn(pdfs: Path, book: str, lang: str, edition: str) -> None:
+    """No page ends on a heading or on "Steps:" (they keep with what follows), and none opens with a diagram's
+    caption (a diagram and its caption stay together), reading each page's text block top to bottom."""
+    check = load_checked_book(ROOT, book)
+    captions = {" ".join(step.data["diagram"].split()) for example in check.examples for step in example.steps
+                if isinstance(step.data.get("diagram"), str)} if not lang else set()
+    assert lang or captions
+    steps = ("Steps:", "Étapes\u00a0:", "Étapes :")
+    found = []
+    for page in pdfpages.read(pdfs / _name(book, lang, edition))[1:-1]:
+        rows = page.block_rows()
+        if not rows:
+            continue
+        first, last = rows[0][2], rows[-1][2]
+        titles = {" ".join(title.split()) for _, title, _ in page.headings}
+        if last in steps or last in titles:
+            found.append((page.number, "ends on", last))
+        if first in captions:
+            found.append((page.number, "opens with the caption", first))
+    assert not found, found
