@@ -148,8 +148,19 @@ class _Interrupts:
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
         self.received.append(signum)
-        if not self.holding:
+        if not self.holding and not _in_finalizer(frame):
             self.check()
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
+    """Whether the signal came while an object was being finalized (WeasyPrint's ``FontConfiguration.__del__``):
+    Python prints an exception raised there as "Exception ignored in ..." and drops it, so it is only remembered
+    and the build's next ``check`` raises it."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 @contextmanager
