@@ -13,7 +13,7 @@ from rulepress.analyze.decided import decision_table
 from rulepress.analyze.impact import simulate
 from rulepress.analyze.refusals import near_misses, refusal_rules
 from rulepress.protocol import Decision, OptionSpec, decided, option_decisions
-from rulepress.render.markdown import coverage_markdown, decision_notes
+from rulepress.render.markdown import Linker, chapter_markdown, coverage_markdown, decision_notes
 from rulepress.verify.decisions import check_decisions, declared, read_facts
 from rulepress.verify.gate import load_checked_book, verify
 
@@ -123,15 +123,17 @@ def test_rules_show_the_decisions_inside_them(root: Path) -> None:
     assert note.startswith('<p class="provenance decision">Engine decision: A flower on a shared grey column')
     assert "Asked in ll.q40." in note
 
-    class Link:
-        def rule(self, rule_id: str) -> str:
-            return f"#{rule_id}"
-
-        def example(self, example_id: str) -> str:
-            return f"#{example_id}"
-
-    table = coverage_markdown(report.books[0].book, trace, Link())  # type: ignore[arg-type]
+    link = Linker(rule=lambda rule_id: f"#{rule_id}", example=lambda example_id: f"#{example_id}",
+                  diagram=lambda example_id, checkpoint: f"{example_id}-{checkpoint}.svg", glossary=lambda: "glossary")
+    table = coverage_markdown(report.books[0].book, trace, link)
     assert "decides shared_flowers (ll.q40)" in table
+    # The designer edition prints the note under the rule; the player edition does not.
+    book = report.books[0].book
+    chapter = next(c for c in book.chapters if any(r.id == "ll.challenge.blossoms.loss" for r in c.rules))
+    designer = chapter_markdown(chapter, book, link, designer=True, trace=trace)
+    assert note in designer
+    assert designer.index(note) > designer.index("ll.challenge.blossoms.loss")
+    assert note not in chapter_markdown(chapter, book, link, trace=trace)
 
 
 def test_refusal_rules_are_read_from_the_engine_and_probed_in_play(root: Path) -> None:
