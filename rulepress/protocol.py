@@ -253,6 +253,25 @@ class Chance:
         self._log.append(value)
         return value
 
+    def draw_counted(self, counts: Mapping[Any, int], what: str = "outcome") -> Any:
+        """One key of ``counts``, each as likely as its count: :meth:`draw_from` of the population that repeats
+        each key its count's times, in the mapping's order (the same outcome from the same seed), without building
+        it (a bag of thirty Fireflies is drawn from thousands of times a game)."""
+        if self.forced:
+            value = self.forced.popleft()
+            if counts.get(value, 0) <= 0:
+                raise DescriptionError("chance", f"forced {what} {value!r} is not possible here (possible: "
+                                                 f"{sorted({str(k) for k, n in counts.items() if n > 0})})")
+        else:
+            index = self.rng.randrange(sum(counts.values()))
+            for key, count in counts.items():
+                if index < count:
+                    value = key
+                    break
+                index -= count
+        self._log.append(value)
+        return value
+
     def randint(self, low: int, high: int, what: str = "roll") -> int:
         """A whole number from ``low`` to ``high``, both included; a forced outcome must be one of them."""
         if self.forced:

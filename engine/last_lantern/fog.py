@@ -8,6 +8,7 @@ from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import Action
 from .fireflies import lose
+from .flow import start_final, start_journey  # flow imports neither fog nor journey
 
 if TYPE_CHECKING:
     from .game import LastLantern
@@ -46,8 +47,6 @@ def check_draw(g: LastLantern, s: State, a: Action) -> None:
 
 
 def do_draw(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
-    from .flow import start_final
-
     s.location_tile = {loc: None for loc in g.locations}
     if len(s.tile_bag) < len(g.locations):
         decided(s, "empty_tile_bag")  # the tile bag cannot fill every location
@@ -142,8 +141,6 @@ def _after_reveal(g: LastLantern, s: State, events: list[Event]) -> None:
     if s.takes_familiar:
         s.phase = "familiar"
         return
-    from .flow import start_journey
-
     start_journey(g, s, events)
 
 

@@ -184,7 +184,14 @@ class Canopy(Grid):
         known = self._names_of.get(mask)
         if known is None:
             order, names = self._named
-            known = self._names_of[mask] = tuple(names[i] for i in sorted(bits(mask), key=order.__getitem__))
+            found = []
+            rest = mask
+            while rest:  # bits(mask), without a generator: a placement's cells are named once per new mask
+                low = rest & -rest
+                found.append(low.bit_length() - 1)
+                rest ^= low
+            found.sort(key=order.__getitem__)
+            known = self._names_of[mask] = tuple([names[i] for i in found])
         return list(known)
 
     @cached_property

@@ -8,6 +8,7 @@ from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import Action
 from .fireflies import cover, supply_to_bag
+from .flow import start_final, start_lanterns  # flow imports neither fog nor journey
 from .placement import ability_moves, anchor_of, can_place, check_tree, tree_moves
 from .state import Placed
 
@@ -188,8 +189,6 @@ def check_done(g: LastLantern, s: State, a: Action) -> None:
 
 
 def do_done(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
-    from .flow import start_final, start_lanterns
-
     events.append(Event("journey-ends", "ll.journey.end", {}))
     if s.end_triggered:
         events.append(Event("no-lanterns", "ll.end.finish", {}))
