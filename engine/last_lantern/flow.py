@@ -164,7 +164,7 @@ def _resolve_crossing(g: LastLantern, s: State, p: int, events: list[Event]) -> 
         events.append(
             Event("already-lit", "ll.lantern.one-per-space", {"player": name, "spaces": held.bit_count()})
         )
-    cells = sorted(bits(free), key=lambda i: (i // c.stride, i % c.stride))
+    cells = list(bits(free))  # step by step, each step's lanes in order: a cell's index is step * stride + lane
     events.append(
         Event(
             "lantern-draw",

@@ -117,7 +117,8 @@ def anchor_of(lay: Lay, mask: int, columns: int, stride: int) -> int:
     """The anchor that lays ``lay`` exactly on ``mask``, or -1."""
     if not mask:
         return -1
-    anchor = (mask & -mask).bit_length() - 1 - min(lay.offsets)
+    low = lay.mask0
+    anchor = (mask & -mask).bit_length() - (low & -low).bit_length()  # lowest square's bit less the lowest offset
     if anchor < 0 or (lay.mask0 << anchor) != mask or anchor % stride + lay.span >= columns:
         return -1
     return anchor
