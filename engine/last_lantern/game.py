@@ -60,6 +60,9 @@ class LastLantern:
         self.ability_ids = [t.id for t in self.tiles.values() if t.kind == "ability"]
         self.tree_only_ids = tuple(t for t in self.tree_ids if self.tiles[t].kind == "tree")  # the tile bag's
         self.setup_steps = active_steps(self.opt)
+        # Each path's lanes by name ("ab"), for the setup's characters event: the same every game of this count.
+        self.path_names = tuple("".join(self.canopy.names[lane] for lane in lanes)
+                                for lanes in self.canopy.path_lanes[:n])
         # Every choice of a location exists once, so listing them only picks tuples.
         self.choose_actions = tuple(tuple(Action("choose", p, where=loc) for loc in self.locations)
                                     for p in range(n))
