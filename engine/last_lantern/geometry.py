@@ -142,7 +142,12 @@ class Canopy(Grid):
             for lanes in self.path_lanes
         ]
         self.board_area = self.spaces | self.beyond_mask
+        # The complements the placement checks test against, made once (each ``~`` makes a new big integer).
+        self.off_board = ~self.board_area
+        self.off_tree = [~area for area in self.tree_area]
+        self.off_path = [self.spaces & ~path for path in self.path_mask]
         self.yellow = [self.row_mask[r] for r in self.lantern_rows]
+        self.any_yellow = sum(self.yellow)  # every lantern's yellow spaces (most tiles cover none)
         self.before_yellow = [self.row_mask[r - 1] for r in self.lantern_rows]
         self.before_rows = [sum(self.row_mask[1:r]) for r in self.lantern_rows]  # every path row behind a lantern
         self.serpent_icons: list[int] = []

@@ -81,7 +81,7 @@ def do_place(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
                 {"player": name, "tile": a.tile, "cells": c.names_of(a.mask & c.shared_mask)},
             )
         )
-    if a.mask & c.spaces & ~c.path_mask[p]:
+    if a.mask & c.off_path[p]:
         decided(s, "ability_reach")  # an Ability tile reaching past the shared column
         events.append(
             Event(
@@ -107,6 +107,8 @@ def _note_lanterns(g: LastLantern, s: State, p: int, mask: int, events: list[Eve
     """Remember first crossings for the Lanterns phase (checked there, after Journeying)."""
     c = g.canopy
     path = c.path_mask[p]
+    if not mask & c.any_yellow & path:
+        return  # on no lantern's yellow spaces: nothing below can happen
     for k, yellow in enumerate(c.yellow):
         if not mask & yellow & path:  # crosses()'s first test, inlined
             continue

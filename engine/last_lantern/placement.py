@@ -130,7 +130,7 @@ def check_tree(g: LastLantern, s: State, p: int, mask: int, ability: bool) -> No
     name = s.players[p]
     if mask & c.start_mask:
         raise RuleViolation("ll.journey.place.first", "A tile may not cover the borderless start spaces")
-    if mask & ~c.board_area:
+    if mask & c.off_board:
         raise RuleViolation(
             "ll.journey.place.space",
             "The tile would leave the board (only past the goal line may it reach beyond)",
@@ -140,12 +140,12 @@ def check_tree(g: LastLantern, s: State, p: int, mask: int, ability: bool) -> No
     if ability:
         if not mask & c.path_mask[p]:
             raise RuleViolation("ll.ability.fog", f"The Ability tile must lie on {name}'s own path")
-        if not g.opt_reach_through and mask & ~c.tree_area[p]:
+        if not g.opt_reach_through and mask & c.off_tree[p]:
             raise RuleViolation(
                 "ll.journey.place.shared",
                 "The tile may not reach past the shared column into another player's path",
             )
-    elif mask & ~c.tree_area[p]:
+    elif mask & c.off_tree[p]:
         raise RuleViolation(
             "ll.journey.place.shared",
             "The tile may not reach past the shared column into another player's path",
