@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 PLACEMENTS_KEPT = 2_000  # lists of placements remembered per rules object (the latest games), then forgotten at once
 _NEW = tuple.__new__  # _NEW(Action, fields): an Action from all its fields, in order
+_DRAW, _DONE = Action("draw"), Action("done")  # values, listed again each time (not rebuilt)
 
 
 def actions(g: LastLantern, s: State) -> list[Action]:
@@ -28,13 +29,14 @@ def actions(g: LastLantern, s: State) -> list[Action]:
         choose = g.choose_actions
         return [a for p, chosen in enumerate(s.choices) if chosen is None for a in choose[p]]
     if phase == "draw":
-        return [Action("draw")]
+        return [_DRAW]
     if phase == "resolve":
         out: list[Action] = []
         for loc in s.to_resolve:
             who = choosers(s, loc)
             takers = who if s.location_tile.get(loc) is not None else [-1]
-            out.extend(Action("resolve", t, where=loc, other=f) for t in takers for f in who)
+            # Action("resolve", t, where=loc, other=f), built from all its fields
+            out.extend([_NEW(Action, ("resolve", t, "", 0, -1, loc, f, -1, (), False)) for t in takers for f in who])
         return out
     if phase == "familiar":
         p, kind = s.takes_familiar[0]
@@ -133,7 +135,7 @@ def _journey(g: LastLantern, s: State) -> list[Action]:
     if not s.blocked:
         out.extend(_abilities(g, s))
     if not holding:
-        out.append(Action("done"))
+        out.append(_DONE)
     return out
 
 
