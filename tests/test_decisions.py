@@ -88,6 +88,14 @@ def test_gate_refuses_a_decision_without_question_and_an_undeclared_mark(mini: P
     assert any("decision-unmarked: engine decision 'who_starts' is marked nowhere" in w for w in report.warnings)
 
 
+def test_gate_names_decisions_that_are_not_decisions_and_does_not_crash(mini: Path) -> None:
+    _mini_engine(mini, "DECISIONS = ('last_stone',)\n")
+    report = verify(mini, draw=False)
+    found = [p for p in report.problems if "DECISIONS cannot be read" in p]
+    assert found == ["engine/mini/__init__.py: decision-no-question: DECISIONS cannot be read: each must be a "
+                     "rulepress.protocol.Decision"]
+
+
 def test_gate_passes_a_decision_with_its_question_and_mark(mini: Path) -> None:
     _mini_engine(mini, "from rulepress.protocol import Decision, decided, option_decisions\n"
                        "DECISIONS = (*option_decisions(OPTIONS),)\n"

@@ -59,6 +59,18 @@ def declared(engine: ModuleType) -> tuple[Decision, ...]:
     return tuple(found)
 
 
+def _readable(engine: ModuleType) -> tuple[Decision, ...] | None:
+    """:func:`declared`, or None when the engine's DECISIONS (or, without them, its OPTIONS) are not what they
+    should be: the engine's fault, reported once at its file, never a crash of the gate."""
+    try:
+        decisions = declared(engine)
+        for decision in decisions:
+            decision.id, decision.question, tuple(decision.rules)  # noqa: B018  (each must be a Decision)
+        return decisions
+    except (TypeError, AttributeError):
+        return None
+
+
 def read_facts(folder: Path, root: Path) -> DecisionFacts:
     """Every ``decided(state, "id")`` in the engine's files, and the line of each ``Decision("id", ...)`` and
     ``OptionSpec("id", ...)`` (where an option's decision is declared)."""
@@ -109,11 +121,13 @@ def check_decisions(book: Book, engine: ModuleType, root: Path) -> list[Decision
     init = f"{relative(folder, root)}/__init__.py"
     questions = {q.id for q in book.questions}
     problems: list[DecisionProblem] = []
-    try:
-        decisions = declared(engine)
-        ids = {d.id for d in decisions}
-    except (TypeError, AttributeError) as exc:  # DECISIONS that are not Decisions: the engine's, named as such
-        return [DecisionProblem("decision-no-question", "error", f"DECISIONS cannot be read: {exc}", init, None)]
+    decisions = _readable(engine)
+    if decisions is None:
+        if not hasattr(engine, "DECISIONS"):
+            return []  # OPTIONS that are not OptionSpecs: the gate already names them (check_options)
+        return [DecisionProblem("decision-no-question", "error", "DECISIONS cannot be read: each must be a "
+                                "rulepress.protocol.Decision", init, None)]
+    ids = {d.id for d in decisions}
     for decision in decisions:
         file, line = _place(facts.declared_at.get(decision.id), init)
         if not decision.question:
@@ -149,7 +163,7 @@ def decisions_by_rule(book: Book, engine: ModuleType, root: Path) -> dict[str, l
     """Rule ID -> the engine decisions made inside it: id, question, what the engine does, where it is marked."""
     facts = engine_facts(root / "engine" / book.engine_package, root)
     found: dict[str, list[dict[str, Any]]] = {}
-    for decision in declared(engine):
+    for decision in _readable(engine) or ():  # unreadable declarations are check_decisions' problem
         entry = {"id": decision.id, "question": decision.question, "decides": decision.decides,
                  "option": decision.option, "marked": facts.marks.get(decision.id, [])}
         for rule in decision.rules:
