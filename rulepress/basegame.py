@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from xml.sax.saxutils import escape, quoteattr
 
+from rulepress.cmyk import HOUSE, device_cmyk
 from rulepress.protocol import DescriptionError, Event, OptionSpec, RuleViolation, resolve_options
-from rulepress.render.palette import HOUSE, device_cmyk
 
 COMMON_KEYS = frozenset({"do", "player", "illegal", "note"})  # what any step may say besides an action's own keys
 FONT = "Rulepress Sans, DejaVu Sans, sans-serif"  # the book's embedded sans; DejaVu on screens without it

@@ -8,10 +8,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from rulepress.analyze.analysis import analyse, configs, save, saved
+from rulepress.analyze.analysis import analyse, configs, report_path, save, saved
 from rulepress.analyze.impact import engine_fingerprint
 from rulepress.errors import SourceError
+from rulepress.store import Store, code_digest, declare, key_of, tree_digest
 
+DESIGNER = declare("designer", keep=60)  # the designer pages' analysis section, kept under the saved analysis
 GROUPED = 8  # a designer page lists up to this many findings of one kind one by one
 
 
@@ -75,6 +77,33 @@ def balance_line(figures: dict[str, Any]) -> str:
     if "ends" in figures:
         parts.append("ends: " + ", ".join(f"{name} {100 * e['rate']:.1f}%" for name, e in figures["ends"].items()))
     return "; ".join(parts)
+
+
+def cached_designer_markdown(root: Path, book_id: str, cmyk: bool = False, heading: bool = True) -> str:
+    """:func:`designer_markdown` (the saved analysis with its matplotlib plots: seconds a book, and matplotlib's
+    memory), reused while the saved analysis, its engine and rulepress are unchanged.
+
+    The site and the designer PDF show it on every build; without this every build would import matplotlib and
+    draw every plot again.
+    """
+    saved_path = report_path(root, book_id)
+    try:
+        data = saved_path.read_bytes()
+        package = str(json.loads(data).get("engine_package") or "")
+    except (OSError, ValueError, AttributeError):
+        data, package = b"", ""
+    if not data:  # never analysed: an empty section, nothing to draw
+        return designer_markdown(root, book_id, cmyk=cmyk, heading=heading)
+    store = Store(root)
+    # The section says when the engine changed since the analysis: the engine's code is part of the key.
+    key = key_of(code_digest(), book_id, f"cmyk={cmyk} heading={heading}", data,
+                 tree_digest(root / "engine" / package) if package else "")
+    kept = store.load(DESIGNER, key, lambda text: text.decode())
+    if kept is not None:
+        return kept
+    text = designer_markdown(root, book_id, cmyk=cmyk, heading=heading)
+    store.put(DESIGNER, key, text.encode())
+    return text
 
 
 def designer_markdown(root: Path, book_id: str, cmyk: bool = False, heading: bool = True) -> str:

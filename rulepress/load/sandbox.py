@@ -30,6 +30,8 @@ from jinja2.filters import FILTERS, make_attrgetter
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from jinja2.visitor import NodeTransformer
 
+from rulepress import store
+
 MAX_RANGE = 10_000  # numbers in one range()
 MAX_STEPS = 200_000  # loop steps, calls, filters and operators of one template, all together
 MAX_VALUE = 1 << 20  # characters (or items) of one value a template builds; also the largest number a call gets
@@ -358,9 +360,7 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
         """``source``, checked and compiled; the code is kept for the same source in this process (a serve session
         or a rebuild renders every chapter again).  It is the same for every sandbox, which each render binds it
         to: it holds no values, only names of what it reads (as Jinja's own bytecode cache relies on)."""
-        from rulepress import cache  # it loads books itself
-
-        code: CodeType = cache.remembered("compiled", f"marks={mark_lines}\0{source}",
+        code: CodeType = store.remembered("compiled", f"marks={mark_lines}\0{source}",
                                           lambda: self.compile(self.checked(source, mark_lines)))
         return code
 

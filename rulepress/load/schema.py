@@ -19,6 +19,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
+from rulepress import store
 from rulepress.errors import SourceError
 from rulepress.load.yamlsrc import column_of, line_of, parse_yaml, plain
 
@@ -61,8 +62,6 @@ def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> lis
 
     Data that passed once in this process passes again without a second look (most of loading a book is this,
     and a serve session or a rebuild loads every unchanged file again); problems are found afresh each time."""
-    from rulepress import cache  # it loads books itself
-
     try:
         digest = hashlib.sha256(pickle.dumps(data, protocol=5)).hexdigest()  # the values, types and lines
     except Exception:  # data that does not pickle (never from yamlsrc): checked every time
@@ -73,7 +72,7 @@ def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> lis
         found.extend(validate_with(data, load_schema(name), shown, prefix))
         return not found
 
-    cache.remembered("schema", cache.key_of(name, str(prefix), digest), passes, keep=bool)
+    store.remembered("schema", store.key_of(name, str(prefix), digest), passes, keep=bool)
     return found
 
 

@@ -8,6 +8,8 @@ anything walks it.
 
 from __future__ import annotations
 
+import pickle
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +17,13 @@ import yaml
 from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
 
+from rulepress import store
 from rulepress.errors import SourceError
 from rulepress.load import confine
 
 MAX_DEPTH = 50  # the real sources nest 7 deep; PyYAML's composer recurses per level
 MAX_NODES = 100_000  # values in the document with aliases expanded; the largest real file has a few thousand
+KIND = store.declare("yaml", keep=5000)  # a project file's parse, kept under its text
 
 
 class LineDict(dict):
@@ -147,11 +151,26 @@ def load_yaml(path: Path, shown_as: str | None = None, *, root: Path | None = No
     """
     name = shown_as or str(path)
     text = confine.read_text(root if root is not None else path.parent, path, name, max_bytes)
-    if root is not None:  # a project's file: its parse is kept in the project's content-hash cache
-        from rulepress.cache import cached_parse
-
+    if root is not None:  # a project's file: its parse is kept in the project's store
         return cached_parse(root, text, lambda: parse_yaml(text, name))
     return parse_yaml(text, name)
+
+
+def cached_parse(root: Path, text: str, parse: Callable[[], Any]) -> Any:
+    """``parse()`` of a project's YAML ``text`` (:func:`parse_yaml`, pure Python and with every line remembered:
+    most of loading the books), reused for the same text.  Only a good parse is kept (a refused file raises each
+    time), and each call returns a fresh copy, as parsing does."""
+    kept = store.Store(root)
+    key = store.key_of(store.code_digest(), text)
+    found = kept.load(KIND, key, lambda data: (pickle.loads(data),))  # a tuple: a file may hold None
+    if found is not None:
+        return found[0]
+    value = parse()
+    try:
+        kept.put(KIND, key, pickle.dumps(value, protocol=5))
+    except Exception:  # a value that does not pickle is just not kept
+        pass
+    return value
 
 
 def parse_yaml(text: str, name: str) -> Any:

@@ -17,11 +17,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from rulepress.cache import cached_impacts, empty_trash, translation_findings
+from rulepress.analyze.impact import cached_impacts, impacts_kept
+from rulepress.analyze.translations import cached_gate_findings
 from rulepress.errors import BuildRefused
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import check_target, finish, new_staging, publish, signals_held, sweep_leftovers
 from rulepress.render import site as site_pages
+from rulepress.store import empty_trash
 from rulepress.verify.gate import Report, verify
 
 # A warning that means something the output needs was not there: the output is wrong, not just imperfect.
@@ -166,7 +168,7 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         errors, warnings = lint.gate_findings(check.book, lint.exercised_rules(root, check))
         lint_problems += errors  # an error of the text against its data that no designer question tracks
         report.warnings.extend(warnings)
-        errors, warnings = translation_findings(check)
+        errors, warnings = cached_gate_findings(check)
         lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
     problems = report.failures() + lint_problems + (report.warnings if strict else [])
@@ -185,7 +187,7 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
 
     ``prepare(lang, config)``, when given, is called before each run and says whether it is a dirty build, or
     (None) that the site in ``lang`` is in place already and need not be built (the incremental builds of
-    rulepress/serve/quick.py add their plugin there)."""
+    rulepress/publish/incremental.py add their plugin there)."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.utils import yaml_load
@@ -254,8 +256,8 @@ def staged_problems(staging: Path, report: Report) -> list[str]:
 def _render(root: Path, report: Report, staging: Path, timings: Timings, strict: bool,
             interrupted: Callable[[], None]) -> list[str]:
     """Site and PDFs into ``staging``; refuses on any error or missing resource; returns harmless warnings."""
-    from rulepress.cache import cached_site, impacts_kept
     from rulepress.publish import pdfpool
+    from rulepress.publish.sitestore import cached_site
 
     def site(impacts: dict[str, Any]) -> Callable[[], tuple[list[str], float, float]]:
         def make() -> tuple[list[str], float, float]:  # a copy when nothing it shows changed
@@ -315,7 +317,7 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
                 urls = sys.modules.get("weasyprint.urls")
                 if urls is None or not isinstance(exc, urls.FatalURLFetchingError):
                     raise
-                from rulepress.publish.fetch import RefusedURL
+                from rulepress.render.fetch import RefusedURL
 
                 cause = f" ({exc.__cause__})" if exc.__cause__ and not isinstance(exc, RefusedURL) else ""
                 raise BuildRefused([f"weasyprint: {exc}{cause}"] + weasy.fatal("weasyprint")) from exc
