@@ -14,8 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.composer import ComposerError
-from yaml.constructor import ConstructorError
+from yaml.composer import Composer, ComposerError
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.cyaml import CParser
+from yaml.events import AliasEvent
+from yaml.reader import Reader
+from yaml.resolver import Resolver
 
 from rulepress import store
 from rulepress.errors import SourceError
@@ -23,6 +27,7 @@ from rulepress.load import confine
 
 MAX_DEPTH = 50  # the real sources nest 7 deep; PyYAML's composer recurses per level
 MAX_NODES = 100_000  # values in the document with aliases expanded; the largest real file has a few thousand
+NON_PRINTABLE = Reader.NON_PRINTABLE  # what PyYAML's reader refuses (libyaml's refuses the same, in other words)
 KIND = store.declare("yaml", keep=5000)  # a project file's parse, kept under its text
 
 
@@ -42,10 +47,12 @@ class LineList(list):
     column: int
 
 
-class _Loader(yaml.SafeLoader):
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
+class _Limits:
+    """The depth and size limits and the value check, for both loaders below."""
+
+    _depth = 0
+    _nodes = 0  # composed, aliases not expanded
+    _aliased = False  # whether an alias was met: only then can the expanded size or depth exceed what was composed
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         # Checked before recursing, so a 10 000-deep "[[[[..." fails here rather than with a RecursionError.
@@ -54,13 +61,16 @@ class _Loader(yaml.SafeLoader):
             if self._depth > MAX_DEPTH:
                 raise ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels",
                                     self.peek_event().start_mark)
+            self._nodes += 1
+            if self.check_event(AliasEvent):
+                self._aliased = True
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
 
     def get_single_node(self) -> yaml.Node | None:
         node = super().get_single_node()
-        if node is not None:
+        if node is not None and (self._aliased or self._nodes > MAX_NODES):  # else what was composed is in bounds
             _measure(node)
         return node
 
@@ -69,6 +79,22 @@ class _Loader(yaml.SafeLoader):
             return super().construct_object(node, deep)
         except (ValueError, OverflowError) as exc:  # an int of 5000 digits, a date like 2024-13-45
             raise ConstructorError(None, None, f"cannot read this value: {exc}", node.start_mark) from exc
+
+
+class _Loader(_Limits, yaml.SafeLoader):
+    """PyYAML's own Python reader, scanner and parser: every message about a malformed file comes from here."""
+
+
+class _FastLoader(_Limits, Composer, SafeConstructor, Resolver, CParser):  # type: ignore[misc]
+    """The same loader with libyaml's C scanner and parser producing the events (most of the time a parse takes);
+    the Python composer above them keeps the limits, lines and columns.  Used for files that parse: any problem,
+    and any character PyYAML's reader refuses, is parsed again by :class:`_Loader`, whose messages users see."""
+
+    def __init__(self, stream: str) -> None:
+        CParser.__init__(self, stream)
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -138,8 +164,9 @@ def _sequence(loader: _Loader, node: yaml.SequenceNode) -> LineList:
     return result
 
 
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
+for _loader in (_Loader, _FastLoader):
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
 
 
 def load_yaml(path: Path, shown_as: str | None = None, *, root: Path | None = None,
@@ -175,6 +202,11 @@ def cached_parse(root: Path, text: str, parse: Callable[[], Any]) -> Any:
 
 def parse_yaml(text: str, name: str) -> Any:
     """Parse YAML ``text`` (shown as ``name`` in errors) within the depth and size limits."""
+    if not NON_PRINTABLE.search(text):
+        try:
+            return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - SafeConstructor
+        except (yaml.YAMLError, RecursionError):  # told as PyYAML's own reader tells it, below
+            pass
     try:
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
     except yaml.MarkedYAMLError as exc:

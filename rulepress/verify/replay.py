@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,8 +156,14 @@ def _where(step: Step) -> str:
 
 
 def _frozen(data: Any) -> Any:
-    """A deep copy: a snapshot or event may share lists with the live state, which later steps change."""
-    return copy.deepcopy(data)
+    """A deep copy: a snapshot or event may share lists with the live state, which later steps change.
+
+    Plain data (what snapshots and events are) pickled and read back: copy.deepcopy walks it in Python, and was
+    the replay's largest own cost; what does not pickle is deep-copied."""
+    try:
+        return pickle.loads(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:
+        return copy.deepcopy(data)
 
 
 class _Replay:
