@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from author_loop import bench_author_loop, bench_tree_memory, uncached  # benchmarks/, beside this file
+from gate_scale import bench_gate_scale
 
 from rulepress.analyze.impact import summarise
 from rulepress.analyze.simulate import play, random_policy
@@ -168,10 +169,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--gate-only", action="store_true", help="only the gate as books grow")
     parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
+    bench_gate_scale(root, args.runs)
+    if args.gate_only:
+        return
     bench_verify(root, args.runs)
     bench_engines(root, args.games, args.runs)
     bench_dask(root, args.dask_games)
