@@ -135,8 +135,10 @@ def bench_gate_scale(root: Path, runs: int) -> None:
     wall, cpu, reference = (statistics.median(values) for values in (walls, cpus, references))
     per_thousand = wall / count * 1000
     verdict = "PASS" if per_thousand <= GOAL_SECONDS else "FAIL"
-    print(f"{count} examples verified in {wall:.2f} s ({wall / count * 1000:.2f} ms each, CPU {cpu:.2f} s): "
-          f"{per_thousand:.2f} s per 1,000 (goal <= {GOAL_SECONDS:.0f} s): {verdict}")
+    print(f"{count} examples verified in {wall:.2f} s ({wall / count * 1000:.2f} ms each): {per_thousand:.2f} s per "
+          f"1,000 (goal <= {GOAL_SECONDS:.0f} s): {verdict}")
+    print(f"CPU {cpu:.2f} s, {cpu / count * 1000:.2f} s per 1,000 (one thread: the time on a quiet machine): "
+          f"{'PASS' if cpu / count * 1000 <= GOAL_SECONDS else 'FAIL'}")
     print(f"reference, the engines alone on the same examples: CPU {reference:.2f} s; the gate is "
           f"{cpu / reference:.1f}x that")
     print(f"CPU account of one more run ({accounted_run:.2f} s):")

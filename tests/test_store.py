@@ -167,6 +167,7 @@ def a_site(folder: Path) -> Path:
     (folder / "index.html").write_text("<html>home</html>")
     (folder / "mini" / "rules" / "play.html").write_text("<html>play</html>" * 50)
     (folder / "search").mkdir()
+    (folder / "search" / "index.json").write_text("[0]")
     (folder / "empty").mkdir()
     (folder / ".pdf").mkdir()
     (folder / ".pdf" / "being-made.pdf").write_bytes(b"%PDF-")
@@ -200,10 +201,16 @@ def test_an_unchanged_file_is_linked_to_the_previous_kept_folder(tmp_path: Path)
     again.mkdir()
     kept.copy_folder("site", key_of("one"), again)  # as a dirty build starts
     (again / "index.html").write_text("<html>new home</html>")  # written again
+    damaged = kept.path("site", key_of("one")) / "search" / "index.json"  # the same size and mtime, other bytes
+    (again / "search" / "index.json").write_text("[1]")
+    damaged.write_text("[2]")
+    stamp = (again / "search" / "index.json").stat()
+    os.utime(damaged, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
     kept.put_folder("site", key_of("two"), again, previous=key_of("one"))
     first, second = kept.path("site", key_of("one")), kept.path("site", key_of("two"))
     assert os.path.samefile(first / "mini/rules/play.html", second / "mini/rules/play.html")
     assert not os.path.samefile(first / "index.html", second / "index.html")
+    assert (second / "search" / "index.json").read_text() == "[1]"  # not linked: not the bytes its manifest names
     assert not os.path.samefile(again / "mini/rules/play.html", second / "mini/rules/play.html")  # never the staged
 
 

@@ -3,7 +3,9 @@
 Parsing is bounded: the file is read through :mod:`rulepress.load.confine` (inside the project, a regular file,
 at most 1 MiB, UTF-8), nesting may not go deeper than :data:`MAX_DEPTH`, and the document, with every alias
 expanded, may not hold more than :data:`MAX_NODES` values, so an alias bomb ("billion laughs") is refused before
-anything walks it.
+anything walks it.  libyaml's C parser gives the events of most files (:func:`fast_path`), PyYAML's composer and
+constructor (with the limits and lines) make the values; a file it does not take is read by PyYAML alone, whose
+messages the user sees.
 """
 
 from __future__ import annotations
@@ -185,8 +187,8 @@ def load_yaml(path: Path, shown_as: str | None = None, *, root: Path | None = No
 
 
 def cached_parse(root: Path, text: str, parse: Callable[[], Any]) -> Any:
-    """``parse()`` of a project's YAML ``text`` (:func:`parse_yaml`, pure Python and with every line remembered:
-    most of loading the books), reused for the same text.  Only a good parse is kept (a refused file raises each
+    """``parse()`` of a project's YAML ``text`` (:func:`parse_yaml`, with every line remembered: most of loading
+    the books), reused for the same text.  Only a good parse is kept (a refused file raises each
     time), and each call returns a fresh copy, as parsing does."""
     kept = store.Store(root)
     if not kept.enabled:
