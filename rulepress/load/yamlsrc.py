@@ -141,16 +141,27 @@ def _measure(root: yaml.Node) -> None:
         stack.extend((kid, False) for kid in _children(node) if id(kid) not in size)
 
 
+_TEXT = "tag:yaml.org,2002:str"
+
+
+def _value(loader: _Loader, node: yaml.Node) -> Any:
+    """``loader.construct_object(node, deep=True)``; a text without going through it (what it would give: the
+    scalar's own string), since most values are text."""
+    if type(node) is yaml.ScalarNode and node.tag == _TEXT:
+        return node.value
+    return loader.construct_object(node, deep=True)
+
+
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
     result = LineDict()
     result.lines, result.columns = {}, {}
     result.line, result.column = node.start_mark.line + 1, node.start_mark.column + 1
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = _value(loader, key_node)
         try:
             if key in result:
                 raise ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-            result[key] = loader.construct_object(value_node, deep=True)
+            result[key] = _value(loader, value_node)
         except TypeError as exc:  # an unhashable key: a list or mapping used as a key
             raise ConstructorError(None, None, f"a key cannot be a list or mapping ({exc})",
                                    key_node.start_mark) from exc
@@ -160,7 +171,7 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
 
 
 def _sequence(loader: _Loader, node: yaml.SequenceNode) -> LineList:
-    result = LineList(loader.construct_object(child, deep=True) for child in node.value)
+    result = LineList(_value(loader, child) for child in node.value)
     result.lines = [child.start_mark.line + 1 for child in node.value]
     result.columns = [child.start_mark.column + 1 for child in node.value]
     result.line, result.column = node.start_mark.line + 1, node.start_mark.column + 1

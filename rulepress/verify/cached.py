@@ -50,6 +50,8 @@ def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: boo
     """:func:`~rulepress.verify.replay.replay`, reusing the result of the same inputs when it passed
     (``shared``: :func:`replay_inputs` of the book, when the caller has it)."""
     store = store or Store(book.root)
+    if not store.enabled:  # RULEPRESS_CACHE=0: no key to work out
+        return replay(example, book, engine, draw=draw, prose=prose, options=options)
     try:
         key = replay_key(example, book, engine, draw, prose, options, shared)
     except OSError:  # the example vanished under us: replay reports it
