@@ -63,7 +63,7 @@ def test_every_yaml_file_reads_the_same_both_ways(path: Path) -> None:
 TEXTS = [p.read_text(encoding="utf-8") for p in FILES if p.stat().st_size < 4000][:40]
 
 
-@settings(max_examples=int(os.environ.get("RULEPRESS_YAML_FUZZ", "300")), deadline=None,
+@settings(max_examples=int(os.environ.get("RULEPRESS_YAML_FUZZ", "150")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(which=st.integers(0, len(TEXTS) - 1),
        edits=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 3),
@@ -90,6 +90,20 @@ def test_the_sources_take_the_fast_path_and_the_differences_do_not() -> None:
     for text in ("a: b\tc\n", "a: [b?c]\n", "a: [!, b]\n", "a: |# note\n  x\n"):  # PyYAML refuses them all
         with pytest.raises(SourceError, match="malformed YAML"):
             yamlsrc.parse_yaml(text, "x.yaml")
+
+
+@pytest.mark.parametrize("text", ["a: 1\na: 2\n", "x:\n  y: " + "[" * 60 + "]" * 60, "a: &x [*x]\n",
+                                  "b: 1\na: *nope\n", "a: 2024-13-45\n", "k: {[1]: 2}\n", "- &a [1]\n- &a [2]\n"])
+def test_a_problem_of_the_composer_or_constructor_is_told_alike_on_either_path(
+        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Composing and constructing are the same Python code on both paths: their problems (the limits, a duplicate
+    key, an unreadable value) are told from the fast path at once, with the words and place of the slow one."""
+    with pytest.raises(SourceError) as fast:
+        yamlsrc.parse_yaml(text, "x.yaml")
+    monkeypatch.setattr(yamlsrc, "fast_path", lambda text: False)
+    with pytest.raises(SourceError) as slow:
+        yamlsrc.parse_yaml(text, "x.yaml")
+    assert str(fast.value) == str(slow.value)
 
 
 def test_a_malformed_file_is_told_by_pyyaml_at_its_line() -> None:

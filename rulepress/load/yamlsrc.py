@@ -218,12 +218,14 @@ def cached_parse(root: Path, text: str, parse: Callable[[], Any]) -> Any:
 
 def parse_yaml(text: str, name: str) -> Any:
     """Parse YAML ``text`` (shown as ``name`` in errors) within the depth and size limits."""
-    if fast_path(text):
-        try:
-            return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - SafeConstructor
-        except (yaml.YAMLError, RecursionError):  # told as PyYAML's own reader tells it, below
-            pass
     try:
+        if fast_path(text):
+            try:
+                return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - SafeConstructor
+            except (ComposerError, ConstructorError):  # the limits, a duplicate key: the same Python code either way
+                raise
+            except (yaml.YAMLError, RecursionError):  # libyaml's own complaint: told as PyYAML tells it, below
+                pass
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
