@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 import sys
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -64,9 +64,12 @@ class DescriptionError(Exception):
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Event:
-    """Something the rules made happen.  ``rule`` is the rule ID that made it happen."""
+    """Something the rules made happen.  ``rule`` is the rule ID that made it happen.
+
+    A value: nothing changes an event once made.  Not a frozen dataclass only because engines make several an
+    action and a frozen one takes three times as long to make (most of a Lantern Moths action's time)."""
 
     kind: str
     rule: str
@@ -119,8 +122,9 @@ class Game(Protocol):
     book_id: str
     options: Mapping[str, Any]
 
-    def new_state(self, players: Sequence[str], seed: int) -> Any:
-        """A full setup for these players, shuffled from ``seed``."""
+    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> Any:
+        """A full setup for these players, shuffled from ``seed``; ``forced`` (an example's ``start.chance``)
+        are the setup's first chance outcomes: the state's :class:`Chance` is created with them."""
 
     def state_from_description(self, description: Mapping[str, Any], players: Sequence[str],
                                seed: int) -> Any:
@@ -144,6 +148,10 @@ class Game(Protocol):
     def force_chance(self, state: Any, outcomes: Sequence[Any]) -> None:
         """Fix the next chance outcomes (cards, fireflies, dice faces) an example needs exact."""
 
+    def unused_chance(self, state: Any) -> list[Any]:
+        """The forced outcomes (``force_chance``, ``new_state``'s ``forced``) no drawing has used yet, in order:
+        replay fails an example that leaves any (``Chance.unused``)."""
+
     def clone(self, state: Any) -> Any:
         """An independent copy of ``state`` (chance source included)."""
 
@@ -163,48 +171,127 @@ class Game(Protocol):
 
 
 class Chance:
-    """A seeded random source whose next outcomes an example may fix.
+    """A seeded random source whose next outcomes an example may fix (docs/ENGINE.md, "Chance").
 
-    Engines draw every random outcome through ``draw_from`` (a chosen member of a population),
-    ``randint`` or ``shuffle``; a forced outcome is used first and must be possible.
+    Engines draw every random outcome through it: :meth:`draw_from` (one member of a population), :meth:`randint`
+    (a number in a range) and :meth:`shuffle` (an order).  Outcomes forced by :meth:`force` (an example's
+    ``chance:`` steps) or given at creation (``start.chance``: the setup's) are used first, in order, each by the
+    drawing that comes next; an impossible one raises :class:`DescriptionError`.  :meth:`unused` lists those not
+    drawn yet (replay fails an example that leaves any), :meth:`drawn` every outcome so far, named as a forced
+    outcome would name it (``rulepress record`` writes them, so a recorded game replays without its seed).
     """
 
-    __slots__ = ("rng", "forced")
+    __slots__ = ("rng", "forced", "_log")
 
     def __init__(self, seed: int | None, forced: Iterable[Any] = ()) -> None:
         self.rng = random.Random(seed)
         self.forced: deque[Any] = deque(forced)
+        self._log: list[Any] = []  # each drawing's outcome; a shuffle's as a _Shuffled, named only when asked
 
     def force(self, outcomes: Iterable[Any]) -> None:
+        """Fix the next outcomes, after any already forced."""
         self.forced.extend(outcomes)
 
+    def unused(self) -> list[Any]:
+        """The forced outcomes no drawing has used yet, in order."""
+        return list(self.forced)
+
+    def drawn(self) -> list[Any]:
+        """Every outcome drawn so far, forced or not, in order, as forced outcomes name them: a fresh ``Chance``
+        of any seed forced with these draws the same (a shuffle counts as all its items, top first)."""
+        outcomes: list[Any] = []
+        for entry in self._log:
+            if isinstance(entry, _Shuffled):
+                outcomes.extend(entry.names())
+            else:
+                outcomes.append(entry)
+        return outcomes
+
     def draw_from(self, population: Sequence[Any], what: str = "outcome") -> Any:
-        """Pick one member of ``population``; a forced value must be a member."""
+        """One member of ``population``; a forced outcome must be a member."""
         if self.forced:
             value = self.forced.popleft()
             if value not in population:
                 raise DescriptionError("chance", f"forced {what} {value!r} is not possible here "
                                                  f"(possible: {sorted(set(map(str, population)))})")
-            return value
-        return population[self.rng.randrange(len(population))]
+        else:
+            value = population[self.rng.randrange(len(population))]
+        self._log.append(value)
+        return value
 
     def randint(self, low: int, high: int, what: str = "roll") -> int:
+        """A whole number from ``low`` to ``high``, both included; a forced outcome must be one of them."""
         if self.forced:
             value = self.forced.popleft()
-            if not isinstance(value, int) or not low <= value <= high:
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
                 raise DescriptionError("chance", f"forced {what} {value!r} is not in {low}..{high}")
-            return value
-        return self.rng.randint(low, high)
+        else:
+            value = self.rng.randint(low, high)
+        self._log.append(value)
+        return value
 
-    def shuffle(self, items: list[Any]) -> None:
+    def shuffle(self, items: list[Any], what: str = "item", *, name: Callable[[Any], Any] | None = None,
+                names: Collection[Any] | None = None, top: str = "first") -> None:
+        """Shuffle ``items`` in place.
+
+        Forced outcomes name the items that come out on top, in order: the next forced outcomes, as long as each
+        is a name ``names`` holds (by default the names of ``items``) and items are left, are taken one by one;
+        the rest is shuffled from the seed.  ``name(item)`` is what an outcome calls an item (by default the item
+        itself: cards of one kind may share a name).  ``top`` is where the list keeps the top: ``"first"``
+        (``items[0]`` is drawn first) or ``"last"`` (a pile dealt with ``pop()``).  A forced outcome that
+        ``names`` holds but no item left has is impossible (:class:`DescriptionError`); one it does not hold ends
+        the shuffle's share and waits for the next drawing.
+        """
+        if top not in ("first", "last"):
+            raise ValueError(f"top must be 'first' or 'last', not {top!r}")
+        forced = self.forced
+        chosen: list[Any] = []
+        if forced:
+            label = name or _itself
+            known = names if names is not None else [label(item) for item in items]
+            while forced and items and _holds(known, forced[0]):
+                value = forced.popleft()
+                index = next((i for i, item in enumerate(items) if label(item) == value), None)
+                if index is None:
+                    raise DescriptionError("chance", f"forced {what} {value!r} is not possible here "
+                                                     f"(possible: {sorted(set(map(str, map(label, items))))})")
+                chosen.append(items.pop(index))
         self.rng.shuffle(items)
+        if top == "first":
+            items[:0] = chosen
+        else:
+            items.extend(reversed(chosen))
+        self._log.append(_Shuffled(tuple(items if top == "first" else reversed(items)), name))
 
     def clone(self) -> Chance:
         twin = Chance.__new__(Chance)
         twin.rng = random.Random()
         twin.rng.setstate(self.rng.getstate())
         twin.forced = deque(self.forced)
+        twin._log = list(self._log)
         return twin
+
+
+def _itself(item: Any) -> Any:
+    return item
+
+
+def _holds(known: Collection[Any], value: Any) -> bool:
+    try:
+        return value in known
+    except TypeError:  # an unhashable outcome asked of a set: not one of its names
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Shuffled:
+    """A shuffle's outcome, top first; its items are named (``name``) only when :meth:`Chance.drawn` asks."""
+
+    order: tuple[Any, ...]
+    name: Callable[[Any], Any] | None
+
+    def names(self) -> list[Any]:
+        return list(self.order) if self.name is None else [self.name(item) for item in self.order]
 
 
 @runtime_checkable

@@ -32,6 +32,8 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
+from rulepress import environment
+
 FOLDER = ".rulepress-cache/content"
 PACKAGE = Path(__file__).resolve().parent  # rulepress/
 _SKIP = {"__pycache__"}
@@ -91,7 +93,7 @@ def key_of(*parts: str | bytes) -> str:
 
 def enabled() -> bool:
     """``RULEPRESS_CACHE=0`` turns every cache off, on disk and in this process."""
-    return os.environ.get("RULEPRESS_CACHE", "1") != "0"
+    return environment.cache_enabled()
 
 
 # -- kinds: each recipe declares its own ------------------------------------------------------------------------

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import multiprocessing
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -17,6 +19,7 @@ import pytest
 
 from rulepress.analyze.impact import cached_impacts
 from rulepress.analyze.report import cached_designer_markdown
+from rulepress.errors import BuildRefused
 from rulepress.publish import pdfpool
 from rulepress.publish.build import Timings, build
 from rulepress.publish.pdfstore import source_epoch
@@ -161,8 +164,11 @@ def test_what_weasyprint_says_in_a_worker_reaches_the_build_and_an_error_stops_i
 
     shutil.rmtree(mini / ".rulepress-cache")
     monkeypatch.setattr(pdfpool.pdf, "write_pdf", fails)
-    with pytest.raises(ValueError, match="^cannot lay out the (print|digital|designer) edition$"):  # all start at once
+    with pytest.raises(BuildRefused) as refused:  # all start at once: whichever fails first, named with its file
         pdfpool.render_editions(report, {}, tmp_path / "failed", Timings(), workers=2)
+    [problem] = refused.value.problems
+    assert re.fullmatch(r"pdf/mini(-digital|-designer)?\.pdf \(rules_src/mini/book\.yaml\): rendering: ValueError: "
+                        r"cannot lay out the (print|digital|designer) edition", problem), problem
     assert not multiprocessing.active_children()  # the pool was ended, no worker left behind
 
 
@@ -297,13 +303,15 @@ def test_question_impact_is_reused_until_the_book_or_its_examples_change(
 
 def test_a_pdf_worker_that_dies_fails_the_build_instead_of_hanging_it(
         mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from concurrent.futures.process import BrokenProcessPool
+    from rulepress.errors import BuildRefused
 
     report = verify(mini, draw=True)
     before = set(multiprocessing.active_children())  # other tests in this process may have children of their own
     monkeypatch.setattr(pdfpool.pdf, "write_pdf", lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL))
-    with pytest.raises(BrokenProcessPool):
+    with pytest.raises(BuildRefused) as refused:  # naming the editions whose workers died (tests/test_faults.py)
         pdfpool.render_editions(report, {}, tmp_path / "staging", Timings(), workers=2)
+    assert refused.value.problems and all(line.startswith("pdf ") and "killed by SIGKILL" in line
+                                          for line in refused.value.problems), refused.value.problems
     deadline = time.monotonic() + 10  # the pool's workers are gone (reaping a killed pool takes a moment)
     while not set(multiprocessing.active_children()) <= before and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -346,23 +354,38 @@ def test_each_pdf_is_preflighted_in_its_worker_and_the_staged_check_reuses_the_p
     assert cached_preflight(made[0], mini) == [] and checked == [preflight.edition_of(made[0])]
 
 
-def test_the_designer_section_is_drawn_once_until_its_analysis_or_engine_changes(
+def test_the_designer_section_is_drawn_once_until_its_analysis_or_what_decides_play_changes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from rulepress.analyze import report
     from rulepress.project import default_root
+    from rulepress.render.strings import strings
 
-    for folder in ("reports", "engine/lantern"):  # what the section is made from, nothing of the checkout written
+    # What the section is made from, nothing of the checkout written.
+    for folder in ("reports", "engine/lantern", "rules_src/lantern"):
         shutil.copytree(default_root() / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    # The copied report as made from the engine as it is now, whatever the checkout's saved one was made from.
+    from rulepress.analyze.fingerprint import engine_fingerprint, play_digests
+    saved_path = tmp_path / "reports/analysis/lantern.json"
+    analysis = json.loads(saved_path.read_text(encoding="utf-8"))
+    analysis["inputs"] = play_digests(tmp_path, analysis["engine_package"], "lantern")
+    analysis["engine"] = engine_fingerprint(tmp_path, analysis["engine_package"], "lantern")
+    saved_path.write_text(json.dumps(analysis), encoding="utf-8")
     drawn: list[str] = []
     real = report.designer_markdown
     monkeypatch.setattr(report, "designer_markdown", lambda *a, **k: drawn.append(a[1]) or real(*a, **k))
-    first = cached_designer_markdown(tmp_path, "lantern")
+    en = strings("en")
+    first = cached_designer_markdown(tmp_path, "lantern", en)
     assert "<svg" in first and drawn == ["lantern"]  # matplotlib's plots
-    assert cached_designer_markdown(tmp_path, "lantern") == first and drawn == ["lantern"]
-    assert cached_designer_markdown(tmp_path, "lantern", cmyk=True) != first and len(drawn) == 2
+    assert "from the engine as it is now" in first
+    assert cached_designer_markdown(tmp_path, "lantern", en) == first and drawn == ["lantern"]
+    assert cached_designer_markdown(tmp_path, "lantern", en, cmyk=True) != first and len(drawn) == 2
+    assert cached_designer_markdown(tmp_path, "lantern", strings("fr")) != first and len(drawn) == 3
     engine = tmp_path / "engine/lantern/__init__.py"
-    engine.write_text(engine.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
-    assert "The engine has changed since" in cached_designer_markdown(tmp_path, "lantern") and len(drawn) == 3
+    engine.write_text(engine.read_text(encoding="utf-8") + "\n# a comment decides no play\n", encoding="utf-8")
+    assert cached_designer_markdown(tmp_path, "lantern", en) == first and len(drawn) == 3
+    engine.write_text(engine.read_text(encoding="utf-8") + "\nPLAYS = 1\n", encoding="utf-8")
+    stale = cached_designer_markdown(tmp_path, "lantern", en)
+    assert "before its latest changes to `engine/lantern/__init__.py`" in stale and len(drawn) == 4
 
 
 def test_a_parsed_yaml_file_is_kept_with_its_lines_and_a_refused_one_never(
@@ -429,7 +452,7 @@ def test_a_language_site_an_edit_does_not_reach_is_left_as_it_is_and_the_bytes_a
     assert "fr/mini/rules/mini.play.html" in [path for path in warm if warm[path] != cold[path]]
     assert (tmp_path / "edited/mini/rules/mini.play.html").stat().st_mtime_ns == \
         (tmp_path / "cold/mini/rules/mini.play.html").stat().st_mtime_ns
-    _edit(mini / "mkdocs.yml", "site_name:", "site_name: Edited")  # what every page shows: every site again
+    (mini / "mkdocs.yml").write_text("site_name: Edited\n")  # what every page shows: every site again
     built("theme")
     assert runs == ["en", "fr"]
     shutil.rmtree(mini / ".rulepress-cache")

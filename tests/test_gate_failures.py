@@ -41,8 +41,14 @@ class Game:
         self.most = components["take"]["max"]
         self.options = {{"last_stone": "win", **options}}
 
-    def new_state(self, players, seed):
-        return State(players, 12, seed)
+    if BUG == "old-new-state":  # an engine written before new_state took forced setup outcomes
+        def new_state(self, players, seed):
+            return State(players, 12, seed)
+    else:
+        def new_state(self, players, seed, forced=()):
+            state = State(players, 12, seed)
+            state.chance.force(forced)
+            return state
 
     def state_from_description(self, description, players, seed):
         return State(players, description["pile"], seed)
@@ -72,6 +78,8 @@ class Game:
         if BUG != "allow-all" and not 1 <= stones <= min(self.most, state.pile):
             if BUG == "dirty-pile":
                 state.pile -= 1
+            if BUG == "refusal-draws":
+                state.chance.draw_from(("calm", "calm", "breeze"), "weather")  # drawn, and thrown away
             raise RuleViolation("mini.play.win" if BUG == "wrong-rule" else "mini.play.take",
                                 f"take 1 to {{self.most}} stones")
         state.pile -= stones
@@ -87,6 +95,10 @@ class Game:
 
     def force_chance(self, state, outcomes):
         state.chance.force(outcomes)
+
+    if BUG != "no-unused":
+        def unused_chance(self, state):
+            return state.chance.unused()
 
     def clone(self, state):
         raise NotImplementedError
@@ -358,6 +370,61 @@ def test_chance_outcome_not_offered_is_an_error(mini: Path) -> None:
     _failed(_run(mini, CHANCE.replace("SKY", "storm")),
             "step 2 (line 8): chance: forced weather 'storm' is not possible here (possible: ['breeze', 'calm'])",
             status="error")
+
+
+NEVER = "a chance outcome must be one the game draws"
+
+
+def test_forced_outcomes_may_serve_the_actions_up_to_the_next_chance_step(mini: Path) -> None:
+    steps = ("  - chance: [breeze, calm]\n  - {player: Ann, do: take, stones: 1}\n  - {player: Ben, do: take, "
+             "stones: 1}\n  - checkpoint: c\n    expect: {weather: calm}\n")
+    assert _run(mini, steps).ok
+
+
+def test_forced_outcomes_nothing_draws_fail_the_example(mini: Path) -> None:
+    _failed(_run(mini, "  - chance: [breeze, calm]\n  - {player: Ann, do: take, stones: 1}\n"),
+            f"step 1 (line 7): chance: [calm] of [breeze, calm] not drawn at the end of the example: {NEVER}")
+    _failed(_run(mini, "  - chance: [breeze, calm]\n  - {player: Ann, do: take, stones: 1}\n  - chance: [calm]\n"
+                       "  - {player: Ben, do: take, stones: 1}\n"),
+            f"step 1 (line 7): chance: [calm] of [breeze, calm] not drawn when step 3 (line 9) began: {NEVER}")
+
+
+REFUSED_THEN_DRAWN = ("  - chance: [breeze]\n  - {player: Ann, do: take, stones: 4, illegal: mini.play.take}\n"
+                      "  - {player: Ann, do: take, stones: 1}\n  - checkpoint: c\n    expect: {weather: breeze}\n")
+
+
+def test_forced_outcomes_wait_through_a_refusal(mini: Path) -> None:
+    assert _run(mini, REFUSED_THEN_DRAWN).ok
+
+
+def test_a_refusal_must_leave_the_forced_outcomes(mini: Path) -> None:
+    _failed(_run(mini, REFUSED_THEN_DRAWN, bug="refusal-draws"),
+            "step 2 (line 8): the rejected action 'Ann takes 4' drew forced chance outcomes (of [breeze]); a "
+            "rejection by rule 1.1, mini.play.take must leave them for the next action")
+
+
+def test_an_engine_that_cannot_tell_what_is_unused_replays_what_forces_nothing(mini: Path) -> None:
+    assert _run(mini, TWO_TAKES, bug="no-unused").ok
+
+
+def test_an_engine_that_cannot_tell_what_is_unused_is_an_error_at_the_chance_step(mini: Path) -> None:
+    _failed(_run(mini, CHANCE.replace("SKY", "breeze"), bug="no-unused"),
+            "step 1 (line 7): the engine has no unused_chance(state) (docs/ENGINE.md), so the gate cannot tell "
+            "whether the forced chance outcomes were drawn", status="error")
+
+
+def test_an_engine_that_cannot_tell_what_is_unused_is_an_error_at_start_chance(mini: Path) -> None:
+    check = load_checked_book(_project(mini, TWO_TAKES, "no-unused", start="{setup: true, chance: [calm]}"), "mini")
+    [example] = check.examples
+    _failed(replay(example, check.book, check.engine, draw=False),
+            "start (line 5): the engine has no unused_chance(state) (docs/ENGINE.md), so the gate cannot tell "
+            "whether the forced chance outcomes were drawn", status="error")
+
+
+def test_an_engine_without_forced_setup_outcomes_replays_a_setup_that_forces_none(mini: Path) -> None:
+    check = load_checked_book(_project(mini, TWO_TAKES, "old-new-state", start="{setup: true}"), "mini")
+    [example] = check.examples
+    assert replay(example, check.book, check.engine, draw=False).ok
 
 
 # --- through verify -------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Imports run one way: a lower stage never imports a higher one, at module level or inside a function.
 
-    (errors, progress, protocol, store, cmyk, basegame: no stage) < load < verify < render/analyze < publish
-    < serve < cli
+    (errors, progress, protocol, store, cmyk, basegame, environment, data, guides: no stage) < load < verify
+    < render/analyze < publish < serve < cli
 
 Every module of rulepress/ is read with ``ast`` (every ``import`` and ``from ... import`` anywhere in it, under
 ``if TYPE_CHECKING:`` too, relative ones resolved); its rank is its folder's, or for a module at the top of the
@@ -23,12 +23,14 @@ PACKAGE = Path(rulepress.__file__).parent
 RANKS = {
     # no stage: the engine protocol and its base class, errors, progress bars, the store, the inks
     "__init__": 0, "errors": 0, "progress": 0, "protocol": 0, "store": 0, "cmyk": 0, "basegame": 0,
+    "environment": 0, "data": 0, "guides": 0,  # the environment variables, checked; package data; the guides
     "load": 1, "i18n": 1,  # reading sources; gettext catalogs are sources read through load.confine
     "verify": 2, "project": 2,  # the gate; importing a project's engines under the gate's time limits
     "render": 3, "analyze": 3,
     "publish": 4,
     "serve": 5,
     "cli": 6, "__main__": 6, "scaffold": 6,  # the command line and `rulepress new`, one of its commands
+    "pytest_plugin": 6,  # an entry point like the command line: every example as a pytest item
 }
 
 

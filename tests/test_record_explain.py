@@ -57,11 +57,12 @@ def test_record_from_moves_replays_and_is_listed_unreviewed(ttt: Path, capsys: p
                                     "diagram": "The end of the game"}
     assert written["text"] == ("After step 2: Ben: mark square a1: marks {{ cp['after-step-2']['marks'] }}.\n"
                                "The end of the game: marks {{ cp['end']['marks'] }}.\n"
-                               "Result: winner {{ result['winner'] }}.\n")
+                               "Result: winner {{ result['winner'] }}, draw {{ 'yes' if result['draw'] else 'no' }}, "
+                               "returns {{ result['returns'] | join(', ') }}.\n")
     report = verify(ttt, draw=False)
     assert report.ok, report.failures()
     [result] = [r for r in report.results if r.example.id == "ttt-five"]
-    assert result.text.splitlines()[-1] == "Result: winner Ann."
+    assert result.text.splitlines()[-1] == "Result: winner Ann, draw no, returns 1, -1."
     assert unreviewed(report) == [f"examples/tic-tac-toe/ttt-five.yaml:8: example 'ttt-five' is recorded from play "
                                   f"and not reviewed: {NOT_REVIEWED}"]
     path = ttt / "examples/tic-tac-toe/ttt-five.yaml"
@@ -91,6 +92,58 @@ def test_record_from_a_policy_is_the_simulated_game(ttt: Path, capsys: pytest.Ca
     assert [s for s in three["steps"] if "do" in s] == [s for s in data["steps"] if "do" in s]
 
 
+def _book_project(tmp_path: Path, book: str, package: str) -> Path:
+    """A project holding one bundled book's rules and engine, and none of its examples."""
+    project = tmp_path / book
+    shutil.copytree(ROOT / "rules_src" / book, project / "rules_src" / book)
+    shutil.copytree(ROOT / "engine" / package, project / "engine" / package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return project
+
+
+# Each book's game for seed 5 by its IMPACT_POLICY: its checkpoints, and what its last one says of who won.
+RECORDED = {
+    "lantern-moths": ("lantern_moths", [f"end-of-round-{n}" for n in range(1, 6)],
+                      {"over": True, "winners": ["Ann"], "decided_by": "points"}),
+    "lantern": ("lantern", [f"zone-{n}" for n in range(1, 9)],
+                {"over": True, "outcome": "won", "zone": 8, "score": 15, "title": "Master of Arms"}),
+    "last-lantern": ("last_lantern", [f"end-of-round-{n}" for n in range(1, 8)],
+                     {"over": True, "won": True, "reason": "victory"}),
+}
+
+
+@pytest.mark.parametrize("book", sorted(RECORDED))
+def test_record_seed_writes_every_chance_outcome(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 book: str) -> None:
+    """``record --seed`` for each bundled book: an unreviewed example that replays, with checkpoints at each
+    round's end (Lantern: each zone reached) and an end showing who won, and every chance outcome written
+    (the setup's in start.chance), so that it replays with any seed, and not without them."""
+    package, moments, result = RECORDED[book]
+    project = _book_project(tmp_path, book, package)
+    code, out, err = run(capsys, "--root", str(project), "record", book, "--seed", "5")
+    assert (code, err) == (0, ""), out
+    assert out.splitlines()[0].endswith("checkpoints, game over; replays")
+    path = project / "examples" / book / f"{book}-recorded-5.yaml"
+    data = yaml.safe_load(path.read_text())
+    assert (data["source"], data["reviewed"], data["seed"]) == ("recorded", False, 5)
+    checkpoints = [s for s in data["steps"] if "checkpoint" in s]
+    assert [c["checkpoint"] for c in checkpoints] == [*moments, "end"]
+    end = checkpoints[-1]["expect"]
+    assert list(end)[:len(result)] == list(result) and {k: end[k] for k in result} == result  # the result first
+    assert any("chance" in s for s in data["steps"])
+    if book != "last-lantern":  # a deal (and the middle tile), a setup roll; Last Lantern's setup draws nothing
+        assert data["start"]["chance"]
+    report = verify(project, draw=False)
+    assert report.ok and unreviewed(report), report.failures()
+    path.write_text(path.read_text().replace("seed: 5\n", "seed: 6\n"))
+    report = verify(project, draw=False)
+    assert report.ok, report.failures()  # chance is all written down: the seed no longer matters
+    data["seed"], data["steps"] = 6, [s for s in data["steps"] if "chance" not in s]
+    data["start"].pop("chance", None)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert not verify(project, draw=False).ok  # and without it, another seed is another game
+
+
 def test_record_a_game_with_chance_rounds_and_a_narrator(tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     project = tmp_path / "lm"
@@ -105,8 +158,8 @@ def test_record_a_game_with_chance_rounds_and_a_narrator(tmp_path: Path,
     names = [s["checkpoint"] for s in data["steps"] if "checkpoint" in s]
     assert names == [f"end-of-round-{n}" for n in range(1, 6)] + ["end"]
     assert data["title"] == "A recorded game (greedy play, seed 5)"  # the engine's IMPACT_POLICY
-    assert data["steps"][4]["expect"]["round"] == 2 and data["steps"][4]["diagram"] == (
-        "The position at the end of round 1")
+    [first] = [s for s in data["steps"] if s.get("checkpoint") == "end-of-round-1"]
+    assert first["expect"]["round"] == 2 and first["diagram"] == "The position at the end of round 1"
     report = verify(project, draw=True)
     assert report.ok, report.failures()
     assert unreviewed(report) == [f"examples/lantern-moths/lantern-moths-recorded-5.yaml:8: example "
@@ -228,8 +281,8 @@ def test_explain_uses_the_engines_narration(capsys: pytest.CaptureFixture[str]) 
      "ttt-openspiel-playthrough has steps 1 to 14; --step takes 1 to 15 (15: the end)"),
     (["ttt-nowhere"], "book tic-tac-toe has no example 'ttt-nowhere' (examples: ttt-openspiel-playthrough, "
                       "ttt-taken-square, ttt-three-players)"),
-    (["ttt-openspiel-playthrough", "--action", "{do: mark, square: [}"], "--action is not YAML: while parsing a "
-                                                                         "flow node"),
+    (["ttt-openspiel-playthrough", "--action", "{do: mark, square: [}"], "--action:1:21: malformed YAML: "
+                                                                         "expected the node content, but found '}'"),
     (["ttt-openspiel-playthrough", "--action", "{do: mark, square: z9}"],
      "the engine cannot read the action {'do': 'mark', 'square': 'z9'}: step.square: unknown square 'z9' "
      "(squares: a1, b1, c1, a2, b2, c2, a3, b3, c3)"),

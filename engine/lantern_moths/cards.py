@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rulepress.protocol import Event
@@ -10,6 +11,7 @@ from .state import DECK_OUT, FOURTH_DUSK, State
 
 if TYPE_CHECKING:
     from .game import LanternMothsGame
+    from .pieces import Pieces
 
 DURING_DRAW = "draw"
 DURING_REFILL = "refill"
@@ -19,20 +21,14 @@ def shuffle_cards(game: LanternMothsGame, state: State, cards: list[int]) -> Non
     """Shuffle ``cards`` (a deck: top last) in place.
 
     Forced chance outcomes that name card kinds fix the top cards after the shuffle, in order, so an
-    example can say which cards come up first after the Dusk cards are shuffled in.
+    example can say which cards come up first (after the Dusk cards are shuffled in, or in the deal).
     """
-    pieces = game.pieces
-    forced = state.chance.forced
-    chosen: list[int] = []
-    while forced and isinstance(forced[0], str) and forced[0] in pieces.kind_index:
-        population = [pieces.kind_names[pieces.card_kind[c]] for c in cards]
-        name = state.chance.draw_from(population, "card")
-        kind = pieces.kind_index[name]
-        card = next(c for c in cards if pieces.card_kind[c] == kind)
-        cards.remove(card)
-        chosen.append(card)
-    state.chance.shuffle(cards)
-    cards.extend(reversed(chosen))
+    state.chance.shuffle(cards, "card", name=partial(card_name, game.pieces), names=game.pieces.kind_index, top="last")
+
+
+def card_name(pieces: Pieces, card: int) -> str:
+    """A card as chance outcomes name it: by its kind (cards of one kind are alike)."""
+    return pieces.kind_names[pieces.card_kind[card]]
 
 
 def begin_night_end(game: LanternMothsGame, state: State, reason: str, during: str,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulepress.protocol import Chance, DescriptionError, Event
 
+from .cards import shuffle_cards
 from .state import PLAY, UNKNOWN_TILE, State
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def check_players(game: LanternMothsGame, players: Any) -> tuple[str, ...]:
     return tuple(players)
 
 
-def empty_state(game: LanternMothsGame, players: tuple[str, ...], seed: int) -> State:
+def empty_state(game: LanternMothsGame, players: tuple[str, ...], chance: Chance) -> State:
     """Everything in its place before any card or tile is laid out."""
     pieces = game.pieces
     cells = len(pieces.cell_names)
@@ -66,16 +67,18 @@ def empty_state(game: LanternMothsGame, players: tuple[str, ...], seed: int) -> 
     state.dusk_shuffled = False
     state.ending = None
     state.last_round = 0
-    state.chance = Chance(seed)
+    state.chance = chance
     state.action_count = 0
     state.log = []
     return state
 
 
-def new_state(game: LanternMothsGame, players: Sequence[str], seed: int) -> State:
+def new_state(game: LanternMothsGame, names: tuple[str, ...], chance: Chance) -> State:
+    """A new game for players ``check_players`` let through, shuffled by ``chance``, whose forced outcomes (an
+    example's ``start.chance``) are card kinds that fix the deal, dealt one at a time from the top, then a tile
+    name the middle tile (when option ``grey_tile`` leaves it to chance)."""
     pieces = game.pieces
-    names = check_players(game, players)
-    state = empty_state(game, names, seed)
+    state = empty_state(game, names, chance)
     log = state.log
     # The pieces on the table, as the Components chapter lists them.
     log.append(Event("deck", "lm.components.deck", {"cards": pieces.card_count,
@@ -91,7 +94,7 @@ def new_state(game: LanternMothsGame, players: Sequence[str], seed: int) -> Stat
     state.set_aside = [c for c, kind in enumerate(pieces.card_kind) if kind == dusk]
     log.append(Event("dusk-aside", "lm.setup.dusk", {"cards": len(state.set_aside)}))
     moths = [c for c, kind in enumerate(pieces.card_kind) if kind != dusk]
-    state.chance.shuffle(moths)
+    shuffle_cards(game, state, moths)
     for _ in range(pieces.deal):
         for seat in range(len(names)):
             state.hands[seat].append(moths.pop())

@@ -234,3 +234,52 @@ def describe(g: LastLantern, s: State, a: Action) -> str:
         names = g.lake.names_of(a.mask) if g.lake is not None else g.canopy.names_of(a.mask)
         return f"abandoned {a.tile} onto {' '.join(names)}"
     return f"abandoned {a.tile} onto the Path Astray track"
+
+
+def as_step(g: LastLantern, s: State, a: Action) -> dict[str, Any]:
+    """The example step that names ``a`` (the inverse of :func:`parse`; ``rulepress record`` writes it)."""
+
+    def who(p: int) -> str:
+        return s.players[p]
+
+    do = a.do
+    step: dict[str, Any] = {} if a.player < 0 or do in ("resolve", "astray") else {"player": who(a.player)}
+    step["do"] = do
+    if do == "choose":
+        step["location"] = a.where
+    elif do == "resolve":
+        step.update(location=a.where, tile=who(a.player) if a.player >= 0 else "nobody", familiar=who(a.other))
+    elif do == "take-from":
+        step.update(familiar=a.where, **{"from": who(a.other)}, **({"agreed": True} if a.agreed else {}))
+    elif do == "give":
+        step.update(familiar=a.where, to=who(a.other))
+    elif do == "place":
+        step.update(tile=a.tile, **_laid(g.canopy, g.pieces.lays(a.tile)[a.orient], a.mask))
+    elif do in ("cannot-place", "back-on-track"):
+        step["tile"] = a.tile
+    elif do == "through-the-fog":
+        step.update(tile=a.tile, to=who(a.other))
+    elif do == "guiding-hand":
+        step.update(familiar=a.where, to=who(a.other), **({"from": who(a.third)} if a.third >= 0 else {}),
+                    **({"agreed": True} if a.agreed else {}))
+    elif do == "return":
+        step["familiar"] = a.where
+    elif do == "astray":
+        step["tile"] = a.tile
+        if a.mask:
+            sig = g.pieces.signature[a.tile]
+            if g.lake is not None:
+                step["cells"] = g.lake.names_of(a.mask)  # the Frozen Lake has no flower squares to tell apart
+            else:
+                step.update(_laid(g.canopy, g.pieces.canopy_lays[sig][a.orient], a.mask))
+    if a.payers:
+        step["pay"] = [who(p) for p in a.payers]
+    return step
+
+
+def _laid(c: Any, lay: Lay, mask: int) -> dict[str, Any]:
+    """``cells`` of a placement on the Canopy, and its ``flower`` square when the tile has one."""
+    laid: dict[str, Any] = {"cells": c.names_of(mask)}
+    if lay.mark >= 0:
+        laid["flower"] = c.name(anchor_of(lay, mask, c.columns, c.stride) + lay.mark)
+    return laid

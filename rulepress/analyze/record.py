@@ -2,9 +2,11 @@
 
 The game is played by an engine policy (``--policy``, ``--seed``: the same game as ``simulate.play``) or from
 moves given as example steps (``--moves '<yaml list>'`` or ``--moves-file``).  The example starts from a full
-setup with the seed, lists every action as a step, and puts checkpoints at the chosen moments (each round,
-each event of a kind, after given actions, and always at the end) whose expected values, events and captions
-come from the engine, with a prose skeleton whose numbers are template references.
+setup, lists every action as a step and what chance decided as ``chance:`` steps (the setup's in
+``start.chance``), so that it replays without its seed, and puts checkpoints at the chosen moments (each round,
+each event of a kind, after given actions; by default each round's end and each change of the result, such as
+a score) and always at the end, showing the result first, whose expected values, events and captions come from
+the engine, with a prose skeleton whose numbers are template references.
 
 Because its expectations come from the engine and not from the rules, a recorded example is marked
 ``source: recorded`` and ``reviewed: false``; :func:`unreviewed` lists such examples for the build, and the
@@ -29,10 +31,12 @@ from rulepress.analyze.explain import ExplainError, guarded
 from rulepress.analyze.explain import plain as _plain
 from rulepress.analyze.explain import words as _words
 from rulepress.analyze.simulate import random_policy
-from rulepress.errors import SourceError, relative
+from rulepress.errors import SourceError, bounded, excerpt, relative
+from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import load_example
-from rulepress.protocol import DescriptionError, Event, Game, RuleViolation
+from rulepress.load.schema import EXAMPLE_ID
+from rulepress.protocol import Chance, DescriptionError, Event, Game, RuleViolation
 from rulepress.verify.gate import load_book_engine
 from rulepress.verify.replay import make_game, replay
 
@@ -43,7 +47,7 @@ NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal")
 LONGEST_VALUE = 80  # an expected value longer than this (as YAML) is left out: a checkpoint should be read
 MOST_EXPECTED = 12  # expected values per checkpoint (changed ones first, then legal_actions)
 MOST_IN_PROSE = 3  # template references per checkpoint in the prose skeleton
-PATH_PART = re.compile(r"^[A-Za-z0-9_-]+$")  # a snapshot key a dotted path (and a template) can name
+PATH_PART = re.compile(r"[A-Za-z0-9_-]+")  # a snapshot key a dotted path (and a template) can name
 
 
 class RecordError(ExplainError):
@@ -67,7 +71,10 @@ class Recording:
     players: list[str]
     seed: int
     steps: list[dict[str, Any]] = field(default_factory=list)
+    chances: list[list[Any]] = field(default_factory=list)  # what chance decided during each step's action
+    setup_chance: list[Any] = field(default_factory=list)  # what it decided at setup (start.chance)
     moments: list[Moment] = field(default_factory=list)
+    result_keys: tuple[str, ...] = ()  # the snapshot's keys that are also the result's (who won), shown first
     start: dict[str, Any] = field(default_factory=dict)  # the snapshot before the first action
     rules: list[str] = field(default_factory=list)  # every rule an event named, first seen first
     result: dict[str, Any] = field(default_factory=dict)
@@ -76,11 +83,16 @@ class Recording:
 
 @dataclass
 class Moments:
-    """When to put a checkpoint (the end always gets one)."""
+    """When to put a checkpoint (the end always gets one); none chosen: the moments a reader cares about, each
+    round's end (when the snapshot has a ``round``) and each change of the result (a score, a zone cleared)."""
 
     every_round: bool = False
     on_events: tuple[str, ...] = ()
     after: tuple[int, ...] = ()
+
+    @property
+    def chosen(self) -> bool:
+        return self.every_round or bool(self.on_events) or bool(self.after)
 
 
 def unreviewed(report: Report) -> list[str]:
@@ -113,6 +125,11 @@ def play(game: Game, players: Sequence[str], seed: int, chooser: Chooser, when: 
     if when.every_round and not isinstance(previous_round, int):
         raise RecordError(f"--every-round needs a whole-number 'round' in the snapshot, and engine "
                           f"'{book.engine_package}' has none: choose moments with --on-event or --at")
+    rounds = when.every_round or not when.chosen and isinstance(previous_round, int)
+    chance = getattr(state, "chance", None)  # docs/ENGINE.md: a game with chance keeps a protocol.Chance there
+    drawn = _drawn(chance)
+    recording.setup_chance = _plain(drawn)
+    result = _plain(game.result(state))
     counts: dict[str, int] = {}
     number, calls = 0, []
     while number < most and not game.is_terminal(state):
@@ -128,13 +145,25 @@ def play(game: Game, players: Sequence[str], seed: int, chooser: Chooser, when: 
                               f"{exc.message}") from exc
         number += 1
         recording.steps.append(step)
+        now = _drawn(chance)
+        recording.chances.append(_plain(now[len(drawn):]))
+        drawn = now
         plain = [_plain(e.as_dict()) for e in events if isinstance(e, Event)]
         recording.rules.extend(rule for rule in dict.fromkeys(e["rule"] for e in plain) if rule not in recording.rules)
         snapshot = _plain(game.snapshot(state))
         calls = [e for e in plain if e["kind"] in when.on_events]
         name = caption = None
-        if when.every_round and previous_round is not None and snapshot.get("round") != previous_round:
+        earlier, result = result, _plain(game.result(state))
+        changed = [k for k in result if k != "over" and earlier.get(k, _NOTHING) != result[k]]
+        if rounds and previous_round is not None and snapshot.get("round") != previous_round:
             name, caption = f"end-of-round-{previous_round}", f"The position at the end of round {previous_round}"
+        elif changed and not when.chosen:
+            key, value = str(changed[0]), result[changed[0]]
+            counts[key] = counts.get(key, 0) + 1
+            told = value if isinstance(value, int | str) and not isinstance(value, bool) else counts[key]
+            name, caption = _name(f"{key}-{told}"), f"After step {number}: {words}"
+            if any(m.name == name for m in recording.moments):  # a value seen before (a score back to 3)
+                name = _name(f"{key}-change-{counts[key]}")
         elif calls:
             kind = calls[0]["kind"]
             counts[kind] = counts.get(kind, 0) + 1
@@ -152,7 +181,18 @@ def play(game: Game, players: Sequence[str], seed: int, chooser: Chooser, when: 
     last = [_event_expectation(e) for e in calls] if number and recording.over else []
     recording.moments.append(Moment("end", number, caption, final, len(game.legal_actions(state)), last))
     recording.result = _plain(game.result(state))
+    # What the result says that the snapshot shows too (who won, why, the score): each checkpoint's first values.
+    recording.result_keys = tuple(k for k in recording.result if isinstance(k, str) and k in final)
     return recording
+
+
+def _drawn(chance: Any) -> list[Any]:
+    return chance.drawn() if isinstance(chance, Chance) else []
+
+
+def _name(text: str) -> str:
+    """A checkpoint name from a result's key and value (``zone-3``): words and digits joined by '-'."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "result"
 
 
 def _event_expectation(event: Mapping[str, Any]) -> dict[str, Any]:
@@ -160,14 +200,22 @@ def _event_expectation(event: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in event.items() if len(_flow(v)) <= LONGEST_VALUE}
 
 
-def expectations(snapshot: Mapping[str, Any], before: Mapping[str, Any], legal: int) -> dict[str, Any]:
+def expectations(snapshot: Mapping[str, Any], before: Mapping[str, Any], legal: int,
+                 first: Sequence[str] = (), always: bool = False) -> dict[str, Any]:
     """What a checkpoint expects: the snapshot's values that changed since ``before`` (as dotted paths to the
-    smallest changed mappings' entries), short enough to read, then the number of legal actions."""
+    smallest changed mappings' entries), short enough to read, then the number of legal actions.  Those under
+    the keys ``first`` (the result's: who won) come first and, when ``always`` (the end), whether they changed
+    or not."""
     found: dict[str, Any] = {}
+    if always:
+        for key in first:
+            value = snapshot.get(key, _NOTHING)
+            if value is not _NOTHING and PATH_PART.match(key) and len(_flow(value)) <= LONGEST_VALUE:
+                found[key] = value
 
     def visit(now: Mapping[str, Any], then: Any, prefix: str) -> None:
         for key, value in now.items():
-            if not isinstance(key, str) or not PATH_PART.match(key):
+            if not isinstance(key, str) or not PATH_PART.fullmatch(key):
                 continue  # a path cannot name it
             old = then.get(key, _NOTHING) if isinstance(then, Mapping) else _NOTHING
             if old == value and type(old) is type(value):
@@ -179,7 +227,8 @@ def expectations(snapshot: Mapping[str, Any], before: Mapping[str, Any], legal: 
                 found[path] = value
 
     visit(snapshot, before, "")
-    chosen = dict(list(found.items())[: MOST_EXPECTED - 1])
+    ranked = sorted(found.items(), key=lambda item: item[0].split(".")[0] not in first)  # stable: first keys first
+    chosen = dict(ranked[: MOST_EXPECTED - 1])
     chosen["legal_actions"] = legal
     return chosen
 
@@ -193,6 +242,20 @@ def _flow(value: Any) -> str:
     return text.strip()[1:-1]
 
 
+def _wrapped(key: str, values: Sequence[Any], width: int = 110) -> list[str]:
+    """A flow list after ``key`` in lines of about ``width``, continued under it (a whole deck is read, not
+    scrolled)."""
+    lines, line = [], key + "["
+    for index, value in enumerate(values):
+        item = _flow(value) + ("]" if index == len(values) - 1 else ",")
+        if len(line) + 1 + len(item) > width and not line.endswith("["):
+            lines.append(line)
+            line = " " * (len(key) + 1) + item
+        else:
+            line += ("" if line.endswith("[") else " ") + item
+    return [*lines, line]
+
+
 def example_yaml(recording: Recording, example_id: str, title: str, rules: Sequence[str], policy: str) -> str:
     """The example's YAML: readable (one step a line), with the provenance an author needs to review it."""
     how = f"played by policy '{policy}'" if policy else "from the moves given"
@@ -201,11 +264,17 @@ def example_yaml(recording: Recording, example_id: str, title: str, rules: Seque
            "# words, then set 'reviewed: true' (until then the player and digital editions will not print it).",
            f"id: {_flow(example_id)}", f"title: {_flow(title)}", f"rules: {_flow(list(rules))}",
            "source: recorded", "reviewed: false", f"players: {_flow(recording.players)}",
-           f"seed: {recording.seed}", "start:", "  setup: true", "steps:"]
+           f"seed: {recording.seed}", "start:", "  setup: true"]
+    if recording.setup_chance:  # what the setup's chance decided: the example replays without its seed
+        out += _wrapped("  chance: ", recording.setup_chance)
+    out.append("steps:")
     moments = {m.after: m for m in recording.moments if m.name != "end"}
     before = recording.start
     for number, step in enumerate([None, *recording.steps]):
         if step is not None:
+            drawn = recording.chances[number - 1] if number <= len(recording.chances) else []
+            if drawn:
+                out += _wrapped("  - chance: ", drawn)
             out.append(f"  - {_flow(step)}")
         moment = moments.get(number) if number else None
         if number == len(recording.steps):
@@ -214,7 +283,7 @@ def example_yaml(recording: Recording, example_id: str, title: str, rules: Seque
             continue
         out += [f"  - checkpoint: {_flow(moment.name)}", "    expect:"]
         out += [f"      {_flow(path)}: {_flow(value)}"
-                for path, value in expectations(moment.snapshot, before, moment.legal).items()]
+                for path, value in _expected(recording, moment, before).items()]
         if moment.events:
             out.append("    events:")
             out += [f"      - {_flow(event)}" for event in moment.events]
@@ -230,18 +299,33 @@ def prose(recording: Recording) -> list[str]:
     lines = []
     before = recording.start
     for moment in recording.moments:
-        numbers = [(path, value) for path, value in expectations(moment.snapshot, before, moment.legal).items()
+        numbers = [(path, value) for path, value in _expected(recording, moment, before).items()
                    if isinstance(value, int | float) and not isinstance(value, bool) and path != "legal_actions"]
         said = ", ".join(f"{path.replace('.', ' ')} {_reference('cp', [moment.name, *path.split('.')])}"
                          for path, value in numbers[:MOST_IN_PROSE])
         lines.append(f"{moment.caption}{': ' + said if said else ''}.")
         before = moment.snapshot
-    told = [(key, value) for key, value in recording.result.items()
-            if isinstance(key, str) and PATH_PART.match(key) and isinstance(value, str | int | float)
-            and not isinstance(value, bool)]
+    told = [f"{key} {_told(key, value)}" for key, value in recording.result.items()
+            if isinstance(key, str) and PATH_PART.fullmatch(key) and _told(key, value)]
     if told:
-        lines.append("Result: " + ", ".join(f"{key} {_reference('result', [key])}" for key, _ in told) + ".")
+        lines.append("Result: " + ", ".join(told) + ".")
     return lines
+
+
+def _expected(recording: Recording, moment: Moment, before: Mapping[str, Any]) -> dict[str, Any]:
+    return expectations(moment.snapshot, before, moment.legal, recording.result_keys, always=moment.name == "end")
+
+
+def _told(key: str, value: Any) -> str:
+    """A result's value as the prose skeleton prints it (a template reference), or '' for one it cannot."""
+    reference = _reference("result", [key])
+    if isinstance(value, bool):
+        return "{{ 'yes' if " + reference[3:-3] + " else 'no' }}"
+    if isinstance(value, str | int | float):
+        return reference
+    if isinstance(value, list) and value and all(isinstance(v, str | int) for v in value):
+        return "{{ " + reference[3:-3] + " | join(', ') }}"
+    return ""
 
 
 def _reference(root: str, parts: Sequence[str]) -> str:
@@ -251,26 +335,24 @@ def _reference(root: str, parts: Sequence[str]) -> str:
 # --- the command ---------------------------------------------------------------------------------------
 
 
-def _moves(args: argparse.Namespace) -> list[dict[str, Any]] | None:
+def _moves(root: Path, args: argparse.Namespace) -> list[dict[str, Any]] | None:
     if args.moves is None and args.moves_file is None:
         return None
     if args.moves is not None and args.moves_file is not None:
         raise RecordError("give the moves either with --moves or with --moves-file, not both")
     where = "--moves" if args.moves is not None else args.moves_file
-    try:
-        text = args.moves if args.moves is not None else Path(args.moves_file).read_text(encoding="utf-8")
-        moves = yaml.safe_load(text)
-    except OSError as exc:
-        raise RecordError(f"{where}: cannot be read ({exc.strerror})") from exc
-    except yaml.YAMLError as exc:
-        raise RecordError(f"{where}: not YAML: {str(exc).splitlines()[0]}") from exc
+    try:  # a source like the book's files: inside the project, bounded, YAML within the same limits
+        moves = (given.yaml_text(args.moves, "--moves") if args.moves is not None
+                 else given.yaml_file(root, args.moves_file, "--moves-file"))
+    except SourceError as exc:
+        raise RecordError(str(exc)) from None
     if not isinstance(moves, list) or not moves or not all(isinstance(m, Mapping) and "do" in m for m in moves):
         raise RecordError(f"{where}: give a list of example steps, e.g. [{{do: mark, square: c3}}, ...]")
     return [dict(m) for m in moves]
 
 
 def _chooser(game: Game, engine: ModuleType, args: argparse.Namespace, book: Book) -> tuple[Chooser, str]:
-    moves = _moves(args)
+    moves = _moves(book.root, args)
     step_of = getattr(game, "action_step", None)
     if moves is not None:
         if args.policy is not None:
@@ -318,8 +400,8 @@ def record(root: Path, args: argparse.Namespace) -> tuple[Path, str, bool]:
     book = load_book(root, args.book)
     engine = load_book_engine(book)
     example_id = args.id or f"{book.id}-recorded-{args.seed}"
-    if not re.match(r"^[a-z0-9][a-z0-9-]*$", example_id):
-        raise RecordError(f"'{example_id}' cannot be an example ID: lower case words joined by '-' (--id)")
+    if not EXAMPLE_ID.fullmatch(example_id):  # whole: a name ending in a newline is no ID
+        raise RecordError(f"{excerpt(example_id)} cannot be an example ID: lower case words joined by '-' (--id)")
     path = root / "examples" / book.id / f"{example_id}.yaml"
     if path.exists() and not args.force:
         raise RecordError(f"{relative(path, root)} exists: choose another --id, or --force to replace it")
@@ -354,7 +436,7 @@ def run_record(root: Path, args: argparse.Namespace) -> int:
     try:
         path, status, ok = record(root, args)
     except ExplainError as exc:
-        print(f"rulepress record: {exc} (nothing was written)", file=sys.stderr)
+        print(f"rulepress record: {bounded(str(exc))} (nothing was written)", file=sys.stderr)
         return 1
     print(f"wrote {relative(path, root)}: {status}")
     print("It is marked 'reviewed: false': check it against the rules and retell its text, then set "

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rulepress.errors import SourceError
-from rulepress.load import checks, confine, orphans, schema, textpolicy
+from rulepress.errors import SourceError, excerpt
+from rulepress.load import checks, confine, orphans, profile, schema, textpolicy
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.problems import Collector
 from rulepress.load.provenance import Provenance, load_provenance
@@ -43,6 +43,12 @@ class Question:
     source: str
     note: str
     line: int | None
+    # The findings this question answers, by subject ("rule:lm.night.deck-out", "word:adjacent", "data:score.bands"):
+    # a finding is "tracked by" a question only by subject, never because they share a rule.
+    tracks: list[str] = field(default_factory=list)
+    # Where the question matters in play: engine options to play it under (a challenge) and player counts, each
+    # an entry {options: {...}, players: [...]}; empty: where its option's rules are played (docs/ANALYSIS.md).
+    simulated_with: list[dict[str, Any]] = field(default_factory=list)
 
     def option_value(self, answer: str) -> Any:
         return self.option_values.get(answer, answer)
@@ -108,8 +114,9 @@ class Book:
         return f"rule {rule.number}, {rule_id}" if rule else rule_id
 
 
+BOOK_ID = re.compile(r"[a-z0-9][a-z0-9-]*")  # as schemas/book.yaml's id; matched whole, never with "$"
 REQUIRED_BOOK_KEYS = ("id", "title", "edition", "players", "engine", "rule_prefix", "chapters")
-SAFE_CHAPTER = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[^\\]+\.md$")  # as schemas/book.yaml: no '..', not absolute
+SAFE_CHAPTER = re.compile(r"(?!/)(?!.*(^|/)\.\.(/|$))[^\\]+\.md")  # as schemas/book.yaml: no '..', not absolute
 
 
 def book_ids(root: Path) -> list[str]:
@@ -131,6 +138,9 @@ def book_ids(root: Path) -> list[str]:
 def load_book(root: Path, book_id: str) -> Book:
     """The book ``book_id`` with every source checked; raises SourceError (one problem) or SourceErrors (all the
     problems found, up to problems.MAX_PROBLEMS) when any source is bad."""
+    if not BOOK_ID.fullmatch(book_id):  # a name from the command line: no "../", no newline, no control character
+        raise SourceError("rules_src", None, f"{excerpt(book_id)} is not a book ID (a folder of rules_src/: lower case "
+                                             "letters, digits and '-')")
     folder = root / "rules_src" / book_id
     shown = shown_path(folder / "book.yaml", root)
     if not confine.exists(folder / "book.yaml"):
@@ -156,8 +166,9 @@ def load_book(root: Path, book_id: str) -> Book:
     found.extend(textpolicy.field_errors(data, shown, "book", plain=textpolicy.BOOK_FIELDS))
     context = {**plain(book.components), "book": plain(data)}
     _check_cover(book, context, found)
+    found.extend(profile.check_output_intent(book, shown))
     complete = _load_chapters(book, context, found)
-    found.extend(orphans.unlisted_chapters(folder, root, [c for c in data["chapters"] if SAFE_CHAPTER.match(c)],
+    found.extend(orphans.unlisted_chapters(folder, root, [c for c in data["chapters"] if SAFE_CHAPTER.fullmatch(c)],
                                            line_of(data, "chapters")))
     for chapter in book.chapters:
         for rule in chapter.rules:
@@ -229,7 +240,7 @@ def _load_chapters(book: Book, context: dict[str, Any], found: Collector) -> boo
     complete = True
     for number, name in enumerate(book.data["chapters"], start=1):
         line = line_of(book.data["chapters"], number - 1)
-        if not SAFE_CHAPTER.match(name):  # already reported by the schema
+        if not SAFE_CHAPTER.fullmatch(name):  # already reported by the schema
             complete = False
             continue
         path = book.folder / "chapters" / name
@@ -391,7 +402,8 @@ def _load_questions(book: Book, rules: RuleCheck) -> list[Question]:
                                             f"of its answers {sorted(answers)}"))
         ids = rules.require(shown, line_of(item, "rules"), item["rules"], f"question {qid}")
         questions.append(Question(qid, item["question"], ids, answers, assumed, item["status"], item.get("option"),
-                                  plain(option_values), item.get("source", "seed"), item.get("note") or "", line))
+                                  plain(option_values), item.get("source", "seed"), item.get("note") or "", line,
+                                  [str(t) for t in item.get("tracks") or []], plain(item.get("simulated_with") or [])))
     return questions
 
 

@@ -9,12 +9,12 @@ whole).  Its preflight pass is kept beside the preflight (rulepress/publish/pref
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rulepress import environment
 from rulepress.load.book import Book
 from rulepress.store import Store, code_digest, declare, key_of, tree_digest, watched_digest
 from rulepress.verify.replay import engine_folder
@@ -31,9 +31,9 @@ def source_epoch(root: Path) -> int:
 
     Never "now": two builds of the same sources must give the same bytes (reproducible-builds.org).
     """
-    env = os.environ.get("SOURCE_DATE_EPOCH")
-    if env and env.isdigit():
-        return int(env)
+    given = environment.source_date_epoch()
+    if given is not None:
+        return given
     try:
         done = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"], capture_output=True,
                               text=True, timeout=10, check=False)

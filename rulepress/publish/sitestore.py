@@ -48,10 +48,9 @@ def site_key(root: Path, report: Report, impacts: Mapping[str, Any]) -> str:
     """
     from mkdocs.utils import get_build_date
 
-    hooks = root / "rulepress" / "render" / "mkdocs_hooks.py"  # a project may carry its own copy
+    # The theme and the plugin are rulepress's code; the project adds its own pages (site_src/) and mkdocs.yml.
     parts: list[str | bytes] = [code_digest(), get_build_date(), tree_digest(root / "site_src"),
                                 (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"",
-                                hooks.read_bytes() if hooks.is_file() else b"",
                                 json.dumps(impacts, sort_keys=True, default=repr)]
     for check in report.books:
         book = check.book
@@ -61,11 +60,10 @@ def site_key(root: Path, report: Report, impacts: Mapping[str, Any]) -> str:
 
 
 def theme_digest(root: Path) -> str:
-    """What every page shows besides its own Markdown: rulepress, mkdocs.yml, the theme's files, the hooks."""
-    hooks = root / "rulepress" / "render" / "mkdocs_hooks.py"  # a project may carry its own copy
+    """What every page shows besides its own Markdown: rulepress (its theme and plugin), the project's mkdocs.yml
+    and its own pages."""
     return key_of(code_digest(), tree_digest(root / "site_src"),
-                  (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"",
-                  hooks.read_bytes() if hooks.is_file() else b"")
+                  (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"")
 
 
 def _state(data: bytes) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from rulepress.load.rules import CROSS_REF, Chapter, Rule
 from rulepress.protocol import Narrator
 from rulepress.render.strings import Strings, strings
 from rulepress.verify.replay import ExampleResult, TranscriptLine
-from rulepress.verify.trace import Trace
+from rulepress.verify.trace import ALL_PROSE, Trace
 
 
 @dataclass
@@ -124,7 +124,10 @@ def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> 
 
 
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
-                     examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False) -> str:
+                     examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False,
+                     after: dict[str, str] | None = None) -> str:
+    """A chapter's rules; ``after`` maps a rule ID to what follows that rule's own text (the PDFs put the examples
+    of a section there, see :func:`example_sections`)."""
     parts = []
     t = words(book)
     for rule in chapter.rules:
@@ -139,6 +142,8 @@ def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
         if shown:
             refs = ", ".join(f"[{r.example.title}]({link.example(r.example.id)})" for r in shown)
             parts.append(f'<p class="rule-examples" markdown="span">{t("rule_examples")} {refs}</p>')
+        if after and rule.id in after:
+            parts.append(after[rule.id])
         parts.append("")
     return "\n\n".join(p for p in parts if p is not None) + "\n"
 
@@ -157,10 +162,11 @@ def provenance_note(rule_id: str, book: Book) -> str | None:
     if origin is None:
         return None
     questions = ", ".join(origin.questions)
+    t = words(book)
     if origin.added:
-        return (f'<p class="provenance added">Added: the source text does not say this; recorded as {questions}.</p>')
-    asked = f" · decided by {questions}" if questions else ""
-    return f'<p class="provenance">Source: {html.escape(origin.source or "")}{asked}</p>'
+        return f'<p class="provenance added">{html.escape(t("provenance_added", questions=questions))}</p>'
+    asked = t("provenance_decided", questions=questions) if questions else ""
+    return f'<p class="provenance">{html.escape(t("provenance_source", source=origin.source or ""))}{asked}</p>'
 
 
 def examples_by_rule(results: list[ExampleResult]) -> dict[str, list[ExampleResult]]:
@@ -171,10 +177,46 @@ def examples_by_rule(results: list[ExampleResult]) -> dict[str, list[ExampleResu
     return index
 
 
+def sections(book: Book) -> dict[str, str]:
+    """Each rule's section: the rule itself for a chapter's or a level-2 rule, its level-2 rule for a sub-rule."""
+    found: dict[str, str] = {}
+    for chapter in book.chapters:
+        current = chapter.id
+        for rule in chapter.rules:
+            if rule.level <= 2:
+                current = rule.id
+            found[rule.id] = current
+    return found
+
+
+def example_sections(book: Book, results: list[ExampleResult]) -> dict[str, list[ExampleResult]]:
+    """Where each example goes when examples stand beside their rules: after the section of the first rule it
+    names (a level-2 rule and its sub-rules; a chapter's whole text for a chapter's own rule). Keyed by the last
+    rule of that section, the examples in their order."""
+    section_end: dict[str, str] = {}  # rule ID -> the last rule of its section
+    for chapter in book.chapters:
+        rules = chapter.rules
+        for index, rule in enumerate(rules):
+            if rule.level == 1:
+                section_end[rule.id] = rules[-1].id
+                continue
+            root = index
+            while rules[root].level > 2 and root > 0:
+                root -= 1  # a sub-rule's section is its level-2 rule's
+            stop = next((n for n in range(root + 1, len(rules)) if rules[n].level <= 2), len(rules))
+            section_end[rule.id] = rules[stop - 1].id
+    placed: dict[str, list[ExampleResult]] = {}
+    for result in results:
+        first = result.example.rules[0]
+        placed.setdefault(section_end[first], []).append(result)
+    return placed
+
+
 def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: str = "##",
-                     designer: bool = False) -> str:
+                     designer: bool = False, verified: bool = True) -> str:
     """One worked example. The player edition (``designer=False``, also the website) tells the steps in the
-    engine's narration; the designer edition adds the source note and the engine's own notation and rule IDs."""
+    engine's narration; the designer edition adds the source note and the engine's own notation and rule IDs.
+    ``verified=False`` leaves out the "verified" mark (the player's PDFs: that is the site's and the designer's)."""
     example = result.example
     t = words(book)
     rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in example.rules)
@@ -182,7 +224,7 @@ def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: s
     mark = translation_mark(book, f"example:{example.id}") if designer else None
     if mark:
         lines += [mark, ""]
-    if result.ok:
+    if result.ok and (verified or designer):
         source = _source_note(example) if designer else ""
         lines.append(f'<p class="verified" title="{html.escape(t("verified_title"))}">'
                      f"{html.escape(t('verified'))}{source}</p>")
@@ -247,7 +289,8 @@ def _step_line(entry: TranscriptLine, book: Book, link: Linker, designer: bool) 
         if rule is None:
             why = entry.rejected_by if designer else t("refused")
         else:
-            why = f"[{t('rule_ref', number=rule.number)}]({link.rule(rule.id)})" + (f" `{rule.id}`" if designer else "")
+            why = (f"[{t('rule_ref', number=rule.number)}]({link.rule(rule.id)}){{.ref}}"
+                   + (f" `{rule.id}`" if designer else ""))
         return f"{number}<del>{escape_md(text)}</del> — {t('not_allowed')} ({why})"
     return f"{number}{escape_md(text)}"
 
@@ -309,43 +352,59 @@ def questions_markdown(book: Book, link: Linker, impact: dict[str, Any] | None) 
 
 
 def _question_block(question: Question, book: Book, link: Linker, impact: dict[str, Any] | None) -> list[str]:
+    t = words(book)
     rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in question.rules)
-    kind = {"seed": "asked in the seed", "reconstructed": "reconstructed component",
-            "engine": "decided by the engine"}[question.source]
+    kind = t(f"question_source_{question.source}")
     mark = translation_mark(book, f"question:{question.id}")
     lines = [f"### {question.id}: {escape_md(question.question)} {{#{question.id}}}", "", *([mark, ""] if mark else []),
-             f"*Status:* **{question.status}** · *{kind}* · *Rules:* {rules}"
-             + (f" · *Engine option:* `{question.option}`" if question.option else ""), "",
-             "| answer | meaning | |", "|---|---|---|"]
+             t("question_facts", status=t(f"question_status_{question.status}"), kind=kind, rules=rules)
+             + (t("question_option", option=f"`{question.option}`") if question.option else ""), "",
+             t("question_columns"), "|---|---|---|"]
     for key, meaning in question.answers.items():
-        mark = "assumed now" if key == question.assumed else ""
+        mark = t("assumed_now") if key == question.assumed else ""
         lines.append(f"| `{key}` | {meaning} | {mark} |")
     lines.append("")
     if question.note:
         lines += [question.note, ""]
     if impact:
-        lines += impact_markdown(impact)
+        lines += impact_markdown(impact, t)
     return lines
 
 
-def impact_markdown(impact: dict[str, Any]) -> list[str]:
-    from rulepress.analyze.impact import measurable_moves
+def impact_markdown(impact: dict[str, Any], t: Any) -> list[str]:
+    from rulepress.analyze.impact import metric_words  # render reads analyze's figures (impact), as before
 
-    games = impact.get("games", 0)
-    simulated = (f"{games} games per answer ({impact.get('policy', 'random')} play), from the last "
-                 "`rulepress questions --impact` run"
-                 if games else "no current simulation: run `rulepress questions --impact`")
-    lines = [f"**Impact** (examples replayed under each answer on this build; {simulated}):", ""]
+    """Per answer: the examples that change on this build, and what simulated play found in each setting where
+    the question matters (from the saved analysis, with its evidence)."""
+    if not impact.get("simulated"):
+        simulated = t("impact_not_simulated")
+    elif impact.get("current"):
+        simulated = t("impact_current", policy=impact.get("policy", ""))
+    else:
+        simulated = t("impact_stale", policy=impact.get("policy", ""),
+                      files=", ".join(f"`{f}`" for f in impact.get("changed", [])))
+    lines = [t("impact_heading", simulated=simulated), ""]
     for answer in impact.get("alternatives", []):
         changed = answer["examples_changed"]
         lines.append(f"- `{answer['answer']}`: " + (
-            "no example changes" if not changed else
-            "examples that change: " + "; ".join(f"{c['id']} ({c['how']})" for c in changed)))
-        if games:
-            moves = measurable_moves(impact.get("baseline", {}), answer.get("metrics", {}))
-            lines.append("    - simulated play: " + ("; ".join(moves) if moves else "nothing moves beyond noise"))
+            t("impact_no_example") if not changed else
+            t("impact_examples", examples="; ".join(f"{c['id']} ({t('impact_how_' + c.get('kind', 'outcome'))})"
+                                                    for c in changed))))
+        for setting in answer.get("settings", []):
+            moves = "; ".join(f"{metric_words(m['metric'], t)} {_figure(m['before'])} → {_figure(m['after'])} "
+                              f"({_figure(m['ci95'][0], True)} … {_figure(m['ci95'][1], True)})"
+                              for m in setting.get("moves", [])[:3])
+            where = t("analysis_text_game") if setting.get("text") else setting["setting"]
+            lines.append("    - " + t("impact_setting", setting=where, games=setting["games"],
+                                        changed=setting["changed"])
+                         + (t("impact_moves", moves=moves) if moves else t("impact_quiet")))
     lines.append("")
     return lines
+
+
+def _figure(value: float, signed: bool = False) -> str:
+    """A share as points (0.123 -> 12.3), a count or mean with two decimals."""
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
 def changelog_markdown(book: Book, link: Linker) -> str:
@@ -353,8 +412,11 @@ def changelog_markdown(book: Book, link: Linker) -> str:
     editions: dict[str, list[Any]] = {}
     for entry in book.changelog:
         editions.setdefault(entry.edition, []).append(entry)
+    t = words(book)
+    if book.status:  # a translation: the change log has no translated text, the source's is printed
+        lines += [f'<p class="translation-mark missing">{html.escape(t("translation_missing"))}</p>', ""]
     for edition, entries in editions.items():
-        lines += [f"### Edition {escape_md(edition)}", ""]
+        lines += [f"### {t('edition_line', edition=escape_md(edition))}", ""]
         for number, entry in enumerate(entries, start=1):
             rules = ", ".join(f"[{book.rules[r].number}]({link.rule(r)})" for r in entry.rules)
             lines.append(f"{number}. **{escape_md(entry.title)}** ({rules}). {entry.why}")
@@ -363,19 +425,20 @@ def changelog_markdown(book: Book, link: Linker) -> str:
 
 
 def coverage_markdown(book: Book, trace: Trace, link: Linker) -> str:
-    rows = ["| rule | engine | examples | exercised by replay |", "|---|---|---|---|"]
+    t = words(book)
+    rows = [t("coverage_columns"), "|---|---|---|---|"]
     for rule in trace.rules.values():
-        engine = "prose only: " + rule.prose_only if rule.prose_only is not None else (
-            f"{len(rule.engine)} place(s)" if rule.engine else "through its sub-rules")
+        reason = t("coverage_all_prose") if rule.prose_only == ALL_PROSE else rule.prose_only
+        engine = t("coverage_prose_only", reason=reason) if rule.prose_only is not None else (
+            t("coverage_places", count=len(rule.engine)) if rule.engine else t("coverage_sub_rules"))
         examples = ", ".join(f"[{e}]({link.example(e)})" for e in rule.examples) or "—"
-        exercised = "yes" if rule.exercised_by else "**no**"
+        exercised = t("coverage_yes") if rule.exercised_by else f"**{t('coverage_no')}**"
         rows.append(f"| [{rule.number} {rule.title}]({link.rule(rule.id)}) `{rule.id}` | {engine} | {examples} | "
                     f"{exercised} |")
     missing = trace.unexercised()
-    head = [f"{len(trace.rules) - len(missing)} of {len(trace.rules)} rules are exercised by replaying the "
-            "examples (or are prose only).", ""]
+    head = [t("coverage_summary", exercised=len(trace.rules) - len(missing), total=len(trace.rules)), ""]
     if missing:
-        head += ["Rules no example exercises:", ""]
+        head += [t("coverage_missing"), ""]
         head += [f"- [{r.number} {r.title}]({link.rule(r.id)}) `{r.id}`" for r in missing]
         head.append("")
     return "\n".join(head + rows) + "\n"

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from PIL import Image, ImageCms
 
 from rulepress.cmyk import DEFAULT_GAME, HOUSE, Cmyk, device_cmyk, game_palette
+from rulepress.data import package_path
 
 __all__ = ["COLOR", "DEFAULT_GAME", "HOUSE", "PROFILE", "Cmyk", "css", "device_cmyk", "game_palette", "rgb", "svg_rgb"]
 
-COLOR = Path(__file__).parent.parent / "color"
+COLOR = package_path("color")
 PROFILE = COLOR / "artifex-cmyk-swop.icc"
 
 DEVICE_CMYK = re.compile(r"device-cmyk\(\s*([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)\s*\)")

@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from rulepress import i18n
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, bounded
 from rulepress.load.book import Book
 from rulepress.load.examples import Example, Step
 from rulepress.load.rules import render_template
@@ -148,7 +148,7 @@ def replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = Tru
 
 def _frame(example: Example, book: Book, detail: str) -> str:
     rules = ", ".join(book.rule_label(r) for r in example.rules)
-    return f"{example.id} ({example.file}): {detail} [illustrates {rules}]"
+    return f"{example.id} ({example.file}): {bounded(detail)} [illustrates {rules}]"  # an engine may quote a lot
 
 
 def _where(step: Step) -> str:
@@ -175,6 +175,7 @@ class _Replay:
         self.draw, self.options = draw, options
         self.languages = i18n.book_languages(book.data)  # narrated and drawn in each (engine catalogs: rulepress.i18n)
         self.where = f"start (line {example.line('start')})"
+        self.forcing: tuple[str, list[Any]] | None = None  # the last chance step (or start.chance), its outcomes
         self.guard = engine_guard(engine_folder(engine, book), book.root, replay_seconds())
         self._narrator: Any = _MISSING
 
@@ -200,7 +201,11 @@ class _Replay:
             if misshapen:  # checked before the engine reads any of it: a typo is the example's, with its line
                 raise _Misshapen(misshapen)
             if "setup" in example.start:
-                state = game.new_state(example.players, example.seed)
+                forced = example.start.get("chance")
+                state = (game.new_state(example.players, example.seed, forced) if forced else
+                         game.new_state(example.players, example.seed))
+                if forced:
+                    self.forcing = (f"start (line {example.line('start')}): start.chance", list(forced))
             else:
                 state = game.state_from_description(example.start["state"], example.players, example.seed)
         except DescriptionError as exc:
@@ -220,6 +225,12 @@ class _Replay:
         if refused is not None:
             raise _Mismatch(f"start (line {example.line('start')}): the setup was accepted, expected a refusal "
                             f"by {book.rule_label(refused)}")
+        try:
+            self.all_drawn(game, state, "by the setup")
+        except (_Mismatch, _Broken):
+            raise
+        except Exception as exc:
+            raise self.crashed(exc) from exc
         self.steps(game, state)
 
     def steps(self, game: Game, state: Any) -> None:
@@ -228,10 +239,13 @@ class _Replay:
             self.where = _where(step)
             try:
                 if step.kind == "chance":
+                    self.all_drawn(game, state, f"when {_where(step)} began")
+                    self.forcing = (f"{_where(step)}: chance", list(step.data["chance"]))
                     try:
                         game.force_chance(state, step.data["chance"])
                     except DescriptionError as exc:
                         raise _Broken(f"{self.where}: {exc}") from exc
+                    self.unused(game, state)  # an engine that cannot tell is refused here, not at the end
                 elif step.kind == "checkpoint":
                     self.outcome.checkpoints[step.data["checkpoint"]] = self.checkpoint(step, game, state, pending)
                     pending = []
@@ -243,6 +257,7 @@ class _Replay:
                 raise self.crashed(exc) from exc
         self.where = f"end (after step {len(self.example.steps)})"
         try:
+            self.all_drawn(game, state, "at the end of the example")
             self.outcome.exercised.update(e["rule"] for e in pending)
             self.outcome.final = _frozen(game.snapshot(state))
             self.outcome.result = _frozen(game.result(state))
@@ -251,9 +266,29 @@ class _Replay:
         except Exception as exc:
             raise self.crashed(exc) from exc
 
+    def all_drawn(self, game: Game, state: Any, when: str) -> None:
+        """Every outcome the last ``chance:`` (or ``start.chance``) forced has been drawn: one left over would
+        tell the reader of a card, a die or a draw that never happened."""
+        if self.forcing is None:
+            return
+        left = self.unused(game, state)
+        if left:
+            where, forced = self.forcing
+            raise _Mismatch(f"{where}: {_listed(left)} of {_listed(forced)} not drawn {when}: a chance outcome "
+                            f"must be one the game draws")
+        self.forcing = None
+
+    def unused(self, game: Game, state: Any) -> list[Any]:
+        unused = getattr(game, "unused_chance", None)
+        if unused is None:
+            raise _Broken(f"{self.where}: the engine has no unused_chance(state) (docs/ENGINE.md), so the gate "
+                          f"cannot tell whether the forced chance outcomes were drawn")
+        return list(unused(state))
+
     def act(self, step: Step, game: Game, state: Any) -> list[dict[str, Any]]:
         where, book, outcome = self.where, self.book, self.outcome
         before = _frozen(game.snapshot(state)) if step.illegal else None
+        undrawn = self.unused(game, state) if step.illegal and self.forcing else None
         try:
             action = game.parse_action(state, step.data)
         except DescriptionError as exc:
@@ -262,7 +297,7 @@ class _Replay:
             text = _describe_step(step.data)
             if step.illegal is None:
                 raise _Mismatch(f"{where}: illegal move: {exc.message} ({book.rule_label(exc.rule)})") from exc
-            self.rejected(step, text, exc, before, game, state)
+            self.rejected(step, text, exc, before, game, state, undrawn)
             return []
         text = game.format_action(state, action)
         narrator = self.narrator(game)
@@ -285,7 +320,7 @@ class _Replay:
         try:
             events = game.apply(state, action)
         except RuleViolation as exc:
-            self.rejected(step, text, exc, before, game, state)
+            self.rejected(step, text, exc, before, game, state, undrawn)
             outcome.transcript[-1].narration, outcome.transcript[-1].narrations = narration, narrations
             return []
         except DescriptionError as exc:
@@ -294,7 +329,8 @@ class _Replay:
         raise _Mismatch(f"{where}: '{text}' was allowed, expected a rejection by "
                         f"{book.rule_label(step.illegal)} (events: {kinds})")
 
-    def rejected(self, step: Step, text: str, exc: RuleViolation, before: Any, game: Game, state: Any) -> None:
+    def rejected(self, step: Step, text: str, exc: RuleViolation, before: Any, game: Game, state: Any,
+                 undrawn: list[Any] | None) -> None:
         """An expected rejection happened: it must be by the expected rule and leave the state as it was."""
         book, expected, where = self.book, str(step.illegal), self.where
         self.outcome.exercised.add(exc.rule)
@@ -306,6 +342,10 @@ class _Replay:
         if change is not None:
             raise _Mismatch(f"{where}: the rejected action '{text}' changed the state ({change}); a rejection "
                             f"by {book.rule_label(expected)} must leave it as it was") from exc
+        if undrawn is not None and self.unused(game, state) != undrawn:
+            raise _Mismatch(f"{where}: the rejected action '{text}' drew forced chance outcomes (of "
+                            f"{_listed(undrawn)}); a rejection by {book.rule_label(expected)} must leave them for "
+                            f"the next action") from exc
         self.outcome.transcript.append(TranscriptLine(step.index, text, exc.rule))
 
     def checkpoint(self, step: Step, game: Game, state: Any, pending: list[dict[str, Any]]) -> Checkpoint:
@@ -350,6 +390,11 @@ class _Replay:
         except (TypeError, KeyError, IndexError):
             return step.line
         return line_of(expect, key, step.line)
+
+
+def _listed(outcomes: list[Any]) -> str:
+    """Chance outcomes as an example writes them: ``[black, yellow]``."""
+    return "[" + ", ".join(map(str, outcomes)) + "]"
 
 
 def _plain_events(where: str, events: Any) -> list[dict[str, Any]]:

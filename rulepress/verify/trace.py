@@ -16,6 +16,8 @@ from rulepress.store import declare, kept_data, key_of, watched_digest
 if TYPE_CHECKING:
     from rulepress.verify.gate import BookCheck
 
+ALL_PROSE = "every rule under this heading is prose only"  # a heading's reason (pages say it in their language)
+
 
 @dataclass
 class RuleTrace:
@@ -44,7 +46,7 @@ class Trace:
 
 def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, list[str]]:
     """Every string literal in the engine's Python that looks like one of the book's rule IDs."""
-    pattern = re.compile(rf"^{re.escape(prefix)}(\.[a-z0-9-]+)+$")
+    pattern = re.compile(rf"{re.escape(prefix)}(\.[a-z0-9-]+)+")
     found: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*.py")):
         # A stray byte that is not UTF-8 only hides literals here; a module that does not parse (one the package
@@ -58,7 +60,7 @@ def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, lis
                     value = literal_eval(token.string)
                 except (ValueError, SyntaxError):
                     continue
-                if isinstance(value, str) and pattern.match(value):
+                if isinstance(value, str) and pattern.fullmatch(value):
                     found.setdefault(value, []).append(f"{relative(path, root)}:{token.start[0]}")
         except (tokenize.TokenError, SyntaxError):
             continue
@@ -122,7 +124,7 @@ def build_trace(check: BookCheck, root: Path) -> Trace:
         if not children:
             continue
         if trace.prose_only is None and not trace.engine and all(rules[c].prose_only is not None for c in children):
-            trace.prose_only = "every rule under this heading is prose only"
+            trace.prose_only = ALL_PROSE
         if not trace.exercised_by:
             trace.exercised_by = list(dict.fromkeys(e for child in children for e in rules[child].exercised_by))
     for rule_id, rule in book.rules.items():
