@@ -21,6 +21,7 @@ from against_openspiel import openspiel_tic_tac_toe
 from against_openspiel import report as against_openspiel  # benchmarks/, beside this file
 from analysis_throughput import report as analysis_throughput
 from author_loop import bench_author_loop, bench_tree_memory, uncached
+from gate_scale import bench_gate_scale
 
 from rulepress.analyze.impact import summarise
 from rulepress.analyze.simulate import play, random_policy
@@ -185,16 +186,22 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
-    parser.add_argument("--only", choices=["openspiel", "analysis"], help="run one section only")
+    parser.add_argument("--only", choices=["gate", "openspiel", "analysis"],
+                        help="run one section only: the gate as books grow, the engines against OpenSpiel, or a "
+                             "full analysis's estimate")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
+    if args.only == "gate":
+        bench_gate_scale(root, args.runs)
+        return
     if args.only == "openspiel":
         bench_against_openspiel(root, args.runs)
         return
     if args.only == "analysis":
         bench_analysis(root, args.runs)
         return
+    bench_gate_scale(root, args.runs)
     bench_verify(root, args.runs)
     bench_engines(root, args.games, args.runs)
     bench_against_openspiel(root, args.runs)

@@ -31,8 +31,8 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
+from rulepress.cmyk import HOUSE, Cmyk, device_cmyk
 from rulepress.protocol import Chance, DescriptionError, Event, OptionSpec, RuleViolation, resolve_options
-from rulepress.render.palette import HOUSE, Cmyk, device_cmyk
 
 COMMON_KEYS = frozenset({"do", "player", "illegal", "note"})  # what any step may say besides an action's own keys
 FONT = "Rulepress Sans, DejaVu Sans, sans-serif"  # the book's embedded sans; DejaVu on screens without it

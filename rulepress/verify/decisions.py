@@ -21,12 +21,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from rulepress import cache
 from rulepress.errors import relative
 from rulepress.load.book import Book
 from rulepress.protocol import Decision, option_decisions
+from rulepress.store import declare, kept_data, key_of, watched_digest
 
 MARK = "decided"  # the function an engine calls where a decision takes effect (rulepress.protocol.decided)
+FACTS = declare("decisions", keep=100)  # an engine's decision marks and declarations, kept under its files
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,8 @@ def read_facts(folder: Path, root: Path) -> DecisionFacts:
 
 def engine_facts(folder: Path, root: Path) -> DecisionFacts:
     """:func:`read_facts`, read again only when a file of the engine changed."""
-    key = cache.key_of(str(folder), str(root), cache.engine_digest(folder))
-    marks, declared_at = cache.kept_data(root, "decisions", key, lambda: _plain(read_facts(folder, root)))
+    key = key_of(str(folder), str(root), watched_digest(folder))
+    marks, declared_at = kept_data(root, FACTS, key, lambda: _plain(read_facts(folder, root)))
     return DecisionFacts(marks, declared_at)
 
 
