@@ -485,21 +485,24 @@ def preflight_passed(key: str, store: Cache) -> None:
     store.put("preflight", key, b"passed")
 
 
-def cached_preflight(path: Path, root: Path, store: Cache | None = None) -> list[Any]:
-    """:func:`~rulepress.publish.preflight.preflight_pdf` (reading every page back: seconds a PDF), skipped for
-    the same bytes of the same edition that passed before.  Findings are never kept: they name the staged file."""
-    from rulepress.publish.preflight import edition_of, preflight_pdf
+def cached_preflight(path: Path, root: Path, store: Cache | None = None, book: Any = None,
+                     lang: str | None = None) -> list[Any]:
+    """:func:`~rulepress.publish.preflight.preflight_pdf` (reading every page back), skipped for the same bytes
+    of the same edition that passed before.  Findings are never kept: they name the staged file."""
+    from rulepress.publish.preflight import edition_of, label, preflight_pdf
 
     edition = edition_of(path)
-    return cached_read_back(path, root, edition, lambda: preflight_pdf(path, edition), store)
+    return cached_read_back(path, root, label(edition, book, lang), lambda: preflight_pdf(path, edition, book, lang),
+                            store)
 
 
 def cached_read_back(path: Path, root: Path, label: str, check: Callable[[], list[Any]],
-                     store: Cache | None = None) -> list[Any]:
-    """``check()`` of the PDF at ``path`` (a read-back named ``label``: the edition's preflight, a translation's
-    English-left check), skipped for the same bytes that passed it before, in this process or on disk."""
+                     store: Cache | None = None, data: bytes | None = None) -> list[Any]:
+    """``check()`` of the PDF at ``path`` (a read-back named ``label``: the edition's preflight, the register of
+    two editions, whose bytes together are ``data``), skipped for the same bytes that passed it before, in this
+    process or on disk."""
     store = store or Cache(root)
-    key = preflight_key(path.read_bytes(), label)
+    key = preflight_key(path.read_bytes() if data is None else data, label)
     if key in _PASSED or store.get("preflight", key) is not None:
         return []
     findings = check()

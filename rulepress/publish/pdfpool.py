@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulepress import progress
 from rulepress.cache import Cache, edition_inputs, get_pdf, pdf_key, preflight_passed, put_pdf, source_epoch
+from rulepress.publish.preflight import placed
 from rulepress.render import pdf
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ class Job:
     edition: str
     target: Path
     printing: pdf.PrintInput
+    lang: str | None = None  # a translation's language (None: the book's own)
 
 
 @dataclass
@@ -54,6 +56,8 @@ class Done:
     logs: tuple[tuple[str, int, str], ...] = ()  # (logger, level, message) seen in a worker
     reused: bool = False
     passed: str = ""  # the preflight key of the PDF, when the worker's preflight passed it
+    digest: str = ""  # the PDF's SHA-256, and where its objects are (a player's edition), from that preflight's read
+    placement: Any = None
 
 
 _JOBS: list[Job] = []
@@ -94,13 +98,23 @@ class _Captured(logging.Handler):
         self.seen.append((record.name, record.levelno, record.getMessage()))
 
 
-def _preflight(job: Job) -> str:
-    """The PDF's preflight key if it passes, else "" (the build's check of the staging folder then reports why)."""
+def _preflight(job: Job) -> tuple[str, str, Any]:
+    """The PDF's preflight key if it passes, else "" (the build's check of the staging folder then reports why);
+    the PDF's SHA-256 and its placement (``preflight.placed``)."""
+    import hashlib
+
     from rulepress.cache import preflight_key
     from rulepress.publish import preflight
+    from rulepress.render.languages import untranslated
 
-    return "" if preflight.preflight_pdf(job.target, job.edition) else preflight_key(job.target.read_bytes(),
-                                                                                      job.edition)
+    book = job.printing.check.book
+    # A complete translation's player editions are held to its language's fixed words (the designer's parts are
+    # in English); as preflight_staged does.
+    lang = job.lang if job.lang and job.edition != "designer" and not untranslated(job.printing.check) else None
+    data = job.target.read_bytes()
+    findings, placement = preflight.preflight_read(job.target, job.edition, book, lang, data)
+    passed = "" if findings else preflight_key(data, preflight.label(job.edition, book, lang))
+    return passed, hashlib.sha256(data).hexdigest(), placement
 
 
 def _work(index: int, epoch: int, captured: bool, check: bool = False,
@@ -121,9 +135,10 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
         with reproducible(epoch, job.name):
             pages = pdf.write_pdf(job.printing, job.target, split)
         assert job.printing.layout is not None
-        passed = _preflight(job) if check else ""
+        passed, digest, placement = _preflight(job) if check else ("", "", None)
         return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
-                    time.perf_counter() - start, tuple(handler.seen), passed=passed)
+                    time.perf_counter() - start, tuple(handler.seen), passed=passed, digest=digest,
+                    placement=placement)
     except BaseException as exc:  # returned, not raised: one that does not pickle would break the pool
         if not captured:
             raise
@@ -254,7 +269,7 @@ def _jobs(report: Report, impacts: dict[str, Any], staging: Path, folder: str = 
             name = pdf_name(book_id, lang) + pdf.SUFFIX[edition]
             printing = pdf.PrintInput(check, diagrams, impact=impacts.get(book_id) if edition == "designer" else None,
                                       edition=edition)
-            jobs.append(Job(name, edition, staging / folder / f"{name}.pdf", printing))
+            jobs.append(Job(name, edition, staging / folder / f"{name}.pdf", printing, lang))
     return jobs
 
 
@@ -406,6 +421,8 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
             between()
             if done.passed:
                 preflight_passed(done.passed, store)
+            if done.placement is not None:
+                placed(done.digest, done.placement)
             if not done.reused:
                 put_pdf(store, key, jobs[index].target,
                         {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
