@@ -54,6 +54,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from rulepress import account
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
 from rulepress.verify.replay import ExampleResult, engine_folder, replay
@@ -612,8 +613,9 @@ def cached_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
     renderer = Renderer(state)
     logged = renderer.render(root, report, impacts, previous, staging, render=render, fingerprint=theme_digest(root))
     if store.enabled and not logged.fatal("mkdocs"):
-        keep_site(store, key, staging, logged.harmless(), renderer.state, previous)
-        prune_now(store)
+        with account.part("cache: the site kept, old entries pruned"):
+            keep_site(store, key, staging, logged.harmless(), renderer.state, previous)
+            prune_now(store)
     return logged
 
 

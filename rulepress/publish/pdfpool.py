@@ -24,11 +24,11 @@ import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rulepress import progress
+from rulepress import account, progress
 from rulepress.cache import Cache, edition_inputs, get_pdf, pdf_key, preflight_passed, put_pdf, source_epoch
 from rulepress.publish.preflight import placed
 from rulepress.render import pdf
@@ -58,9 +58,12 @@ class Done:
     passed: str = ""  # the preflight key of the PDF, when the worker's preflight passed it
     digest: str = ""  # the PDF's SHA-256, and where its objects are (a player's edition), from that preflight's read
     placement: Any = None
+    cpu: dict[str, float] = field(default_factory=dict)  # the worker's CPU account of the job (rulepress/account.py)
+    worker: tuple[int, float] = (0, 0.0)  # the worker's process ID and CPU time so far, when the job was done
 
 
 _JOBS: list[Job] = []
+_STARTED = False  # whether this worker has done a job yet
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -112,7 +115,8 @@ def _preflight(job: Job) -> tuple[str, str, Any]:
     # in English); as preflight_staged does.
     lang = job.lang if job.lang and job.edition != "designer" and not untranslated(job.printing.check) else None
     data = job.target.read_bytes()
-    findings, placement = preflight.preflight_read(job.target, job.edition, book, lang, data)
+    with account.part("preflight: PDFs read back and checked"):
+        findings, placement = preflight.preflight_read(job.target, job.edition, book, lang, data)
     passed = "" if findings else preflight_key(data, preflight.label(job.edition, book, lang))
     return passed, hashlib.sha256(data).hexdigest(), placement
 
@@ -122,6 +126,12 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
     """Render job ``index`` (in a worker, or in the build's process when ``captured`` is False); ``check``: and
     preflight it there, where it runs in parallel with the other PDFs rather than after all of them.  ``impact``:
     a designer edition's question impact, worked out after the worker was forked (see ``render_editions``)."""
+    global _STARTED
+    if captured and not _STARTED:  # a worker's first job: what it took to be ready for it
+        _STARTED = True
+        with account.part("PDF workers: start-up (fork, WeasyPrint imported)"):
+            account.add({"PDF workers: start-up (fork, WeasyPrint imported)": time.process_time()})
+            pdf.weasyprint  # noqa: B018  (imported in the worker: the build's process need not load it)
     job = _JOBS[index]
     if impact is not None:
         job.printing.impact = impact
@@ -132,13 +142,15 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
     start = time.perf_counter()
     try:
         split: dict[str, float] = {}
-        with reproducible(epoch, job.name):
-            pages = pdf.write_pdf(job.printing, job.target, split)
-        assert job.printing.layout is not None
-        passed, digest, placement = _preflight(job) if check else ("", "", None)
+        with account.part("PDF: the rest of a job (fetcher, fonts' scratch folder, log)"):
+            with reproducible(epoch, job.name):
+                pages = pdf.write_pdf(job.printing, job.target, split)
+            assert job.printing.layout is not None
+            passed, digest, placement = _preflight(job) if check else ("", "", None)
         return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
                     time.perf_counter() - start, tuple(handler.seen), passed=passed, digest=digest,
-                    placement=placement)
+                    placement=placement, cpu=account.taken() if captured else {},
+                    worker=(os.getpid(), time.process_time()) if captured else (0, 0.0))
     except BaseException as exc:  # returned, not raised: one that does not pickle would break the pool
         if not captured:
             raise
@@ -152,6 +164,7 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
 
 
 def _quiet_worker(parent: int) -> None:
+    account.taken()  # the build's account, as forked: not this worker's
     # Ctrl-C reaches the whole process group: the build's process decides, and terminates the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -195,7 +208,12 @@ class Alongside:
 
         def child() -> None:
             _quiet_worker(parent)  # dies with the build, leaves Ctrl-C to it
-            writer.send(self._run(work))
+            with account.part(f"{name}: its process (fork, what its parts do not name)"):
+                outcome = self._run(work)
+            taken = account.taken()
+            taken[f"{name}: its process (fork, what its parts do not name)"] += time.process_time() - sum(
+                taken.values())  # the CPU before the part began: the fork
+            writer.send((*outcome, taken))
             writer.close()
 
         self.process = context.Process(target=child, daemon=True)
@@ -216,7 +234,9 @@ class Alongside:
     def _receive(self, wait: bool) -> tuple[str, Any] | None:
         if self.outcome is None and self.process is not None and (wait or self.reader.poll()):
             try:
-                self.outcome = self.reader.recv()
+                kind, value, taken = self.reader.recv()
+                account.add(taken)
+                self.outcome = (kind, value)
             except EOFError:  # killed, or died without a word
                 self.process.join()
                 self.outcome = ("error", f"the {self.name}'s process ended with exit code {self.process.exitcode}")
@@ -340,6 +360,8 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
     late: set[int] = set()  # the held ones, once released: their workers were forked before their impact was there
     poll = later or (lambda: {})
     running = 0  # jobs in the pool's workers: never more than there are workers, so that the longest go first
+    spent: dict[int, float] = {}  # each worker's CPU time when it sent its last job back
+    parts: dict[int, float] = {}  # the part of it its jobs' accounts name
 
     def length(index: int) -> float:
         return -_length(jobs[index])
@@ -350,9 +372,10 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
             nonlocal pool
             job = jobs[index]
             begun = time.perf_counter()
-            inputs = edition_inputs(job.printing.check, job.name, job.printing.impact)
-            key = pdf_key(inputs, job.edition, None, job.printing.check.book, epoch)
-            kept = get_pdf(store, key)
+            with account.part("cache: PDF keys (each edition's HTML) and kept PDFs looked up"):
+                inputs = edition_inputs(job.printing.check, job.name, job.printing.impact)
+                key = pdf_key(inputs, job.edition, None, job.printing.check.book, epoch)
+                kept = get_pdf(store, key)
             if kept is not None:
                 data, meta = kept
                 job.target.write_bytes(data)
@@ -412,6 +435,11 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                 continue
             if isinstance(done, BaseException):
                 raise done
+            account.add(done.cpu)
+            if done.worker[0]:  # what the worker spent beyond its jobs' parts: the pool's plumbing
+                pid, total = done.worker
+                spent[pid] = total
+                parts[pid] = parts.get(pid, 0.0) + sum(done.cpu.values())
             if count > 1 and not done.reused:
                 running -= 1
             for name, level, message in done.logs:
@@ -424,13 +452,16 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
             if done.placement is not None:
                 placed(done.digest, done.placement)
             if not done.reused:
-                put_pdf(store, key, jobs[index].target,
-                        {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
-                                                         "index_pages": done.layout.index_pages}})
+                with account.part("cache: PDFs kept"):
+                    put_pdf(store, key, jobs[index].target,
+                            {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
+                                                             "index_pages": done.layout.index_pages}})
             fill()
         if pool is not None:
             pool.shutdown()
             closed = True
+        account.add({"PDF workers: between jobs (the pool's plumbing, results sent back)":
+                     sum(spent[pid] - parts[pid] for pid in spent)})
     finally:
         shown.close()
         if pool is not None and not closed:  # an error or an interrupt: no worker outlives the build

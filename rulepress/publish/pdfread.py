@@ -24,6 +24,8 @@ import pikepdf
 import pypdfium2
 import pypdfium2.raw as pdfium
 
+from rulepress import account
+
 MM = 72 / 25.4
 # The text block's top and bottom margins, as rulepress/render/templates/print.html sets them for every edition
 # (tests/test_preflight.py holds the two to each other): the running head sits above the block, the folio below.
@@ -154,18 +156,24 @@ def read(path: Path, edition: str, colours: bool = False, data: bytes | None = N
     import io
 
     data = path.read_bytes() if data is None else data
-    pdf = pikepdf.open(io.BytesIO(data))
+    with account.part("preflight: qpdf reads (structure, colour operators)"):
+        pdf = pikepdf.open(io.BytesIO(data))
     try:
-        document = pypdfium2.PdfDocument(data)
+        with account.part("preflight: PDFium reads (page objects, text, bookmarks)"):
+            document = pypdfium2.PdfDocument(data)
+            try:
+                pages = _pages(document)
+            finally:
+                document.close()
+        if colours:
+            with account.part("preflight: qpdf reads (structure, colour operators)"):
+                _colours(pdf, pages)
     except pypdfium2.PdfiumError as exc:
         pdf.close()
         raise pikepdf.PdfError(f"PDFium cannot read it: {exc}") from exc
-    try:
-        pages = _pages(document)
-    finally:
-        document.close()
-    if colours:
-        _colours(pdf, pages)
+    except BaseException:
+        pdf.close()
+        raise
     return Read(str(path), edition, pdf, pages, data)
 
 

@@ -15,6 +15,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from rulepress import account
 from rulepress.render import site, site_fixes
 from rulepress.render.typography import typeset_html
 from rulepress.verify.gate import verify
@@ -40,7 +41,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     assert _prepared is not None
     start = time.perf_counter()
     try:
-        generated = site.pages(_prepared)
+        with account.part("site: pages generated, with their player-text check"):
+            generated = site.pages(_prepared)
     except site.PlayerTextError as exc:
         raise PluginError("rulepress: the player edition shows designer material:\n  "
                           + "\n  ".join(exc.problems)) from None
@@ -52,7 +54,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """The page's text in its language's typography (French spacing and quotation marks; text nodes only)."""
-    return typeset_html(html, config.theme["language"])
+    with account.part("site: typography"):
+        return typeset_html(html, config.theme["language"])
 
 
 def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, nav: Any) -> dict[str, Any]:
