@@ -107,7 +107,8 @@ try:
 except BuildRefused as exc:
     refused = exc.problems
 wall = time.perf_counter() - begun
-print(json.dumps({"wall": wall, "cpu": timings.cpu, "start-up": started, "refused": refused}))
+print(json.dumps({"wall": wall, "cpu": timings.cpu, "start-up": started, "refused": refused, "pdf": timings.pdf,
+                  "verify": timings.verify, "site": timings.site}))
 """
 START_UP = "start-up: interpreter, rulepress imported"
 UNACCOUNTED = "unaccounted (no part names it: the processes' exits, the interpreter's own)"
@@ -132,12 +133,16 @@ def cold_build(project: Path, site: Path) -> tuple[float, dict[str, float], floa
                           text=True)
     total = children() - before
     found = json.loads(done.stdout.splitlines()[-1])
+    if os.environ.get("RULEPRESS_BENCH_VERBOSE"):
+        print(f"(cold build: gate {found['verify']:.1f} s, site {found['site']:.1f} s, PDFs: "
+              + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in found["pdf"].items()) + ")")
     account = {START_UP: found["start-up"], **found["cpu"]}
     account[UNACCOUNTED] = total - sum(account.values())
     return found["wall"], account, total, found["refused"]
 
 
-def print_account(accounts: list[dict[str, float]], totals: list[float], tools_cpu: list[float]) -> None:
+def print_account(accounts: list[dict[str, float]], totals: list[float], tools_cpu: list[float],
+                  walls: list[float]) -> None:
     """The median of each part over the cold builds, largest first, as a table that sums to the total."""
     names = sorted({name for account in accounts for name in account},
                    key=lambda name: -_median([account.get(name, 0.0) for account in accounts]))
@@ -154,6 +159,10 @@ def print_account(accounts: list[dict[str, float]], totals: list[float], tools_c
     print(f"| **total** (getrusage of the build's process tree) | **{total:.1f}** | 100% | |")
     print(f"tools' parts {tools:.1f} s, ours {ours:.1f} s; the bare tools one after another took "
           f"{_median(tools_cpu):.1f} CPU s")
+    cores = len(os.sched_getaffinity(0))
+    idle = _median([cores * wall - total for wall, total in zip(walls, totals, strict=True)])
+    print(f"{cores} cores × {_median(walls):.1f} s of wall time: {total:.1f} CPU s used, {idle:.1f} core-seconds idle "
+          "(waiting on the one process still at work) or taken by other processes on the machine")
 
 
 def bench_preflight(root: Path, folder: Path, runs: int = 3) -> None:
@@ -230,7 +239,7 @@ def bench_author_loop(root: Path, runs: int) -> None:
             start = time.perf_counter()
             session.update()
             preview.append(time.perf_counter() - start)
-    print_account(accounts, totals, tools_cpu)
+    print_account(accounts, totals, tools_cpu, cold)
     ratio = _median([c / t for c, t in zip(cold, tools, strict=True)])
     print(f"cold build (empty cache) {_median(cold):.1f} s vs the bare tools one after another "
           f"{_median(tools):.1f} s: {ratio:.2f}x (goal <= 0.6x): {_verdict(ratio, 0.6)}")
