@@ -60,8 +60,11 @@ def mostly_empty(read: Read) -> list[Finding]:
 
 # -- references whole -------------------------------------------------------------------------------------
 
-# A cross-reference as the books print it: "rule 8.3, p. 11" (French "règle 8.3, p. 11"), or a page alone.
-_REFERENCE = re.compile(r"\(?\b(?:rules?|règles?)\s+\d+(?:\.\d+)*(?:,\s*p\.\s*\d+\)?)?|\bp\.\s*\d+\)?")
+# A cross-reference as the books print it: "rule 8.3, p. 11" (French "règle 8.3, p. 11"), "(rule 4.4)" in an
+# example's steps, or a page alone ("p. 11").  A rule number alone is no reference: a table's row starts with one
+# ("its own rule" / "5.1 Using Abilities"), as does a line after a heading that ends in "rules".
+_REFERENCE = re.compile(r"\(?\b(?:rules?|règles?)\s+\d+(?:\.\d+)*,\s*p\.\s*\d+\)?|"
+                        r"\((?:rules?|règles?)\s+\d+(?:\.\d+)*\)|\bp\.\s*\d+\)?")
 _LEFT_OPEN = re.compile(r"(?:\((?:rules?|règles?)|\bp\.)$")  # "(rule" or "p." ending a line
 
 
