@@ -1,8 +1,9 @@
 """`nox -s bench`: medians over several runs, printed as a table (no timed tests anywhere else).
 
 Measures: verify time per book, build time split into site and each PDF, the pipeline's own work against
-mkdocs' and WeasyPrint's, peak memory of a build (in a child process), and engine throughput under random
-(and every other exported) play policy, per option set the engine exports.
+mkdocs' and WeasyPrint's, peak memory of a build (in a child process), engine throughput under random
+(and every other exported) play policy, per option set the engine exports, and random play of every engine against
+OpenSpiel's pure-Python tic-tac-toe measured in the same run (``against_openspiel.py``, with the goals).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from author_loop import bench_author_loop, bench_tree_memory, uncached  # benchmarks/, beside this file
+from against_openspiel import report as against_openspiel  # benchmarks/, beside this file
+from author_loop import bench_author_loop, bench_tree_memory, uncached
 
 from rulepress.analyze.impact import summarise
 from rulepress.analyze.simulate import play, random_policy
@@ -117,6 +119,12 @@ def bench_engines(root: Path, games: int, runs: int) -> None:
                 print(f"{book_id}: {line}")
 
 
+def bench_against_openspiel(root: Path, runs: int) -> None:
+    print("\n## Random play against OpenSpiel's Python tic-tac-toe (CPU µs per action, interleaved rounds, medians)")
+    for line in against_openspiel(root, book_ids(root), runs):
+        print(line)
+
+
 def bench_dask(root: Path, games: int) -> None:
     """Simulation throughput on Dask (what `rulepress analyze` and `questions --impact` run on): games/s with 1
     and 2 local workers, and with 2 workers of a separate `dask scheduler` reached over TCP on 127.0.0.1 (a
@@ -169,11 +177,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
+    parser.add_argument("--only", choices=["openspiel"], help="run one section only")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
+    if args.only == "openspiel":
+        bench_against_openspiel(root, args.runs)
+        return
     bench_verify(root, args.runs)
     bench_engines(root, args.games, args.runs)
+    bench_against_openspiel(root, args.runs)
     bench_dask(root, args.dask_games)
     if not args.skip_build:
         with uncached():  # a whole build's cost; the author's loop below measures what the cache saves

@@ -1,7 +1,6 @@
-"""A base class for engines, so that a game writes its rules and little else (docs/ENGINE.md).
+"""The base class every engine is written on, so that a game writes its rules and little else (docs/ENGINE.md).
 
-:class:`BaseGame` speaks the whole :class:`rulepress.protocol.Game` protocol.  A deterministic game with no
-chance writes only:
+:class:`BaseGame` speaks the whole :class:`rulepress.protocol.Game` protocol.  A deterministic game writes only:
 
 * ``ACTIONS`` (what a step may say) and ``PLAYERS`` (with the rule that refuses other player counts);
 * ``start`` (a new game) and ``describe`` (a state an example describes), each given the state's
@@ -14,31 +13,49 @@ chance writes only:
 Legal actions are the moves ``check`` lets through, so what the rules allow and what ``apply`` accepts can never
 disagree; ``check`` runs before ``perform`` and must not change the state, so a refused action leaves the
 state exactly as it was (replay verifies it).  Actions are :class:`Move` s: an example step, frozen.
+
+A game with chance names the outcomes it can draw in ``check_outcomes`` (a forced one it never draws is refused
+before anything replays).  A game with its own action type, step format or a faster move generator overrides
+``legal_actions``, ``apply``, ``parse_action``, ``format_action`` and ``action_step`` (the bundled engines do);
+everything else (options, player counts, described states, chance, copies, the diagram's frame, font and
+colours) stays the base's.
 """
 
 from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from functools import lru_cache
+from typing import Any, ClassVar, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
 from rulepress.protocol import Chance, DescriptionError, Event, OptionSpec, RuleViolation, resolve_options
-from rulepress.render.palette import HOUSE, device_cmyk
+from rulepress.render.palette import HOUSE, Cmyk, device_cmyk
 
 COMMON_KEYS = frozenset({"do", "player", "illegal", "note"})  # what any step may say besides an action's own keys
 FONT = "Rulepress Sans, DejaVu Sans, sans-serif"  # the book's embedded sans; DejaVu on screens without it
 SMALLEST = 10  # font size in units: 6.8 pt when the 480-unit canvas prints across an A5 text block (docs/ENGINE.md)
+UNITS_PER_MM = 4  # a 480-unit canvas prints 120 mm wide
 INK = device_cmyk(HOUSE["ink"])  # the book's own black: text and thin lines in black ink only
 MUTED = device_cmyk(HOUSE["muted"])
 PAPER = device_cmyk(HOUSE["paper"])
+_PLAIN = frozenset({str, int, bool, float, type(None)})  # argument values that are hashable as they are
 
 
 def cmyk(c: float, m: float, y: float, k: float) -> str:
     """A game colour (CMYK percentages) as SVG writes it for the print edition; screens get RGB from it."""
     return device_cmyk((c, m, y, k))
+
+
+def painter(palette: Mapping[str, Cmyk]) -> Callable[[str], str]:
+    """``paint = painter(PALETTE)``: a colour of the game's palette by name, as SVG writes it (``paint("ink")``).
+
+    The palette (name -> CMYK percentages, ``render.PALETTE``) is the one place a game's colours are chosen; the
+    print edition uses the inks as they are, screens get sRGB from them (``rulepress.render.palette``)."""
+    written = {name: device_cmyk(colour) for name, colour in palette.items()}
+    return written.__getitem__
 
 
 def _hashable(value: Any) -> Any:
@@ -53,10 +70,9 @@ def _listed(value: Any) -> Any:
     return [_listed(v) for v in value] if isinstance(value, tuple) else value
 
 
-@dataclass(frozen=True)
-class Move:
+class Move(NamedTuple):
     """An action: who does what, with the action's own arguments (``{square: b2}``), sorted by name so that two
-    spellings of a move are one move."""
+    spellings of a move are one move.  A tuple, so that building, comparing and hashing one is cheap."""
 
     player: str
     do: str
@@ -64,9 +80,12 @@ class Move:
 
     @classmethod
     def of(cls, player: str, do: str, **args: Any) -> Move:
-        return cls(player, do, tuple(sorted((key, _hashable(value)) for key, value in args.items())))
+        try:
+            return _known_move(player, do, **args)  # a game names the same few moves over and over
+        except TypeError:  # an unhashable argument (a list): built anew
+            return _build_move(player, do, args)
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> Any:  # type: ignore[override]  # an argument by name, not a field by index
         for name, value in self.args:
             if name == key:
                 return value
@@ -75,6 +94,54 @@ class Move:
     def step(self) -> dict[str, Any]:
         """The example step that names this move (the inverse of ``parse_action``)."""
         return {"player": self.player, "do": self.do, **{k: _listed(v) for k, v in self.args}}
+
+
+def _build_move(player: str, do: str, args: Mapping[str, Any]) -> Move:
+    items = [(key, value if type(value) in _PLAIN else _hashable(value)) for key, value in args.items()]
+    if len(items) > 1:
+        items.sort()  # names are unique, so values are never compared
+    return tuple.__new__(Move, (player, do, tuple(items)))
+
+
+@lru_cache(maxsize=1 << 16, typed=True)  # typed: True and 1 stay two arguments
+def _known_move(player: str, do: str, **args: Any) -> Move:
+    return _build_move(player, do, args)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """What ``draw`` may return instead of a list of elements: the elements, with the canvas's height when it
+    depends on the state, and the ``<desc>`` when the game words it itself (else ``text_alternative``)."""
+
+    elements: Sequence[str]
+    height: float | None = None
+    desc: str | None = None
+    width: float | None = None
+    background: str | None = None  # the canvas's colour: the paper unless the game prints on its own (a sheet)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """How a game's diagrams are framed as SVG documents.  The defaults are the conventions of docs/ENGINE.md; the
+    others keep the documents of the bundled books byte for byte as they were reviewed (tests/golden/)."""
+
+    printed: bool = True  # width and height in millimetres (4 units a millimetre), else in canvas units
+    root_font: bool = True  # the font named once on <svg>, else on each text (the game's text helper does it)
+    lines: bool = False  # one part a line, the background placed at 0,0, and a final newline
+    escape: Callable[[str], str] = escape  # how the <desc> is escaped (html.escape also escapes quotes)
+
+    def document(self, width: float, height: float, elements: Iterable[str], desc: str,
+                 background: str = PAPER) -> str:
+        size = (f'width="{width / UNITS_PER_MM:g}mm" height="{height / UNITS_PER_MM:.1f}mm"' if self.printed
+                else f'width="{width:g}" height="{height:g}"')
+        font = f' font-family="{FONT}"' if self.root_font else ""
+        head = (f'<svg xmlns="http://www.w3.org/2000/svg" {size} viewBox="0 0 {width:g} {height:g}"{font} role="img">')
+        described = f"<desc>{self.escape(desc)}</desc>"
+        if self.lines:
+            paper = f'<rect x="0" y="0" width="{width:g}" height="{height:g}" fill="{background}"/>'
+            return "\n".join([head, described, paper, "\n".join(elements), "</svg>\n"])
+        paper = f'<rect width="{width:g}" height="{height:g}" fill="{background}"/>'
+        return head + described + paper + "".join(elements) + "</svg>"
 
 
 class BaseGame(ABC):
@@ -86,7 +153,12 @@ class BaseGame(ABC):
     ACTIONS: Mapping[str, Mapping[str, Collection[Any] | None]] = {}
     PLAYERS: ClassVar[tuple[int, int]] = (2, 2)  # fewest and most players
     PLAYERS_RULE: ClassVar[str | None] = None  # the rule that refuses other player counts
-    STATE_KEYS: ClassVar[Collection[str]] = ()  # the keys a described state (``start.state``) may have
+    # The keys a described state (``start.state``) may have; None: the game checks its own (a STATE_SCHEMA).
+    STATE_KEYS: ClassVar[Collection[str] | None] = ()
+    ACTION: ClassVar[type] = Move  # the type of the game's actions (``apply`` refuses anything else)
+    # False: the game draws nothing at random, so no Chance is seeded for it (start and describe get None).
+    CHANCE: ClassVar[bool] = True
+    FRAME: ClassVar[Frame] = Frame()
     WIDTH: int = 480  # canvas units; printed 120 mm wide, so 4 units per millimetre
     HEIGHT: int = 360
 
@@ -94,40 +166,42 @@ class BaseGame(ABC):
         if not isinstance(components, Mapping):
             raise DescriptionError("components", "the component data must be a mapping")
         self.components = components
-        self.options: Mapping[str, Any] = resolve_options(self.OPTIONS, options)
+        self.options: Mapping[str, Any] = self.resolve_options(options)
 
     # --- what a game writes ------------------------------------------------------------------------
 
     @abstractmethod
-    def start(self, players: list[str], chance: Chance) -> Any:
+    def start(self, players: list[str], chance: Chance | None) -> Any:
         """A new game for these players (the first listed starts); a game with chance keeps ``chance`` in
-        ``state.chance`` and shuffles and deals from it (it holds the outcomes an example forced for the setup)."""
+        ``state.chance`` and shuffles and deals from it (it holds the outcomes an example forced for the setup).
+        ``chance`` is None for a game that sets ``CHANCE = False``."""
 
-    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance) -> Any:
+    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance | None) -> Any:
         """A state an example's ``start.state`` describes (with ``chance`` in ``state.chance``, if the game has
         chance); raise DescriptionError with the entry's path."""
         raise DescriptionError("start.state", f"the {self.book_id} engine describes no states: start examples "
                                               f"with 'setup: true'")
 
-    @abstractmethod
-    def moves(self, state: Any) -> Iterable[Move]:
+    def moves(self, state: Any) -> Iterable[Any]:
         """Every move that could be named now; ``check`` decides which are legal."""
+        raise NotImplementedError(f"{type(self).__name__} writes moves() or its own legal_actions()")
 
-    @abstractmethod
-    def check(self, state: Any, move: Move) -> None:
+    def check(self, state: Any, move: Any) -> None:
         """Raise :class:`RuleViolation` naming the rule when the rules forbid ``move``; never change ``state``."""
+        raise NotImplementedError(f"{type(self).__name__} writes check() or its own apply()")
 
-    @abstractmethod
-    def perform(self, state: Any, move: Move) -> list[Event]:
+    def perform(self, state: Any, move: Any) -> list[Event]:
         """Carry out a move ``check`` allowed, in place; every event names the rule that made it happen."""
+        raise NotImplementedError(f"{type(self).__name__} writes perform() or its own apply()")
 
     @abstractmethod
     def snapshot(self, state: Any) -> dict[str, Any]:
         """The state as plain data (str, int, bool, list, dict), for checkpoints and prose."""
 
     @abstractmethod
-    def draw(self, state: Any) -> list[str]:
-        """The diagram's SVG elements on a ``WIDTH`` x ``HEIGHT`` canvas (no caption: the book prints it)."""
+    def draw(self, state: Any) -> Sequence[str] | Figure:
+        """The diagram's SVG elements on a ``WIDTH`` x ``HEIGHT`` canvas (no caption: the book prints it), or a
+        :class:`Figure` when the height or the ``<desc>`` depends on the state."""
 
     def result(self, state: Any) -> dict[str, Any]:
         return {"over": self.is_terminal(state)}
@@ -136,31 +210,12 @@ class BaseGame(ABC):
         """Whose turn it is (a step without ``player`` is theirs): ``state.current`` by default."""
         return getattr(state, "current", None)
 
-    # --- the protocol, from the above ------------------------------------------------------------------
+    def resolve_options(self, given: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        """Every option's value from ``OPTIONS``: defaults, overridden by ``given`` (unknown ones raise)."""
+        return resolve_options(self.OPTIONS, given)
 
-    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> Any:
-        chance = Chance(seed, forced)
-        state = self.start(self._players(players), chance)
-        left = chance.unused()
-        if left and list(self.unused_chance(state)) != left:  # the state keeps no chance: they would be dropped
-            if len(left) == len(forced):
-                raise DescriptionError("start.chance", f"{self.book_id} has no chance at setup: nothing to fix "
-                                                       f"with 'start.chance'")
-            raise DescriptionError("start.chance", f"the setup drew {len(forced) - len(left)} of the forced "
-                                                   f"outcomes, and {self.book_id} keeps no chance to draw the rest "
-                                                   f"({', '.join(map(str, left))})")
-        return state
-
-    def state_from_description(self, description: Mapping[str, Any], players: Sequence[str], seed: int) -> Any:
-        if not isinstance(description, Mapping):
-            raise DescriptionError("start.state", "a described state must be a mapping")
-        for key in description:
-            if key not in self.STATE_KEYS:
-                raise DescriptionError(f"start.state.{key}", f"unknown key '{key}' (a described state takes: "
-                                                             f"{', '.join(self.STATE_KEYS) or 'nothing'})")
-        return self.describe(description, self._players(players), Chance(seed))
-
-    def _players(self, players: Sequence[str]) -> list[str]:
+    def check_players(self, players: Sequence[str]) -> Any:
+        """The players of a new or described game; refuses a count outside ``PLAYERS`` and a name given twice."""
         fewest, most = self.PLAYERS
         if not fewest <= len(players) <= most:
             wanted = str(fewest) if fewest == most else f"{fewest} to {most}"
@@ -170,17 +225,65 @@ class BaseGame(ABC):
             raise DescriptionError("players", "two players have the same name")
         return list(players)
 
-    def legal_actions(self, state: Any) -> list[Move]:
-        return [move for move in self.moves(state) if self.allows(state, move)]
+    def check_outcomes(self, outcomes: Sequence[Any], path: str = "chance") -> None:
+        """Refuse outcomes this game never draws, with a DescriptionError at ``path`` (``chance``, or
+        ``start.chance`` for the setup's): by default only outcomes that are not a list."""
+        if isinstance(outcomes, str) or not isinstance(outcomes, Sequence):
+            raise DescriptionError(path, "chance outcomes must be a list")
 
-    def allows(self, state: Any, move: Move) -> bool:
+    # --- the protocol, from the above ------------------------------------------------------------------
+
+    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> Any:
+        chosen = self.check_players(players)
+        if forced:
+            self.check_outcomes(forced, "start.chance")
+        chance = self._chance(seed, forced) if self.CHANCE or forced else None
+        state = self.start(chosen, chance)
+        left = chance.unused() if chance is not None else []
+        if left and list(self.unused_chance(state)) != left:  # the state keeps no chance: they would be dropped
+            if len(left) == len(forced):
+                raise DescriptionError("start.chance", f"{self.book_id} has no chance at setup: nothing to fix "
+                                                       f"with 'start.chance'")
+            raise DescriptionError("start.chance", f"the setup drew {len(forced) - len(left)} of the forced "
+                                                   f"outcomes, and {self.book_id} keeps no chance to draw the rest "
+                                                   f"({', '.join(map(str, left))})")
+        return state
+
+    @staticmethod
+    def _chance(seed: int, forced: Sequence[Any] = ()) -> Chance:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise DescriptionError("seed", f"the seed must be a whole number, not {seed!r}")
+        return Chance(seed, forced)
+
+    def state_from_description(self, description: Mapping[str, Any], players: Sequence[str], seed: int) -> Any:
+        if self.STATE_KEYS is not None:
+            if not isinstance(description, Mapping):
+                raise DescriptionError("start.state", "a described state must be a mapping")
+            for key in description:
+                if key not in self.STATE_KEYS:
+                    raise DescriptionError(f"start.state.{key}", f"unknown key '{key}' (a described state takes: "
+                                                                 f"{', '.join(self.STATE_KEYS) or 'nothing'})")
+        chance = self._chance(seed) if self.CHANCE else None
+        return self.describe(description, self.check_players(players), chance)
+
+    def legal_actions(self, state: Any) -> list[Any]:
+        check, legal = self.check, []
+        for move in self.moves(state):
+            try:
+                check(state, move)
+            except RuleViolation:
+                continue
+            legal.append(move)
+        return legal
+
+    def allows(self, state: Any, move: Any) -> bool:
         try:
             self.check(state, move)
         except RuleViolation:
             return False
         return True
 
-    def parse_action(self, state: Any, step: Mapping[str, Any]) -> Move:
+    def parse_action(self, state: Any, step: Mapping[str, Any]) -> Any:
         do = step.get("do")
         if do not in self.ACTIONS:
             raise DescriptionError("step.do", f"unknown action {do!r} (actions: {', '.join(self.ACTIONS)})")
@@ -205,35 +308,43 @@ class BaseGame(ABC):
             args[key] = value
         return Move.of(player, do, **args)
 
-    def action_schema(self) -> dict[str, Any]:
+    def action_schema(self) -> dict[str, Any] | None:
         """The shape of each action's step, from ``ACTIONS`` (docs/ENGINE.md, ``ACTION_SCHEMA``): every argument
-        required, with its listed values; the gate checks steps against it before replaying, with lines."""
+        required, with its listed values; the gate checks steps against it before replaying, with lines.  None
+        when the game lists no ``ACTIONS`` (it reads its own steps: its ``schema.py`` says their shape)."""
+        if not self.ACTIONS:
+            return None
         return {do: {"properties": {key: {} if allowed is None else {"enum": [_listed(v) for v in allowed]}
                                     for key, allowed in wanted.items()},
                      "required": list(wanted)}
                 for do, wanted in self.ACTIONS.items()}
 
-    def state_schema(self) -> dict[str, Any]:
-        """The shape of a described state (``STATE_SCHEMA``): a mapping with the keys in ``STATE_KEYS``."""
-        return {"type": "object", "x-expect": f"a mapping with {', '.join(self.STATE_KEYS) or 'no keys'}",
-                "properties": {key: {} for key in self.STATE_KEYS}, "additionalProperties": False}
+    def state_schema(self) -> dict[str, Any] | None:
+        """The shape of a described state (``STATE_SCHEMA``): a mapping with the keys in ``STATE_KEYS`` (None when
+        the game checks its own)."""
+        if self.STATE_KEYS is None:
+            return None
+        keys = self.STATE_KEYS
+        return {"type": "object", "x-expect": f"a mapping with {', '.join(keys) or 'no keys'}",
+                "properties": {key: {} for key in keys}, "additionalProperties": False}
 
-    def action_step(self, state: Any, action: Move) -> dict[str, Any]:
+    def action_step(self, state: Any, action: Any) -> dict[str, Any]:
         return action.step()
 
-    def format_action(self, state: Any, action: Move) -> str:
+    def format_action(self, state: Any, action: Any) -> str:
         return f"{action.player}: {' '.join([action.do, *(f'{key} {value}' for key, value in action.args)])}"
 
     def apply(self, state: Any, action: Any) -> list[Event]:
-        if not isinstance(action, Move):
+        if not isinstance(action, self.ACTION):
             raise DescriptionError("step", f"not an action of this game: {action!r}")
         self.check(state, action)
-        return list(self.perform(state, action))
+        return self.perform(state, action)
 
     def force_chance(self, state: Any, outcomes: Sequence[Any]) -> None:
         chance = getattr(state, "chance", None)
         if chance is None:
             raise DescriptionError("chance", f"{self.book_id} has no chance: nothing to fix with 'chance:' steps")
+        self.check_outcomes(outcomes)
         chance.force(outcomes)
 
     def unused_chance(self, state: Any) -> list[Any]:
@@ -241,7 +352,9 @@ class BaseGame(ABC):
         return chance.unused() if isinstance(chance, Chance) else []
 
     def clone(self, state: Any) -> Any:
-        return copy.deepcopy(state)
+        """The state's own ``clone()`` when it has one (a hand-written copy is much faster), else a deep copy."""
+        own = getattr(state, "clone", None)
+        return own() if own is not None else copy.deepcopy(state)
 
     def is_terminal(self, state: Any) -> bool:
         return not self.legal_actions(state)
@@ -251,16 +364,18 @@ class BaseGame(ABC):
         return {"over": self.is_terminal(state), **flat}
 
     def text_alternative(self, state: Any) -> str:
-        """The diagram's ``<desc>`` when the engine has no narrator: the snapshot's plain values."""
+        """The diagram's ``<desc>`` when ``draw`` words none: the snapshot's plain values."""
         said = [f"{k}: {v}" for k, v in self.snapshot(state).items() if isinstance(v, str | int | float)]
         return "; ".join(said)
 
     def render_svg(self, state: Any, caption: str | None = None) -> str:
-        width, height = self.WIDTH, self.HEIGHT
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width / 4:g}mm" height="{height / 4:g}mm" '
-                f'viewBox="0 0 {width} {height}" font-family="{FONT}" role="img">'
-                f"<desc>{escape(self.text_alternative(state))}</desc>"
-                f'<rect width="{width}" height="{height}" fill="{PAPER}"/>' + "".join(self.draw(state)) + "</svg>")
+        drawn = self.draw(state)
+        figure = drawn if isinstance(drawn, Figure) else Figure(drawn)
+        return self.FRAME.document(
+            self.WIDTH if figure.width is None else figure.width,
+            self.HEIGHT if figure.height is None else figure.height, figure.elements,
+            self.text_alternative(state) if figure.desc is None else figure.desc,
+            PAPER if figure.background is None else figure.background)
 
 
 def text(x: float, y: float, content: str, size: float = 12, anchor: str = "middle", fill: str = INK,

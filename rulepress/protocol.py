@@ -64,9 +64,12 @@ class DescriptionError(Exception):
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Event:
-    """Something the rules made happen.  ``rule`` is the rule ID that made it happen."""
+    """Something the rules made happen.  ``rule`` is the rule ID that made it happen.
+
+    A value: nothing changes an event once made.  Not a frozen dataclass only because engines make several an
+    action and a frozen one takes three times as long to make (most of a Lantern Moths action's time)."""
 
     kind: str
     rule: str

@@ -183,3 +183,121 @@ def test_the_sample_builds_print_ready(tmp_path: Path) -> None:
         assert (site / page).is_file(), page
     svg = (site / "tic-tac-toe/diagrams/ttt-openspiel-playthrough--state-7.svg").read_text()
     assert "device-cmyk" not in svg and 'stroke="#' in svg  # screens get the inks as RGB
+
+
+# --- one base for every engine (issue 18) -----------------------------------------------------------------------
+
+BUNDLED = ("lantern-moths", "last-lantern", "lantern")
+ROOT = SAMPLE.parent.parent
+
+
+def _bundled(book_id: str) -> Any:
+    book = load_book(ROOT, book_id)
+    return book, load_book_engine(book).make_game(book.components)
+
+
+@pytest.mark.parametrize("book_id", BUNDLED)
+def test_every_bundled_engine_is_written_on_the_base(book_id: str) -> None:
+    _, game = _bundled(book_id)
+    assert isinstance(game, BaseGame) and isinstance(game, Game)
+    # What every engine shares is the base's: states from setups and descriptions, chance, copies, the frame.
+    own = {name for cls in type(game).__mro__ if cls is not BaseGame and issubclass(cls, BaseGame)
+           for name in vars(cls)}
+    assert {"new_state", "state_from_description", "force_chance", "unused_chance", "clone", "render_svg",
+            "text_alternative"}.isdisjoint(own)
+    state = game.new_state(["Ann", "Ben"] if book_id != "lantern" else ["Ann"], 3)
+    twin = game.clone(state)
+    assert twin is not state and game.snapshot(twin) == game.snapshot(state)
+    assert game.unused_chance(state) == []
+    svg = game.render_svg(state)
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" ') and "<desc>" in svg
+
+
+def test_no_engine_defines_its_own_font_or_paint() -> None:
+    """The font, the paint helper and the smallest text size are the base's: an engine names its colours only."""
+    for folder in (*(ROOT / "engine").iterdir(), ENGINE):
+        for path in sorted(folder.glob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            assert "def paint(" not in text and "Rulepress Sans" not in text, path  # the font-family, named once
+            assert not any(line.startswith(("FONT =", "SMALLEST =", "def _cmyk(")) for line in text.splitlines()), path
+
+
+def test_painter_names_a_palette_colour_as_the_print_edition_writes_it() -> None:
+    from rulepress.basegame import painter
+
+    paint = painter({"rose": (10, 80, 25, 0), "ink": (0, 0, 0, 100)})
+    assert (paint("rose"), paint("ink")) == ("device-cmyk(0.1 0.8 0.25 0)", "device-cmyk(0 0 0 1)")
+    with pytest.raises(KeyError):
+        paint("teal")  # a colour is chosen once, in the palette
+
+
+def test_the_frame_of_a_diagram() -> None:
+    from html import escape
+
+    from rulepress.basegame import FONT, PAPER, Figure, Frame
+
+    printed = Frame().document(480, 362, ["<g/>"], "Ann's turn & more")
+    assert printed == (f'<svg xmlns="http://www.w3.org/2000/svg" width="120mm" height="90.5mm" viewBox="0 0 480 362" '
+                       f'font-family="{FONT}" role="img"><desc>Ann\'s turn &amp; more</desc>'
+                       f'<rect width="480" height="362" fill="{PAPER}"/><g/></svg>')
+    lines = Frame(printed=False, root_font=False, lines=True, escape=escape).document(530, 300, ["<a/>", "<b/>"],
+                                                                                     "Ann's", "red")
+    assert lines == ('<svg xmlns="http://www.w3.org/2000/svg" width="530" height="300" viewBox="0 0 530 300" '
+                     'role="img">\n<desc>Ann&#x27;s</desc>\n<rect x="0" y="0" width="530" height="300" fill="red"/>\n'
+                     '<a/>\n<b/>\n</svg>\n')
+    assert Figure(["<g/>"]).height is None  # draw() may return a Figure, or just its elements
+
+
+def test_a_figure_sets_the_height_and_the_text_alternative(game: Any) -> None:
+    from rulepress.basegame import Figure
+
+    class Tall(type(game)):  # type: ignore[misc]
+        def draw(self, state: Any) -> Figure:
+            return Figure(super().draw(state), height=400, desc="A grid, told in words")
+
+    tall = Tall(game.components)
+    svg = tall.render_svg(tall.new_state(["Ann", "Ben"], 0))
+    assert 'height="100.0mm" viewBox="0 0 480 400"' in svg and "<desc>A grid, told in words</desc>" in svg
+
+
+def test_a_game_without_chance_seeds_none_and_refuses_forced_setup_outcomes(game: Any) -> None:
+    assert type(game).CHANCE is False
+    assert getattr(game.new_state(["Ann", "Ben"], 0), "chance", None) is None
+    with pytest.raises(DescriptionError) as error:
+        game.new_state(["Ann", "Ben"], 0, ["x"])
+    assert (error.value.path, error.value.message) == (
+        "start.chance", "tic-tac-toe has no chance at setup: nothing to fix with 'start.chance'")
+
+
+@pytest.mark.parametrize("seed", ["7", 1.5, True, None])
+def test_the_seed_is_a_whole_number(seed: Any) -> None:
+    _, moths = _bundled("lantern-moths")
+    with pytest.raises(DescriptionError) as error:
+        moths.new_state(["Ann", "Ben"], seed)
+    assert (error.value.path, error.value.message) == ("seed", f"the seed must be a whole number, not {seed!r}")
+
+
+def test_a_move_is_made_once_and_keeps_its_arguments_types() -> None:
+    assert Move.of("Ann", "mark", square="b2") is Move.of("Ann", "mark", square="b2")
+    assert Move.of("Ann", "add", amount=True)["amount"] is True  # True and 1 are equal, but two arguments
+    assert type(Move.of("Ann", "add", amount=1)["amount"]) is int
+    assert Move.of("Ann", "pick", squares=["a1"]) == Move.of("Ann", "pick", squares=("a1",))  # a list: built anew
+    with pytest.raises(KeyError):
+        Move.of("Ann", "mark", square="b2")["tile"]
+
+
+@pytest.mark.parametrize(("book_id", "outcome", "message"), [
+    ("lantern-moths", "moth-teal", "unknown outcome 'moth-teal'"),
+    ("lantern", 7, "a forced outcome is a die face 1-6, got 7"),
+])
+def test_an_engine_names_the_outcomes_it_can_draw(book_id: str, outcome: Any, message: str) -> None:
+    _, engine_game = _bundled(book_id)
+    players = ["Ann"] if book_id == "lantern" else ["Ann", "Ben"]
+    with pytest.raises(DescriptionError) as at_setup:
+        engine_game.new_state(players, 0, [outcome])
+    state = engine_game.new_state(players, 0)
+    with pytest.raises(DescriptionError) as in_play:
+        engine_game.force_chance(state, [outcome])
+    assert (at_setup.value.path, in_play.value.path) == ("start.chance", "chance")
+    assert at_setup.value.message.startswith(message) and in_play.value.message.startswith(message)
+    assert engine_game.unused_chance(state) == []  # nothing was forced

@@ -203,6 +203,33 @@ def test_a_frontier_holds_no_cost_another_beats(dice: tuple[int, ...], notation:
     assert not [p for p in frontier if dominated(p, frontier)]
 
 
+@cache
+def _every_cost(dice: tuple[int, ...], need: tuple[int, ...], limit: int) -> frozenset[tuple[int, int, int]]:
+    """Every cost of serving ``need`` with distinct dice, straight from the definition (no pruning, no packing)."""
+    if not need:
+        return frozenset({(0, 0, 0)})
+    found = set()
+    for i, x in enumerate(dice):
+        for a, b, c in ENGINE.solver.SERVE[x, need[0]]:
+            for p, q, r in _every_cost(dice[:i] + dice[i + 1:], need[1:], limit):
+                if a + p <= limit and b + q <= limit and c + r <= limit:
+                    found.add((a + p, b + q, c + r))
+    return frozenset(found)
+
+
+def test_the_solver_s_packed_frontiers_are_the_definition_s() -> None:
+    """The frontier is built on packed costs with a staircase filter (for speed): it must be exactly the Pareto-
+    minimal costs of every way of serving a target, on rolls and combinations of up to four required faces."""
+    rng = random.Random(18)
+    solver = ENGINE.Solver(CAP)
+    for notation in ("5 6 X X X X", "1 2 3 X X X", "A A A A X X", "4 4 6 6 X X", "A A B B X X"):
+        combination = ENGINE.parse(notation)
+        for _ in range(12):
+            dice = tuple(sorted(rng.randint(1, 6) for _ in range(6)))
+            every = set().union(*(_every_cost(dice, target, CAP) for target in combination.targets))
+            assert solver.frontier(dice, combination) == tuple(sorted(p for p in every if not dominated(p, every)))
+
+
 def test_solver_report_words() -> None:
     report = ENGINE.solve((1, 3, 5, 5, 6, 6), ENGINE.parse("1 2 3 X X X"), ENGINE.Budget(2, 3, 0, 0))
     assert report.needs == "one Critical Strike" and report.cheapest_cost == 1

@@ -13,7 +13,7 @@ from . import narrate
 from .actions import Action
 from .combination import Combination, parse
 from .game import BOOK_ID, LanternGame
-from .options import OPTIONS, resolve
+from .options import OPTIONS
 from .policies import POLICIES
 from .sheet import build_sheet
 from .solver import Budget, Move, Plan, Report, Reroll, Solver, solve
@@ -29,11 +29,7 @@ BENCH_CONFIGS: dict[str, dict[str, Any]] = {
 
 def make_game(components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> LanternGame:
     """The game for this component data and these option overrides (unknown ones raise DescriptionError)."""
-    chosen = resolve(options)
-    sheet = build_sheet(components, six_wild_distinct=chosen["six_wild_distinct"])
-    if not options or "score_overlap" not in options:
-        chosen["score_overlap"] = sheet.score.resolution  # the data's recorded answer
-    return LanternGame(sheet, chosen)
+    return LanternGame(components, options)
 
 
 from .benchmark import bench_extra  # noqa: E402  (needs make_game above)

@@ -51,6 +51,13 @@ class Combination:
             seen.add(tuple(sorted(faces)))
         return tuple(sorted(seen))
 
+    def __hash__(self) -> int:  # every solver cache looks a combination up with the dice: hashed once
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.notation, self.fixed, self.groups, self.wild, self.distinct_groups, self.six_wild))
+
     def is_met(self, dice: Dice) -> bool:
         """Whether the dice showing already form the combination."""
         have = Counter(dice)

@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from html import escape
 from types import MappingProxyType
 from typing import Any
 
+from rulepress.basegame import BaseGame, Figure, Frame
 from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 
 from . import actions as act
 from .actions import Action
 from .combination import DICE, Combination, Dice
 from .describe import describe_state
-from .render import render_svg
+from .options import OPTIONS
+from .render import draw
 from .sheet import (
     ABILITIES,
     CONSTITUTION,
     POOLS,
     TARGETS,
-    Sheet,
+    build_sheet,
 )
 from .snapshot import metrics, result, snapshot
 from .solver import Budget, shared_solver, sub_multisets
@@ -30,6 +34,19 @@ _ENTER = Action(act.ENTER)
 _LEAVE = Action(act.LEAVE)
 _REROLL = Action(act.REROLL)
 _CONCEDE = Action(act.CONCEDE)
+_LEAVE_ONLY = (_LEAVE,)
+_BONUSES = tuple(Action(act.BONUS, target=ability) for ability in ABILITIES)  # built once: legal_actions picks
+_ASSIGNS = {(face, target): Action(act.ASSIGN, face=face, target=target) for face in range(1, 7) for target in TARGETS}
+
+
+@lru_cache(maxsize=1024)
+def _fight_parts(dice: Dice) -> tuple[tuple[Action, ...], ...]:
+    """Each fighting action on these dice, by the pool it uses (a sorted roll of six has 462 values)."""
+    faces = sorted(set(dice))
+    return (tuple(Action(act.STRIKE, face=f) for f in faces),
+            tuple(Action(act.COUNTER, face=f, to=t) for f in faces for t in (f - 1, f + 1) if 1 <= t <= 6),
+            tuple(Action(act.SPELL, face=f) for f in faces),
+            tuple(Action(act.CONSTITUTION, faces=s) for s in sub_multisets(dice)))
 
 
 def _swap(dice: Dice, old: Sequence[int], new: Sequence[int]) -> Dice:
@@ -50,17 +67,26 @@ def _contains(dice: Dice, faces: Sequence[int]) -> bool:
     return True
 
 
-class LanternGame:
+class LanternGame(BaseGame):
     """The fixed rules, the sheet and the options; states are :class:`LanternState`."""
 
     book_id = BOOK_ID
+    OPTIONS = OPTIONS
+    CHANCE = True  # the dice
+    STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
+    ACTION = Action
+    FRAME = Frame(root_font=False, escape=escape)  # the font on each text; quotes escaped in the <desc>
 
-    def __init__(self, sheet: Sheet, options: Mapping[str, Any]) -> None:
-        self.sheet = sheet
-        self.options = MappingProxyType(dict(options))
+    def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(components, options)
+        chosen = dict(self.options)
+        sheet = self.sheet = build_sheet(components, six_wild_distinct=chosen["six_wild_distinct"])
+        if not options or "score_overlap" not in options:
+            chosen["score_overlap"] = sheet.score.resolution  # the data's recorded answer
+        self.options = MappingProxyType(chosen)
         # The solver never needs more uses of one pool than a pool can hold.
         self.solver = shared_solver(max(sheet.cap, 6 + sheet.campfire_gain))
-        self._loss_rule = options["loss_rule"]
+        self._loss_rule = chosen["loss_rule"]
         self._met: dict[tuple[Dice, int], bool] = {}
         self._fight_actions: dict[tuple[Dice, bool, bool, bool, bool], tuple[Action, ...]] = {}
         self._handlers = {
@@ -72,36 +98,28 @@ class LanternGame:
 
     # -- protocol: states ---------------------------------------------------------------------
 
-    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> LanternState:
-        self._check_faces(forced, "start.chance")  # the setup roll's faces
-        state = LanternState(Chance(seed, forced), tuple(players))
+    def check_players(self, players: Sequence[str]) -> tuple[str, ...]:
+        return tuple(players)  # a solo game: book.yaml's players (1) is what the loader holds examples to
+
+    def start(self, players: tuple[str, ...], chance: Chance) -> LanternState:
+        state = LanternState(chance, players)
         self._setup_roll(state, [])
         return state
 
-    def state_from_description(self, description: Mapping[str, Any], players: Sequence[str],
-                               seed: int) -> LanternState:
-        state = LanternState(Chance(seed), tuple(players))
+    def describe(self, description: Mapping[str, Any], players: tuple[str, ...],
+                 chance: Chance) -> LanternState:
+        state = LanternState(chance, players)
         describe_state(self, state, description)
         return state
-
-    def clone(self, state: LanternState) -> LanternState:
-        return state.copy()
 
     def is_terminal(self, state: LanternState) -> bool:
         return state.phase == OVER
 
-    def force_chance(self, state: LanternState, outcomes: Sequence[Any]) -> None:
-        self._check_faces(outcomes)
-        state.chance.force(outcomes)
-
-    @staticmethod
-    def _check_faces(outcomes: Sequence[Any], path: str = "chance") -> None:
+    def check_outcomes(self, outcomes: Sequence[Any], path: str = "chance") -> None:
+        super().check_outcomes(outcomes, path)
         for value in outcomes:
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 6:
                 raise DescriptionError(path, f"a forced outcome is a die face 1-6, got {value!r}")
-
-    def unused_chance(self, state: LanternState) -> list[Any]:
-        return state.chance.unused()
 
     def snapshot(self, state: LanternState) -> dict[str, Any]:
         return snapshot(self, state)
@@ -112,8 +130,8 @@ class LanternGame:
     def metrics(self, state: LanternState) -> dict[str, float | int | str | bool]:
         return metrics(self, state)
 
-    def render_svg(self, state: LanternState, caption: str | None = None) -> str:
-        return render_svg(self, state, caption)
+    def draw(self, state: LanternState) -> Figure:
+        return draw(self, state)
 
     # -- protocol: actions --------------------------------------------------------------------
 
@@ -139,33 +157,24 @@ class LanternGame:
         if phase == ENTER:
             return (_ENTER,)
         if phase == LEAVE:
-            bonuses = tuple(Action(act.BONUS, target=a) for i, a in enumerate(ABILITIES)
-                            if state.earned > state.taken and self.below_cap(state, i))
-            return (*bonuses, _LEAVE)
+            if state.earned <= state.taken:
+                return _LEAVE_ONLY
+            return (*(_BONUSES[i] for i in range(len(ABILITIES)) if self.below_cap(state, i)), _LEAVE)
         if phase == SETUP:
             moves_list = [_REROLL] if self.reroll_problem(state) is None else []
             faces = sorted(set(state.dice))
             for target in TARGETS:
                 if target not in state.assigned:
-                    moves_list.extend(Action(act.ASSIGN, face=f, target=target) for f in faces)
+                    moves_list.extend(_ASSIGNS[f, target] for f in faces)
             return tuple(moves_list)
         return ()
 
     @staticmethod
     def _list_fight_actions(dice: Dice, strike: bool, counter: bool, spell: bool,
                             constitution: bool) -> tuple[Action, ...]:
-        faces = sorted(set(dice))
-        moves: list[Action] = []
-        if strike:
-            moves.extend(Action(act.STRIKE, face=f) for f in faces)
-        if counter:
-            for f in faces:
-                moves.extend(Action(act.COUNTER, face=f, to=t) for t in (f - 1, f + 1) if 1 <= t <= 6)
-        if spell:
-            moves.extend(Action(act.SPELL, face=f) for f in faces)
-        if constitution:
-            moves.extend(Action(act.CONSTITUTION, faces=s) for s in sub_multisets(dice))
-        return tuple(moves)
+        strikes, counters, spells, constitutions = _fight_parts(dice)
+        return ((strikes if strike else ()) + (counters if counter else ()) + (spells if spell else ())
+                + (constitutions if constitution else ()))
 
     def apply(self, state: LanternState, action: Action) -> list[Event]:
         if state.phase == OVER:
@@ -423,7 +432,8 @@ class LanternGame:
     def out_of_reach(self, state: LanternState, combination: Combination | None) -> str | None:
         """Why the fight is lost under the loss rule chosen (ln.q5), or None while it goes on."""
         assert combination is not None
-        cs, ca, ms, con = (state.drawn[i] - state.crossed[i] for i in range(4))
+        drawn, crossed = state.drawn, state.crossed
+        cs, ca, ms, con = drawn[0] - crossed[0], drawn[1] - crossed[1], drawn[2] - crossed[2], drawn[3] - crossed[3]
         rule = self._loss_rule
         if rule == "exhausted":
             return None if cs + ca + ms + con else "no Ability or Constitution circle is left"
@@ -431,7 +441,7 @@ class LanternGame:
             if self.solver.certain(state.dice, combination, cs, ca):
                 return None
             return "Critical Strike and Counterattack can no longer reach the combination for certain"
-        if con or self.solver.possible(state.dice, combination, Budget(cs, ca, ms, con)):
+        if con or self.solver.reachable(state.dice, combination, cs, ca, ms):
             return None
         return "no circles are left with which the combination could be reached"
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from rulepress.protocol import OptionSpec, resolve_options
+from rulepress.protocol import OptionSpec
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("score_overlap", "better", ("better", "worse"), "ln.q4", ("ln.end.titles",),
@@ -34,9 +31,3 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("row_bonus", "per_row", ("per_row", "per_zone"), "ln.q15", ("ln.play.row-bonus",),
                "Whether filling two rows in one zone earns two Ability circles or one."),
 )
-
-
-
-def resolve(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Every option's value: the defaults overridden by ``options`` (unknown names or values raise)."""
-    return resolve_options(OPTIONS, options)

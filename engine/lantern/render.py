@@ -5,15 +5,15 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from rulepress.basegame import FONT, SMALLEST, Figure, painter
+
 from .sheet import POOLS
 from .state import OVER, SETUP, LanternState
 
 if TYPE_CHECKING:
     from .game import LanternGame
 
-FONT = 'font-family="Rulepress Sans, DejaVu Sans, sans-serif"'
 WIDTH = 480  # units across; the book prints the diagram across its text block (about 115 mm)
-SMALLEST = 10  # font size in units: 6 pt or more once printed 105 mm wide or wider
 
 # The game's palette, defined once, in CMYK percentages: the print edition uses it as it is
 # (device-cmyk), the web and the digital edition get RGB from it through the print profile.
@@ -29,11 +29,7 @@ PALETTE: dict[str, tuple[float, float, float, float]] = {
     "cover_ink": (0, 3, 15, 0),
 }
 
-
-def paint(name: str) -> str:
-    c, m, y, k = PALETTE[name]
-    return f"device-cmyk({c / 100:g} {m / 100:g} {y / 100:g} {k / 100:g})"
-
+paint = painter(PALETTE)
 
 INK = paint("ink")
 FAINT = paint("faint")
@@ -58,7 +54,7 @@ def _text(x: float, y: float, content: str, size: float = 11, anchor: str = "sta
           fill: str = INK) -> str:
     size = max(size, SMALLEST)
     return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}" font-weight="{weight}" '
-            f'fill="{fill}" {FONT}>{escape(content)}</text>')
+            f'fill="{fill}" font-family="{FONT}">{escape(content)}</text>')
 
 
 def _fit(text: str, size: float, width: float) -> list[str]:
@@ -99,7 +95,7 @@ def _circle(cx: float, cy: float, r: float, state: str) -> str:
     return "".join(parts)
 
 
-def render_svg(game: LanternGame, state: LanternState, caption: str | None = None) -> str:
+def draw(game: LanternGame, state: LanternState) -> Figure:
     sheet = game.sheet
     names = sheet.names
     out: list[str] = []
@@ -197,9 +193,5 @@ def render_svg(game: LanternGame, state: LanternState, caption: str | None = Non
                 y += 15
             said.append(line)
         y += 1
-    height = int(y + 6)
-    body = "".join(out)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="120mm" height="{height * 120 / WIDTH:.1f}mm" '
-            f'viewBox="0 0 {WIDTH} {height}" role="img"><desc>{escape("; ".join(said))}.</desc>'
-            f'<rect width="{WIDTH}" height="{height}" fill="{paint("sheet")}"/>{body}</svg>')
+    return Figure(out, int(y + 6), "; ".join(said) + ".", background=paint("sheet"))
 

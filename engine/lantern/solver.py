@@ -19,8 +19,10 @@ Critical Strike is the same as after it with the opposite sign, so these are eve
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import combinations_with_replacement
+from functools import lru_cache
+from itertools import combinations_with_replacement, product
 from math import factorial
 
 from .combination import FACES, Combination, Dice
@@ -43,10 +45,13 @@ def _serve(x: int, y: int) -> tuple[Cost, ...]:
 
 def _pareto(points: set[Cost]) -> tuple[Cost, ...]:
     """The points no other point beats or equals in every coordinate."""
-    ordered = sorted(points)
     kept: list[Cost] = []
-    for p in ordered:
-        if not any(q[0] <= p[0] and q[1] <= p[1] and q[2] <= p[2] for q in kept):
+    for p in sorted(points):
+        _, b, c = p
+        for q in kept:  # each sorts before p, so its first coordinate is never larger
+            if q[1] <= b and q[2] <= c:
+                break
+        else:
             kept.append(p)
     return tuple(kept)
 
@@ -69,12 +74,19 @@ def _outcomes(count: int) -> tuple[tuple[Dice, float], ...]:
 OUTCOMES: dict[int, tuple[tuple[Dice, float], ...]] = {k: _outcomes(k) for k in range(1, 7)}
 
 
+@lru_cache(maxsize=4096)
 def sub_multisets(dice: Dice) -> tuple[Dice, ...]:
     """Every distinct non-empty sorted selection of the dice (what a re-roll may pick)."""
     found: set[Dice] = set()
-    n = len(dice)
-    for mask in range(1, 1 << n):
-        found.add(tuple(dice[i] for i in range(n) if mask >> i & 1))
+    if list(dice) == sorted(dice):  # as dice always are: pick how many of each face, not which dice
+        faces = sorted(set(dice))
+        for counts in product(*(range(dice.count(face) + 1) for face in faces)):
+            found.add(tuple(face for face, count in zip(faces, counts, strict=True) for _ in range(count)))
+        found.discard(())
+    else:
+        n = len(dice)
+        for mask in range(1, 1 << n):
+            found.add(tuple(dice[i] for i in range(n) if mask >> i & 1))
     return tuple(sorted(found, key=lambda s: (len(s), s)))
 
 
@@ -186,53 +198,91 @@ class Report:
 
 
 class Solver:
-    """Solves positions; caches are shared by every call (the answers depend on no game state)."""
+    """Solves positions; caches are shared by every call (the answers depend on no game state).
+
+    Frontiers are built on costs packed into one int, a field per coordinate with a guard bit above each, so that
+    adding two costs is one addition and "no coordinate larger" one subtraction and mask (a SWAR compare): the
+    solver's first calls, before its caches are warm, are most of what a simulated game of Lantern costs.
+    """
 
     def __init__(self, limit: int = 7) -> None:
         # No Ability can have more than ``limit`` circles left, so costs above it are never usable.
         self.limit = limit
-        self._frontiers: dict[tuple[Dice, Dice], tuple[Cost, ...]] = {}
+        bits = (limit + 5).bit_length()  # a field holds a usable cost plus one die's (at most 5 more)
+        self._shift = shift = bits + 1  # and a guard bit above it
+        self._mask = (1 << bits) - 1
+        self._guards = (1 << bits) * (1 + (1 << shift) + (1 << 2 * shift))
+        self._limits = self._pack((limit, limit, limit)) | self._guards
+        self._serve = {key: tuple(self._pack(cost) for cost in costs) for key, costs in SERVE.items()}
+        self._frontiers: dict[tuple[Dice, Dice], tuple[int, ...]] = {}
         self._zone: dict[tuple[Dice, Combination], tuple[Cost, ...]] = {}
         self._min_ca: dict[tuple[Dice, Combination], tuple[int, ...]] = {}
         self._rerolls: dict[tuple[Dice, Combination, int, int, int, bool], tuple[Reroll, ...]] = {}
 
     # -- frontiers ------------------------------------------------------------------------------
 
-    def _frontier(self, dice: Dice, need: Dice) -> tuple[Cost, ...]:
-        """Pareto-minimal costs for ``dice`` to show every face of ``need`` (other dice free)."""
+    def _pack(self, cost: Cost) -> int:
+        return (cost[0] << 2 * self._shift) | (cost[1] << self._shift) | cost[2]
+
+    def _unpack(self, packed: int) -> Cost:
+        shift, mask = self._shift, self._mask
+        return (packed >> 2 * shift & mask, packed >> shift & mask, packed & mask)
+
+    def _pareto_packed(self, points: Iterable[int]) -> list[int]:
+        """:func:`_pareto` on packed costs within the limit.  In sorted order every kept cost comes before the
+        next, so only its last two coordinates can beat it: ``best[b]`` is the least third coordinate kept with a
+        second of at most ``b`` (it never rises with ``b``), and a cost is beaten when that is no larger."""
+        shift, mask, limit = self._shift, self._mask, self.limit
+        best = [INFINITE] * (limit + 1)
+        kept: list[int] = []
+        for p in sorted(points):
+            b, c = p >> shift & mask, p & mask
+            if best[b] <= c:
+                continue
+            kept.append(p)
+            for j in range(b, limit + 1):
+                if best[j] <= c:
+                    break
+                best[j] = c
+        return kept
+
+    def _packed_frontier(self, dice: Dice, need: Dice) -> tuple[int, ...]:
+        """Pareto-minimal packed costs for ``dice`` to show every face of ``need`` (other dice free)."""
         key = (dice, need)
         hit = self._frontiers.get(key)
         if hit is not None:
             return hit
         if not need:
-            result: tuple[Cost, ...] = ((0, 0, 0),)
+            result: tuple[int, ...] = (0,)
         else:
             y, rest_need = need[0], need[1:]
-            limit = self.limit
-            points: set[Cost] = set()
+            points: set[int] = set()
             previous = 0
             for i, x in enumerate(dice):
                 if x == previous:
                     continue
                 previous = x
-                child = self._frontier(dice[:i] + dice[i + 1:], rest_need)
-                for a, b, c in SERVE[x, y]:
-                    for p, q, r in child:
-                        if a + p <= limit and b + q <= limit and c + r <= limit:
-                            points.add((a + p, b + q, c + r))
-            result = _pareto(points)
+                child = self._packed_frontier(dice[:i] + dice[i + 1:], rest_need)
+                for cost in self._serve[x, y]:
+                    points.update([cost + p for p in child])
+            limits, guards = self._limits, self._guards  # costs past the limit dropped first: none is usable
+            result = tuple(self._pareto_packed([p for p in points if (limits - p) & guards == guards]))
         self._frontiers[key] = result
         return result
+
+    def _frontier(self, dice: Dice, need: Dice) -> tuple[Cost, ...]:
+        """Pareto-minimal costs for ``dice`` to show every face of ``need`` (other dice free)."""
+        return tuple(self._unpack(p) for p in self._packed_frontier(dice, need))
 
     def frontier(self, dice: Dice, combination: Combination) -> tuple[Cost, ...]:
         """Pareto-minimal (Critical Strike, Counterattack, Magic Spell) costs to reach the combination."""
         key = (dice, combination)
         hit = self._zone.get(key)
         if hit is None:
-            points: set[Cost] = set()
+            points: set[int] = set()
             for target in combination.targets:
-                points.update(self._frontier(dice, target))
-            hit = self._zone[key] = _pareto(points)
+                points.update(self._packed_frontier(dice, target))
+            hit = self._zone[key] = tuple(self._unpack(p) for p in self._pareto_packed(points))
         return hit
 
     def min_counterattacks(self, dice: Dice, combination: Combination) -> tuple[int, ...]:
@@ -258,8 +308,15 @@ class Solver:
         """Whether some sequence of uses could reach it, re-rolls counted as showing any face."""
         if budget.constitution > 0:
             return True  # one Constitution may re-roll all six dice into the combination
-        return any(cs <= budget.critical_strike and ca <= budget.counterattack and ms <= budget.magic_spell
-                   for cs, ca, ms in self.frontier(dice, combination))
+        return self.reachable(dice, combination, budget.critical_strike, budget.counterattack, budget.magic_spell)
+
+    def reachable(self, dice: Dice, combination: Combination, critical_strike: int, counterattack: int,
+                  magic_spell: int) -> bool:
+        """:meth:`possible` without Constitution: some frontier cost fits these circles."""
+        for cs, ca, ms in self.frontier(dice, combination):
+            if cs <= critical_strike and ca <= counterattack and ms <= magic_spell:
+                return True
+        return False
 
     def cheapest(self, dice: Dice, combination: Combination, budget: Budget) -> Plan | None:
         """The certain plan crossing the fewest circles within the budget (None when there is none)."""

@@ -51,7 +51,7 @@ class LanternState:
     def left(self, pool: int) -> int:
         return self.drawn[pool] - self.crossed[pool]
 
-    def copy(self) -> LanternState:
+    def clone(self) -> LanternState:
         twin = LanternState.__new__(LanternState)
         for name in LanternState.__slots__:
             setattr(twin, name, getattr(self, name))

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rulepress.protocol import DescriptionError
+from rulepress.protocol import Chance, DescriptionError
 
 from .actions import ACTION_NAMES, LIGHT, PASS
 from .cards import shuffle_cards
-from .setup import check_players, empty_state
+from .setup import empty_state
 from .state import DECK_OUT, FOURTH_DUSK, UNKNOWN_TILE, State
 
 if TYPE_CHECKING:
@@ -93,15 +93,14 @@ def _per_player(state: State, value: Any, path: str) -> dict[int, Any]:
     return {_seat(state, name, f"{path}.{name}"): item for name, item in _mapping(value, path).items()}
 
 
-def describe_state(game: LanternMothsGame, description: Any, players: Sequence[str], seed: int) -> State:
+def describe_state(game: LanternMothsGame, description: Any, players: tuple[str, ...], chance: Chance) -> State:
+    """The state ``start.state`` describes, for players ``check_players`` let through."""
     pieces = game.pieces
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise DescriptionError("seed", f"the seed must be a whole number, not {seed!r}")
     data = _mapping(description, "")
     unknown = [str(k) for k in data if k not in KEYS]
     if unknown:
         raise _fail(unknown[0], f"unknown key '{unknown[0]}' (keys: {', '.join(KEYS)})")
-    state = empty_state(game, check_players(game, players), seed)
+    state = empty_state(game, players, chance)
     cards = _Cards(game)
 
     state.round = _whole(data.get("round", 1), "round", 1)

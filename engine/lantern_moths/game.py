@@ -1,30 +1,33 @@
-"""The Lantern Moths game: fixed pieces and options, speaking the rulepress engine protocol."""
+"""The Lantern Moths game: fixed pieces and options, on rulepress.basegame (docs/ENGINE.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rulepress.protocol import DescriptionError, Event
+from rulepress.basegame import BaseGame, Figure
+from rulepress.protocol import Chance, DescriptionError, Event
 
 from . import actions, render, snapshot, turn
 from .describe import describe_state
-from .options import resolve_options
+from .options import OPTIONS, Options
 from .pieces import build_pieces
-from .setup import new_state
+from .setup import check_players, new_state
 from .state import Action, State
 
 BOOK_ID = "lantern-moths"
 
 
-class LanternMothsGame:
+class LanternMothsGame(BaseGame):
     book_id = BOOK_ID
+    OPTIONS = OPTIONS
+    CHANCE = True  # the deck's shuffles and the tiles under face-down places
+    STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
+    ACTION = Action
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
-        if not isinstance(components, Mapping):
-            raise DescriptionError("components", "the component data must be a mapping")
-        self.opts = resolve_options(options)
-        self.options: Mapping[str, Any] = self.opts.as_dict()
+        super().__init__(components, options)
+        self.opts = Options(**self.options)
         self.pieces = build_pieces(components)
         pieces = self.pieces
         cells = range(len(pieces.cell_names))
@@ -41,32 +44,35 @@ class LanternMothsGame:
         self.flip_table = tuple(tuple(Action(actions.FLIP, s, -1, c) for c in cells) for s in seats)
         self.pass_table = tuple(Action(actions.PASS, s, -1, -1) for s in seats)
         self.discard_table = tuple(tuple(Action(actions.DISCARD, s, k, -1) for k in kinds) for s in seats)
+        self._views: dict[tuple[bool, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def garden_view(self, face_up: list[bool]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The face-up places and the face-down places that may be flipped (touching a face-up one), in order: a
+        function of which places are face up, so worked out once per pattern (a garden has a few hundred)."""
+        key = tuple(face_up)
+        view = self._views.get(key)
+        if view is None:
+            up = tuple(c for c in self.cells if face_up[c])
+            flippable = tuple(c for c in self.cells if not face_up[c] and any(face_up[o] for o in self.adjacency[c]))
+            view = self._views[key] = (up, flippable)
+        return view
 
     # --- building states -------------------------------------------------------------------------
 
-    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> State:
-        self._check_outcomes(forced, "start.chance")
-        return new_state(self, players, seed, forced)
+    def check_players(self, players: Sequence[str]) -> tuple[str, ...]:
+        return check_players(self, players)
 
-    def state_from_description(self, description: Mapping[str, Any], players: Sequence[str],
-                               seed: int) -> State:
-        return describe_state(self, description, players, seed)
+    def start(self, players: tuple[str, ...], chance: Chance) -> State:
+        return new_state(self, players, chance)
 
-    def clone(self, state: State) -> State:
-        return state.clone()
+    def describe(self, description: Mapping[str, Any], players: tuple[str, ...],
+                 chance: Chance) -> State:
+        return describe_state(self, description, players, chance)
 
-    def force_chance(self, state: State, outcomes: Sequence[Any]) -> None:
+    def check_outcomes(self, outcomes: Sequence[Any], path: str = "chance") -> None:
         """Outcomes are card kinds (the top cards after the next shuffle, in order) or tile names
         (what the next flips of undecided face-down places reveal)."""
-        self._check_outcomes(outcomes)
-        state.chance.force(outcomes)
-
-    def unused_chance(self, state: State) -> list[Any]:
-        return state.chance.unused()
-
-    def _check_outcomes(self, outcomes: Sequence[Any], path: str = "chance") -> None:
-        if isinstance(outcomes, str) or not isinstance(outcomes, Sequence):
-            raise DescriptionError(path, "chance outcomes must be a list")
+        super().check_outcomes(outcomes, path)
         known = set(self.pieces.kind_names) | set(self.pieces.tile_names)
         for outcome in outcomes:
             if not isinstance(outcome, str) or outcome not in known:
@@ -114,5 +120,5 @@ class LanternMothsGame:
     def metrics(self, state: State) -> dict[str, float | int | str | bool]:
         return snapshot.metrics(self, state)
 
-    def render_svg(self, state: State, caption: str | None = None) -> str:
-        return render.render_svg(self, state, caption)
+    def draw(self, state: State) -> Figure:
+        return render.draw(self, state)

@@ -6,11 +6,9 @@ choice implements another answer so that the question's impact can be replayed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rulepress import protocol
 from rulepress.protocol import OptionSpec
 
 
@@ -81,7 +79,3 @@ class Options:
     def as_dict(self) -> dict[str, Any]:
         return {spec.name: getattr(self, spec.name) for spec in OPTIONS}
 
-
-def resolve_options(given: Mapping[str, Any] | None) -> Options:
-    """The options with defaults filled in; unknown names or values raise DescriptionError."""
-    return Options(**protocol.resolve_options(OPTIONS, given))

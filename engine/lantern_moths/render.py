@@ -10,15 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
+from rulepress.basegame import FONT, SMALLEST, Figure, cmyk, painter
+
 from .state import OVER, UNKNOWN_TILE, State
 
 if TYPE_CHECKING:
     from .game import LanternMothsGame
 
-FONT = "Rulepress Sans, DejaVu Sans, sans-serif"
-WIDTH = 480
-UNITS_PER_MM = 4
-SMALLEST = 10  # font size in units: 6 pt or more once printed 105 mm wide or wider
+WIDTH = 480  # the base's canvas, printed 120 mm wide: 10-unit text prints at about 6.8 pt
 
 # The game's palette, defined once, in CMYK percentages: the print edition uses it as it is
 # (device-cmyk), the web and the digital edition get RGB from it through the print profile.
@@ -46,14 +45,7 @@ PALETTE: dict[str, tuple[float, float, float, float]] = {
 }
 FALLBACK = ((20, 85, 80, 5), (75, 45, 0, 0), (45, 10, 90, 0), (0, 50, 90, 0), (70, 15, 20, 0))
 
-
-def _cmyk(c: float, m: float, y: float, k: float) -> str:
-    return f"device-cmyk({c / 100:g} {m / 100:g} {y / 100:g} {k / 100:g})"
-
-
-def paint(name: str) -> str:
-    return _cmyk(*PALETTE[name])
-
+paint = painter(PALETTE)
 
 INK = paint("ink")
 MUTED = paint("muted")
@@ -69,7 +61,7 @@ GRID_Y = 44
 
 
 def _colour(name: str, index: int) -> str:
-    return paint(name) if name in PALETTE else _cmyk(*FALLBACK[index % len(FALLBACK)])
+    return paint(name) if name in PALETTE else cmyk(*FALLBACK[index % len(FALLBACK)])
 
 
 def _text(x: float, y: float, content: str, size: float = 10, anchor: str = "start", weight: str = "normal",
@@ -245,7 +237,7 @@ def _players(game: LanternMothsGame, state: State, top: float, initials: list[st
     return out
 
 
-def render_svg(game: LanternMothsGame, state: State, caption: str | None = None) -> str:
+def draw(game: LanternMothsGame, state: State) -> Figure:
     from .scoring import final_scores
 
     pieces = game.pieces
@@ -270,9 +262,6 @@ def render_svg(game: LanternMothsGame, state: State, caption: str | None = None)
     # The page prints the caption under the figure, once: the SVG carries only what the engine can say.
     scores = ", ".join(f"{name} {score.points}" for name, score in zip(state.players, final_scores(game, state),
                                                                         strict=True))
-    desc = (f"<desc>{escape(status)}; deck {len(state.deck)} cards; Dusk cards out "
-            f"{len(state.dusk_row)}; points: {escape(scores)}.</desc>")
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH / UNITS_PER_MM:.0f}mm" '
-            f'height="{height / UNITS_PER_MM:.1f}mm" viewBox="0 0 {WIDTH} {height:.0f}" '
-            f'font-family="{FONT}" role="img">{desc}'
-            f'<rect width="{WIDTH}" height="{height:.0f}" fill="{PAPER}"/>' + "".join(body) + "</svg>")
+    desc = (f"{status}; deck {len(state.deck)} cards; Dusk cards out {len(state.dusk_row)}; "
+            f"points: {scores}.")
+    return Figure(body, height, desc)

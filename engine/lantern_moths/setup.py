@@ -36,7 +36,7 @@ def check_players(game: LanternMothsGame, players: Any) -> tuple[str, ...]:
     return tuple(players)
 
 
-def empty_state(game: LanternMothsGame, players: tuple[str, ...], seed: int, forced: Sequence[Any] = ()) -> State:
+def empty_state(game: LanternMothsGame, players: tuple[str, ...], chance: Chance) -> State:
     """Everything in its place before any card or tile is laid out."""
     pieces = game.pieces
     cells = len(pieces.cell_names)
@@ -67,18 +67,18 @@ def empty_state(game: LanternMothsGame, players: tuple[str, ...], seed: int, for
     state.dusk_shuffled = False
     state.ending = None
     state.last_round = 0
-    state.chance = Chance(seed, forced)
+    state.chance = chance
     state.action_count = 0
     state.log = []
     return state
 
 
-def new_state(game: LanternMothsGame, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> State:
-    """``forced`` (an example's ``start.chance``): card kinds fix the deal, dealt one at a time from the top, then
-    a tile name the middle tile (when option ``grey_tile`` leaves it to chance)."""
+def new_state(game: LanternMothsGame, names: tuple[str, ...], chance: Chance) -> State:
+    """A new game for players ``check_players`` let through, shuffled by ``chance``, whose forced outcomes (an
+    example's ``start.chance``) are card kinds that fix the deal, dealt one at a time from the top, then a tile
+    name the middle tile (when option ``grey_tile`` leaves it to chance)."""
     pieces = game.pieces
-    names = check_players(game, players)
-    state = empty_state(game, names, seed, forced)
+    state = empty_state(game, names, chance)
     log = state.log
     # The pieces on the table, as the Components chapter lists them.
     log.append(Event("deck", "lm.components.deck", {"cards": pieces.card_count,

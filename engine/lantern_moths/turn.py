@@ -41,25 +41,16 @@ def _play_actions(game: LanternMothsGame, state: State, seat: int) -> list[Actio
     if state.discard:
         found.append(game.draw_table[seat][1])
     face_up = state.face_up
-    cells = game.cells
+    up, flippable = game.garden_view(face_up)
     hand = state.hands[seat]
     if hand:
         pieces = game.pieces
         limit = pieces.tile_limit
         moths = state.moths
         tile_at = state.tile_at
-        open_cells = [c for c in cells if face_up[c] and len(moths[c]) < limit]
+        open_cells = [c for c in up if len(moths[c]) < limit]
         if open_cells or game.opts.ghost_on_full_tile:
             grey = pieces.grey
-            # The places each colour may go to, worked out once for the whole hand.
-            accepting: list[list[int]] = [[] for _ in range(grey)]
-            for c in open_cells:
-                tile = tile_at[c]
-                if tile == grey:
-                    for places in accepting:
-                        places.append(c)
-                else:
-                    accepting[tile].append(c)
             plant = game.plant_table[seat]
             card_kind = pieces.card_kind
             kind_colour = pieces.kind_colour
@@ -67,22 +58,17 @@ def _play_actions(game: LanternMothsGame, state: State, seat: int) -> list[Actio
             for kind in sorted({card_kind[c] for c in hand}):
                 row = plant[kind]
                 if kind == ghost_kind:
-                    targets = [c for c in cells if face_up[c]] if game.opts.ghost_on_full_tile else open_cells
+                    targets = up if game.opts.ghost_on_full_tile else open_cells
                     found.extend([row[c] for c in targets])
-                else:
-                    found.extend([row[c] for c in accepting[kind_colour[kind]]])
+                else:  # a colour goes on its own tiles and the grey one
+                    colour = kind_colour[kind]
+                    found.extend([row[c] for c in open_cells if tile_at[c] == colour or tile_at[c] == grey])
     if not state.lit and state.unlit[seat] > 0:
         light = game.light_table[seat]
         wicks = state.wicks
-        found.extend(light[c] for c in cells if face_up[c] and seat not in wicks[c])
+        found.extend([light[c] for c in up if seat not in wicks[c]])
     flip = game.flip_table[seat]
-    adjacency = game.adjacency
-    for c in cells:
-        if not face_up[c]:
-            for other in adjacency[c]:
-                if face_up[other]:
-                    found.append(flip[c])
-                    break
+    found.extend([flip[c] for c in flippable])
     return found
 
 

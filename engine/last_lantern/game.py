@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from html import escape
 from typing import Any
 
-from rulepress.protocol import DescriptionError, Event, RuleViolation
+from rulepress.basegame import BaseGame, Figure, Frame
+from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 
 from . import abilities, astray, fog, journey, legal, render, snapshot, steps
 from .actions import Action
@@ -13,9 +15,9 @@ from .describe import describe_state
 from .fireflies import return_familiar
 from .flow import advance, choose_crossing
 from .geometry import Canopy, Lake
-from .options import resolve
+from .options import OPTIONS, resolve
 from .pieces import Pieces, read_tiles
-from .setup import setup
+from .setup import active_steps, setup
 from .state import LOCATIONS, State
 
 BOOK_ID = "last-lantern"
@@ -56,9 +58,11 @@ class LastLantern:
         self.opt_first_phase = opt["first_abandoned"] == "phase"
         self.tree_ids = [t.id for t in self.tiles.values() if t.kind in ("tree", "mushroom")]
         self.ability_ids = [t.id for t in self.tiles.values() if t.kind == "ability"]
+        self.tree_only_ids = tuple(t for t in self.tree_ids if self.tiles[t].kind == "tree")  # the tile bag's
+        self.setup_steps = active_steps(self.opt)
 
-    def setup(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> State:
-        return setup(self, players, seed, forced)
+    def setup(self, players: Sequence[str], chance: Chance) -> State:
+        return setup(self, players, chance)
 
 
 Handler = tuple[
@@ -124,15 +128,23 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-class LastLanternGame:
+class LastLanternGame(BaseGame):
     """The protocol object: one per option set; the rules for each player count are built on demand."""
 
     book_id = BOOK_ID
+    OPTIONS = OPTIONS
+    CHANCE = True  # the tile bag, the Firefly bag and the draws from them
+    STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
+    ACTION = Action
+    # Diagrams as wide as the paths need, sized by the page; one part a line; quotes escaped in the <desc>.
+    FRAME = Frame(printed=False, root_font=False, lines=True, escape=escape)
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
-        self.options = resolve(options)
-        self.components = components
+        super().__init__(components, options)
         self._rules: dict[int, LastLantern] = {}
+
+    def resolve_options(self, given: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        return resolve(given)  # the base's, and Frozen Lake and Basilisk refused together
 
     def rules(self, n: int) -> LastLantern:
         if n not in self._rules:
@@ -142,16 +154,19 @@ class LastLanternGame:
             self._rules[n] = LastLantern(self.components, self.options, n)
         return self._rules[n]
 
-    def new_state(self, players: Sequence[str], seed: int, forced: Sequence[Any] = ()) -> State:
-        _check_names(players)
-        return self.rules(len(players)).setup(players, seed, forced)
+    def check_players(self, players: Sequence[str]) -> Sequence[str]:
+        if len(set(players)) != len(players):
+            raise DescriptionError("players", "player names must differ")
+        self.rules(len(players))  # refuses a player count the book does not allow
+        return players
 
-    def state_from_description(
-        self, description: Mapping[str, Any], players: Sequence[str], seed: int
-    ) -> State:
-        _check_names(players)
+    def start(self, players: Sequence[str], chance: Chance) -> State:
+        return self.rules(len(players)).setup(players, chance)
+
+    def describe(self, description: Mapping[str, Any], players: Sequence[str],
+                 chance: Chance) -> State:
         g = self.rules(len(players))
-        return describe_state(g, g.setup(players, seed), description)
+        return describe_state(g, g.setup(players, chance), description)
 
     def legal_actions(self, state: State) -> list[Action]:
         if state.over:
@@ -167,33 +182,25 @@ class LastLanternGame:
     def action_step(self, state: State, action: Action) -> dict[str, Any]:
         return steps.as_step(self.rules(state.n), state, action)
 
-    def apply(self, state: State, action: Action) -> list[Event]:
+    def check(self, state: State, action: Action) -> None:
         if state.over:
             raise RuleViolation("ll.overview.goal", "The game is over")
-        g = self.rules(state.n)
         handler = HANDLERS.get(action.do)
         if handler is None:
             raise DescriptionError("do", f"unknown action {action.do!r}")
-        check, perform = handler
         rule = SEAT_RULES.get(action.do)
         if rule is not None and not 0 <= action.player < state.n:
             raise RuleViolation(rule, f"There is no player {action.player} (players are 0 to {state.n - 1})")
-        check(g, state, action)
+        handler[0](self.rules(state.n), state, action)
+
+    def perform(self, state: State, action: Action) -> list[Event]:
+        g = self.rules(state.n)
         events: list[Event] = state.pending_events
         state.pending_events = []
-        perform(g, state, action, events)
+        HANDLERS[action.do][1](g, state, action, events)
         advance(g, state, events)
         state.actions += 1
         return events
-
-    def force_chance(self, state: State, outcomes: Sequence[Any]) -> None:
-        state.chance.force(outcomes)
-
-    def unused_chance(self, state: State) -> list[Any]:
-        return state.chance.unused()
-
-    def clone(self, state: State) -> State:
-        return state.clone()
 
     def is_terminal(self, state: State) -> bool:
         return state.over
@@ -224,10 +231,6 @@ class LastLanternGame:
             "players": state.n,
         }
 
-    def render_svg(self, state: State, caption: str | None = None) -> str:
-        return render.render(self.rules(state.n), state, caption)
+    def draw(self, state: State) -> Figure:
+        return render.draw(self.rules(state.n), state)
 
-
-def _check_names(players: Sequence[str]) -> None:
-    if len(set(players)) != len(players):
-        raise DescriptionError("players", "player names must differ")

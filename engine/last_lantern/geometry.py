@@ -14,6 +14,7 @@ The Frozen Lake is a second, separate grid with the same encoding.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from rulepress.protocol import DescriptionError
@@ -155,7 +156,16 @@ class Canopy(Grid):
         return mask
 
     def names_of(self, mask: int) -> list[str]:
-        return [self.name(i) for i in sorted(bits(mask), key=lambda i: (i % self.stride, i // self.stride))]
+        """The names of ``mask``'s spaces, lane by lane (each lane's steps in order)."""
+        order, names = self._named
+        return [names[i] for i in sorted(bits(mask), key=order.__getitem__)]
+
+    @cached_property
+    def _named(self) -> tuple[list[tuple[int, int]], dict[int, str]]:
+        """Each index's place in names_of's order and its name, worked out once (events name spaces often)."""
+        size = self.stride * (self.rows + 1)
+        return ([(i % self.stride, i // self.stride) for i in range(size)],
+                {i: self.name(i) for i in range(size) if i % self.stride < len(self.names)})
 
     def owners_of_lane(self, lane: int) -> list[int]:
         return [p for p, lanes in enumerate(self.path_lanes) if lane in lanes]

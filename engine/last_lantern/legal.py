@@ -10,11 +10,13 @@ from .abilities import TRIO, removable
 from .actions import Action
 from .astray import board_moves, waiting
 from .fog import choosers
-from .placement import ability_moves, can_place, tree_moves
+from .placement import ability_moves, can_place, target, tree_scan
 
 if TYPE_CHECKING:
     from .game import LastLantern
     from .state import State
+
+_NEW = tuple.__new__  # _NEW(Action, fields): an Action from all its fields, in order
 
 
 def actions(g: LastLantern, s: State) -> list[Action]:
@@ -55,8 +57,10 @@ def actions(g: LastLantern, s: State) -> list[Action]:
 
 
 def _placements(g: LastLantern, do: str, p: int, tile: str, moves: Iterable[tuple[int, int]]) -> list[Action]:
-    lays = g.pieces.lays(tile)
-    return [Action(do, p, tile, lays[o].mask0 << anchor, o) for o, anchor in moves]
+    masks = [lay.mask0 for lay in g.pieces.lays(tile)]
+    # Action(do, p, tile, mask, o) with every other field at its default, without NamedTuple's keyword detour:
+    # a journey lists hundreds of placements.
+    return [_NEW(Action, (do, p, tile, masks[o] << anchor, o, "", -1, -1, (), False)) for o, anchor in moves]
 
 
 def _journey(g: LastLantern, s: State) -> list[Action]:
@@ -66,9 +70,13 @@ def _journey(g: LastLantern, s: State) -> list[Action]:
     out: list[Action] = []
     holding = False
     for p in range(s.n):
-        for tile in s.hands[p]:
-            holding = True
-            placed = _placements(g, "place", p, tile, tree_moves(g, s, p, tile))
+        hand = s.hands[p]
+        if not hand:
+            continue
+        holding = True
+        touch = target(g, s, p)  # tree_moves for each tile of the hand, with the spaces to touch worked out once
+        for tile in hand:
+            placed = _placements(g, "place", p, tile, tree_scan(g, s, p, tile, touch))
             out.extend(placed if placed else [Action("cannot-place", p, tile)])
     if not s.blocked:
         out.extend(_abilities(g, s))

@@ -59,8 +59,13 @@ def _scan(
 
 
 def tree_moves(g: LastLantern, s: State, p: int, tile: str) -> Iterator[tuple[int, int]]:
+    return tree_scan(g, s, p, tile, target(g, s, p))
+
+
+def tree_scan(g: LastLantern, s: State, p: int, tile: str, touch: int) -> Iterator[tuple[int, int]]:
+    """:func:`tree_moves` with ``target(g, s, p)`` already known."""
     sig = g.pieces.signature[tile]
-    return _scan(g.pieces.canopy_lays[sig], g.pieces.tree_anchors[p][sig], s.occ, target(g, s, p))
+    return _scan(g.pieces.canopy_lays[sig], g.pieces.tree_anchors[p][sig], s.occ, touch)
 
 
 def ability_moves(g: LastLantern, s: State, p: int, tile: str) -> Iterator[tuple[int, int]]:

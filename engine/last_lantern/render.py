@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from rulepress.basegame import FONT, SMALLEST, Figure, painter
 from rulepress.i18n import N_, NP_, translator
 from rulepress.render.metrics import text_width
 
@@ -19,11 +20,9 @@ if TYPE_CHECKING:
 _tr = translator(__name__)
 _, ngettext, pgettext = _tr.gettext, _tr.ngettext, _tr.pgettext
 
-FONT = 'font-family="Rulepress Sans, DejaVu Sans, sans-serif"'
 CELL = 22
 # Font sizes in units of the 480-unit canvas, which the book prints across its text block (about 115 mm):
-# 10 units print at about 6.8 pt, and no text is smaller (6 pt at 105 mm).
-SMALLEST = 10
+# 10 units (the base's SMALLEST) print at about 6.8 pt, and no text is smaller (6 pt at 105 mm).
 
 # The game's palette, defined once, in CMYK percentages: the print edition uses it as it is
 # (device-cmyk), the web and the digital edition get RGB from it through the print profile.
@@ -67,11 +66,7 @@ PALETTE: dict[str, tuple[float, float, float, float]] = {
     "accent": (15, 35, 100, 0),
 }
 
-
-def paint(name: str) -> str:
-    c, m, y, k = PALETTE[name]
-    return f"device-cmyk({c / 100:g} {m / 100:g} {y / 100:g} {k / 100:g})"
-
+paint = painter(PALETTE)
 
 INK = paint("ink")
 LINE = paint("line")
@@ -135,7 +130,7 @@ def _text(
     size = max(size, SMALLEST)
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}" font-weight="{weight}" '
-        f'fill="{fill}" {FONT}>{escape(s)}</text>'
+        f'fill="{fill}" font-family="{FONT}">{escape(s)}</text>'
     )
 
 
@@ -172,7 +167,7 @@ def _tile_cells(out: list[str], cells: list[tuple[float, float]], fill: str, siz
             out.append(_line(x + size, y, x + size, y + size, LINE, 1.4))
 
 
-def render(g: LastLantern, s: State, caption: str | None = None) -> str:
+def draw(g: LastLantern, s: State) -> Figure:
     c = g.canopy
     out: list[str] = []
     left = 84
@@ -284,19 +279,13 @@ def render(g: LastLantern, s: State, caption: str | None = None) -> str:
         lake_h = _lake(g, s, out, left, y + 4)
         y += lake_h + 10
     height = y + 6
-    body = "\n".join(out)
     on_lines = ", ".join(_("lantern {number}: {count}").format(number=k + 1, count=n)
                          for k, n in enumerate(s.lantern_fireflies))
     desc = _("Round {round}, {phase}; {tiles} tiles on the paths; black Fireflies on the paths: {black}; "
              "bag: {bag}; Fireflies at the lanterns: {lanterns}.").format(
         round=s.round, phase=_phase(s.phase), tiles=len(s.placed), black=s.board_black, bag=_fireflies(s.bag),
         lanterns=on_lines or _("none"))
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img">\n<desc>{escape(desc)}</desc>\n'
-        f'<rect x="0" y="0" width="{width}" height="{height}" fill="{paint("paper")}"/>\n'
-        f"{body}\n</svg>\n"
-    )
+    return Figure(out, height, desc, width)
 
 
 def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, width: float) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rulepress.protocol import Chance, Event
@@ -46,7 +46,7 @@ def _first_familiars(g: LastLantern, s: State) -> None:
 
 
 def _tile_bag(g: LastLantern, s: State) -> None:
-    s.tile_bag = [t for t in g.tree_ids if g.tiles[t].kind == "tree"]
+    s.tile_bag = list(g.tree_only_ids)
 
 
 def _firefly_bag(g: LastLantern, s: State) -> None:
@@ -115,17 +115,20 @@ STEPS: tuple[tuple[str, Callable[[LastLantern, State], None]], ...] = (
 )
 
 
-def setup(g: LastLantern, players: Sequence[str], seed: int, forced: Sequence[object] = ()) -> State:
-    s = State()
+def setup(g: LastLantern, players: Sequence[str], chance: Chance) -> State:
+    s = State(chance)  # with any forced outcomes of an example's start.chance (Moving Branches' Serpent tiles)
     s.players = tuple(players)
     s.n = len(players)
-    s.chance = Chance(seed, forced)  # forced: an example's start.chance (Moving Branches' Serpent tiles)
-    for rule, step in STEPS:
-        if rule.startswith("ll.challenge.") and not g.opt[CHALLENGE_OF[rule]]:
-            continue
+    for rule, step in g.setup_steps:
         step(g, s)
         s.pending_events.append(Event("setup", rule, _summary(g, s, rule)))
     return s
+
+
+def active_steps(opt: Mapping[str, object]) -> tuple[tuple[str, Callable[[LastLantern, State], None]], ...]:
+    """The setup steps of these options, in order: the challenges' only when they are played."""
+    return tuple((rule, step) for rule, step in STEPS
+                 if not (rule.startswith("ll.challenge.") and not opt[CHALLENGE_OF[rule]]))
 
 
 CHALLENGE_OF = {

@@ -88,10 +88,10 @@ class State:
         "pending_events",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, chance: Chance) -> None:
         self.players: tuple[str, ...] = ()
         self.n = 0
-        self.chance = Chance(0)
+        self.chance = chance
         self.round = 1
         self.phase = "draw"
         self.over = False

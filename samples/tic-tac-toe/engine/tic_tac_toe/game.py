@@ -19,11 +19,12 @@ class State:
     marks: dict[str, str] = field(default_factory=dict)  # square -> "x" or "o"
     line: list[str] = field(default_factory=list)  # the winning line, once there is one
     current = property(lambda self: self.players[len(self.marks) % 2])  # whose turn it is
+    winner = property(lambda self: self.players[MARKS.index(self.marks[self.line[0]])] if self.line else None)
 
 
 class TicTacToe(BaseGame):
     book_id = BOOK_ID
-    PLAYERS_RULE, STATE_KEYS = "ttt.play.players", ("grid",)
+    PLAYERS_RULE, STATE_KEYS, CHANCE = "ttt.play.players", ("grid",), False  # no chance: none is seeded
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         super().__init__(components, options)
@@ -32,13 +33,13 @@ class TicTacToe(BaseGame):
         self.squares = [square for row in self.rows for square in row]
         diagonals = [[row[i] for i, row in enumerate(self.rows)], [row[-1 - i] for i, row in enumerate(self.rows)]]
         self.lines = self.rows + [list(column) for column in zip(*self.rows, strict=True)] + diagonals
-        self.ACTIONS = {"mark": {"square": self.squares}}
-        self.HEIGHT = TOP + CELL * size + 14
+        self.through = {square: [line for line in self.lines if square in line] for square in self.squares}
+        self.ACTIONS, self.HEIGHT = {"mark": {"square": self.squares}}, TOP + CELL * size + 14
 
-    def start(self, players: list[str], chance: Chance) -> State:  # no chance in this game: ignored
+    def start(self, players: list[str], chance: Chance | None) -> State:  # CHANCE is False: None
         return State(players)
 
-    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance) -> State:
+    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance | None) -> State:
         """``{grid: ["x..", ".o.", "..."]}``: rows top to bottom as OpenSpiel prints them, "." for empty."""
         grid, size = description.get("grid"), len(self.rows)
         if not (isinstance(grid, list) and len(grid) == size and all(
@@ -50,52 +51,51 @@ class TicTacToe(BaseGame):
         if crosses - noughts not in (0, 1):
             raise DescriptionError("start.state.grid", f"x starts, so x has as many marks as o or one more "
                                                        f"(x {crosses}, o {noughts})", "ttt.play.turn")
-        state.line = self.winning_line(state)
+        state.line = self.winning_line(state, self.lines)
         return state
 
-    def winning_line(self, state: State) -> list[str]:
+    def winning_line(self, state: State, lines: list[list[str]]) -> list[str]:
         # An empty square stands for itself, so one value in the set means one mark all along the line.
-        return next((line for line in self.lines if len({state.marks.get(sq, sq) for sq in line}) == 1), [])
+        return next((line for line in lines if len({state.marks.get(sq, sq) for sq in line}) == 1), [])
 
-    def moves(self, state: State) -> list[Move]:
-        return [Move.of(state.current, "mark", square=square) for square in self.squares]
+    def moves(self, state: State) -> list[Move]:  # the empty squares: check() still decides
+        return [Move.of(state.current, "mark", square=sq) for sq in self.squares if sq not in state.marks]
+
+    def is_terminal(self, state: State) -> bool:  # a line, or a full grid (faster than "no legal move")
+        return bool(state.line) or len(state.marks) == len(self.squares)
 
     def check(self, state: State, move: Move) -> None:
-        if state.line:
-            raise RuleViolation("ttt.play.win", f"the game is over: {self.winner(state)} has won")
-        if len(state.marks) == len(self.squares):
-            raise RuleViolation("ttt.play.draw", "the game is over: the grid is full")
+        if state.line or len(state.marks) == len(self.squares):  # the game is over
+            why = f"{state.winner} has won" if state.line else "the grid is full"
+            raise RuleViolation("ttt.play.win" if state.line else "ttt.play.draw", f"the game is over: {why}")
         if move.player != state.current:
             raise RuleViolation("ttt.play.turn", f"it is {state.current}'s turn, not {move.player}'s")
         if move["square"] in state.marks:
             raise RuleViolation("ttt.play.empty", f"{move['square']} is already marked")
 
     def perform(self, state: State, move: Move) -> list[Event]:
-        mark, square = MARKS[state.players.index(move.player)], move["square"]
+        mark, square = MARKS[len(state.marks) % 2], move["square"]  # check() made sure it is the mover's turn
         state.marks[square] = mark
         events = [Event("mark", "ttt.play.turn", {"player": move.player, "mark": mark, "square": square})]
-        state.line = self.winning_line(state)
+        state.line = self.winning_line(state, self.through[square])  # only a line through the new mark can be new
         if state.line:
             events.append(Event("win", "ttt.play.win", {"player": move.player, "line": list(state.line)}))
         elif len(state.marks) == len(self.squares):
             events.append(Event("draw", "ttt.play.draw", {}))
         return events
 
-    def winner(self, state: State) -> str | None:
-        return state.players[MARKS.index(state.marks[state.line[0]])] if state.line else None
-
     def snapshot(self, state: State) -> dict[str, Any]:
         return {"grid": ["".join(state.marks.get(square, ".") for square in row) for row in self.rows],
                 "turn": None if self.is_terminal(state) else state.current, "marks": len(state.marks),
-                "winner": self.winner(state), "line": list(state.line)}
+                "winner": state.winner, "line": list(state.line)}
 
     def result(self, state: State) -> dict[str, Any]:
-        winner = self.winner(state)
+        winner = state.winner
         returns = [0, 0] if winner is None else [1 if player == winner else -1 for player in state.players]
         return {"winner": winner, "draw": winner is None and self.is_terminal(state), "returns": returns}
 
     def draw(self, state: State) -> list[str]:
-        left, d, winner = (self.WIDTH - CELL * len(self.rows)) / 2, CELL * 0.28, self.winner(state)
+        left, d, winner = (self.WIDTH - CELL * len(self.rows)) / 2, CELL * 0.28, state.winner
         status = f"{winner} wins" if winner else "A draw" if self.is_terminal(state) else f"{state.current} to play"
         parts, centre = [text(self.WIDTH / 2, 22, status, 14, weight="bold")], {}
         for r, row in enumerate(self.rows):
