@@ -77,6 +77,16 @@ OPENSPIEL = "open_spiel==2.0.2"
 
 
 @nox.session
+def axe(session: nox.Session) -> None:
+    """axe-core on every page of the built site, at a desk's and a phone's width (the main suite reads a sample
+    holding every kind of page): no serious or critical violation."""
+    system_packages(session, browser=True)
+    session.install(*PINS, "-e", ".[test]")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "tests/test_site_accessibility.py",
+                *session.posargs, env={"RULEPRESS_AXE": "all"})
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
 
