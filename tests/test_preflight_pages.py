@@ -242,3 +242,23 @@ def test_the_placement_a_worker_sends_is_the_one_read_again(tmp_path: Path) -> N
     with pdfread.read(press, "print") as read:
         assert placed == pagechecks.placement(read)
     assert preflight_read(tmp_path / "book-designer.pdf", "designer")[1] is None  # no such file: nothing placed
+
+
+def test_a_page_check_refuses_the_build(mini: Path) -> None:
+    """The page checks are the build's: an engine's card ID in a rule's prose (which the HTML check of player
+    pages does not know as notation) is found on the built print and digital pages, and nothing is published."""
+    from rulepress.errors import BuildRefused
+    from rulepress.publish.build import build
+
+    chapter = mini / "rules_src/mini/chapters/play.md"
+    text = chapter.read_text(encoding="utf-8")
+    sentence = "stones from the pile of {{ pile.start }}."
+    assert sentence in text
+    chapter.write_text(text.replace(sentence, "stones from the pile of {{ pile.start }} (the stone-2 counts "
+                                              "twice)."), encoding="utf-8")
+    with pytest.raises(BuildRefused) as refused:
+        build(mini, site_dir=mini / "site")
+    marks = [p for p in refused.value.problems if "engine ID 'stone-2' in a player's edition" in p]
+    assert {re.search(r"/pdf/(mini[-a-z]*)\.pdf, page \d+: page text: ", p).group(1) for p in marks} == \
+        {"mini", "mini-digital"}, refused.value.problems
+    assert not (mini / "site").exists()
