@@ -13,13 +13,12 @@ from collections.abc import Callable, Iterator
 
 import pikepdf
 
-from rulepress.publish.pdfread import BOTTOM_MM, MM, SAFE_MM, SMALLEST_PT, TOP_MM, Read
+from rulepress.publish.pdfread import MM, SAFE_MM, SMALLEST_PT, Read
 from rulepress.publish.preflight import Finding
 
 Check = Callable[[Read], list[Finding]]
 BODY_PT = 8.0  # the size most text is set in must be at least this
 BLEED_MM = 3.0
-__all__ = ["BOTTOM_MM", "MM", "SAFE_MM", "SMALLEST_PT", "TOP_MM"]
 
 
 # -- print ------------------------------------------------------------------------------------------------
