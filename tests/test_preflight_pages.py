@@ -174,18 +174,19 @@ def test_a_players_edition_in_players_words_passes(tmp_path: Path) -> None:
     assert [f for f in found(path, "print") if f.object == "page text"] == []
 
 
-def test_a_books_engine_notation_is_found_in_prose_only(tmp_path: Path, mini: Path) -> None:
-    """With the book known, its engine's notation (and the generic ones) are looked for in running prose; a
-    diagram's labels or a table's cells, which name places the same way, are not prose."""
+def test_with_its_book_known_a_players_edition_is_held_to_that_books_rule_ids(tmp_path: Path, mini: Path) -> None:
+    """With the book known, its own rule IDs are looked for (any book's without it); a credit's file name or an
+    engine's names with underscores are the player-text check's, on the HTML, where credits are told apart."""
     from rulepress.load.book import load_book
 
     book = load_book(mini, "mini")
-    prose = "<p>She then takes the stones that are called dusk_in_refill by the engine, and so on.</p>"
-    cells = "<table><tr><td>dusk_in_refill</td></tr></table>"
-    path = book_pdf(tmp_path / "mini.pdf", chapter("1 Turn", 20) + prose + cells)
-    findings = preflight_pdf(path, "print", book)
-    shown = [f for f in findings if f.object == "page text"]
-    assert [(f.page, f.message.split(" in a player")[0]) for f in shown] == [(2, "engine name 'dusk_in_refill'")]
+    text = ("<p>Take stones as mini.play.take says; the credit cites integration_tests/playthroughs/tic_tac_toe.txt "
+            "and lm.turn.light.</p>")
+    path = book_pdf(tmp_path / "mini.pdf", chapter("1 Turn", 20) + text)
+    shown = [f.message.split(" in a player")[0] for f in preflight_pdf(path, "print", book) if f.object == "page text"]
+    assert shown == ["rule ID 'mini.play.take'"]
+    without = [f.message.split(" in a player")[0] for f in found(path, "print") if f.object == "page text"]
+    assert without == ["rule ID 'mini.play.take'", "rule ID 'lm.turn.light'"]
 
 
 # -- register -----------------------------------------------------------------------------------------------

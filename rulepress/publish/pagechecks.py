@@ -126,18 +126,16 @@ def running_heads(read: Read) -> list[Finding]:
 
 @dataclass(frozen=True)
 class Mark:
-    """Something a player's edition must not print: its name, its pattern, and whether only running prose is
-    searched (engine notation such as "a1 b2 c3" is a diagram's labels or a table's cells elsewhere)."""
+    """Something a player's edition must not print, by name."""
 
     name: str
     pattern: re.Pattern[str]
-    prose_only: bool = False
 
 
 # An engine's slug for a component with a number: "rose-2" (the player's words: "a rose moth worth 2").
 ENGINE_ID = re.compile(r"(?<![\w-])[a-z]+(?:-[a-z]+)*-\d+(?![\w-])")
-# A rule ID of any book: "lm.turn.light" (two or three letters, a dot, a lower-case word), when no book is known.
-ANY_RULE_ID = re.compile(r"\b[a-z]{2,3}\.[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\b")
+# A rule ID of any book when no book is known: "lm.turn.light" (a prefix of two to eight letters, a dot, a word).
+ANY_RULE_ID = re.compile(r"\b[a-z]{2,8}\.[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\b")
 BADGE = "\u2714"  # the heavy check mark of the site's and the designer edition's "✔ Verified"
 
 
@@ -149,32 +147,26 @@ def _phrase(text: str) -> str:
 
 
 def player_marks_for(book: Book | None = None) -> tuple[Mark, ...]:
-    """What :func:`player_marks` looks for: the badge in every language the renderer speaks, engine IDs, the book's
-    rule IDs and its engine's notation (``rulepress.render.player_text``), or any book's rule IDs without one."""
-    key = (book.prefix, book.engine_package, str(book.root)) if book is not None else None
+    """What :func:`player_marks` looks for: the badge in every language the renderer speaks, engine IDs, and the
+    book's rule IDs (any book's without one).  An engine's notation ("a1 b2 c3") is the player-text check's, on the
+    pages' HTML before they are laid out (``rulepress.render.player_text``), where a credit's verbatim citation can
+    be told apart from running text."""
+    key = book.prefix if book is not None else None
     if key not in _MARKS:
-        _MARKS[key] = _marks(book)
+        _MARKS[key] = _marks(key)
     return _MARKS[key]
 
 
-_MARKS: dict[tuple[str, str, str] | None, tuple[Mark, ...]] = {}
+_MARKS: dict[str | None, tuple[Mark, ...]] = {}
 
 
-def _marks(book: Book | None) -> tuple[Mark, ...]:
-    from rulepress.render.player_text import patterns
+def _marks(prefix: str | None) -> tuple[Mark, ...]:
     from rulepress.render.strings import available, strings
 
     phrases = "|".join(_phrase(strings(lang)(key)) for lang in available() for key in ("verified", "verified_title"))
-    marks = [Mark("verified badge", re.compile(f"{BADGE}(?:\\s*(?:{phrases}))?|{phrases}")),
-             Mark("engine ID", ENGINE_ID)]
-    if book is None:
-        return (*marks, Mark("rule ID", ANY_RULE_ID))
-    return (*marks, *(Mark(name, pattern, prose_only=name != "rule ID") for name, pattern in patterns(book)))
-
-
-def _prose(line: str) -> bool:
-    """A line of running prose: four words or more (a diagram's labels and a table's cells are not)."""
-    return len(re.findall(r"(?<![\w-])[a-zàâçéèêëîïôûùœ]{2,}\b", line)) >= 4
+    rule_id = re.compile(rf"\b{re.escape(prefix)}\.[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\b") if prefix else ANY_RULE_ID
+    return (Mark("verified badge", re.compile(f"{BADGE}(?:\\s*(?:{phrases}))?|{phrases}")),
+            Mark("engine ID", ENGINE_ID), Mark("rule ID", rule_id))
 
 
 def _untypeset(text: str) -> str:
@@ -184,20 +176,16 @@ def _untypeset(text: str) -> str:
 
 
 def _found(page: Page, marks: tuple[Mark, ...]) -> Iterator[tuple[str, str, str]]:
-    from rulepress.publish.pdfread import joined
-
-    everything = _untypeset(" ".join([page.head, page.text, page.foot]))
-    prose = _untypeset(joined([line for line in page.lines if _prose(line)]))
+    text = _untypeset(" ".join([page.head, page.text, page.foot]))
     for mark in marks:
-        text = prose if mark.prose_only else everything
         for match in mark.pattern.finditer(text):
             start, end = max(0, match.start() - 30), min(len(text), match.end() + 30)
             yield mark.name, match.group(0), text[start:end]
 
 
 def player_marks(read: Read, marks: tuple[Mark, ...]) -> list[Finding]:
-    """No page of a player's edition prints an engine ID, a rule ID, engine notation or a "verified" badge: they
-    belong on the site and in the designer edition."""
+    """No page of a player's edition prints an engine ID, a rule ID or a "verified" badge: they belong on the site
+    and in the designer edition."""
     findings = []
     for page in read.pages:
         seen: set[tuple[str, str]] = set()
