@@ -102,7 +102,8 @@ def analysis(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
 
-    ``nox -s bench -- --only openspiel`` runs the engines against OpenSpiel's tic-tac-toe alone."""
+    ``nox -s bench -- --only openspiel`` runs the engines against OpenSpiel's tic-tac-toe alone; ``-- --only author``
+    the author's loop alone (the cold build against the bare tools, its CPU by part, the preflight's CPU)."""
     system_packages(session)
     session.install(*PINS, "-e", ".", OPENSPIEL)
     session.run("python", "benchmarks/bench.py", *session.posargs)

@@ -177,12 +177,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
-    parser.add_argument("--only", choices=["openspiel"], help="run one section only")
+    parser.add_argument("--only", choices=["openspiel", "author"], help="run one section only (author: the author's "
+                        "loop, the cold build's CPU account and the preflight's time)")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
     if args.only == "openspiel":
         bench_against_openspiel(root, args.runs)
+        return
+    if args.only == "author":
+        bench_author_loop(root, max(1, args.runs // 2))
         return
     bench_verify(root, args.runs)
     bench_engines(root, args.games, args.runs)

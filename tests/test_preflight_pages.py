@@ -192,9 +192,10 @@ def test_with_its_book_known_a_players_edition_is_held_to_that_books_rule_ids(tm
 # -- register -----------------------------------------------------------------------------------------------
 
 
-def _register_pair(tmp_path: Path, moved: str = "") -> tuple[Path, Path]:
+def _register_pair(tmp_path: Path, moved: str = "", screen_only: str = "") -> tuple[Path, Path]:
     """A print edition (mirrored margins: the gutter inside) and its digital edition (the same block, centred),
-    each with a table whose heading cells have a background; ``moved``: CSS the print edition alone gets."""
+    each with a table whose heading cells have a background; ``moved``: CSS the print edition alone gets,
+    ``screen_only``: CSS the digital edition alone gets."""
     inner, outer = _pdf.margins(_pdf.gutter_mm(5))
     half = (inner + outer) / 2
     table = ("<table style='border-collapse: collapse; width: 100%'><tr><th style='background: #ddd'>shape</th>"
@@ -203,7 +204,7 @@ def _register_pair(tmp_path: Path, moved: str = "") -> tuple[Path, Path]:
     press = book_pdf(tmp_path / "book.pdf", body, css=f"@page :right {{ margin-left: {inner}mm; margin-right: "
                      f"{outer}mm }} @page :left {{ margin-left: {outer}mm; margin-right: {inner}mm }} {moved}")
     screen = book_pdf(tmp_path / "book-digital.pdf", body, css=f"@page {{ margin-left: {half}mm; margin-right: "
-                      f"{half}mm }}")
+                      f"{half}mm }} {screen_only}")
     return press, screen
 
 
@@ -226,6 +227,48 @@ def test_a_background_off_its_table_in_print_fails(tmp_path: Path) -> None:
     assert re.fullmatch(r"\d+ of \d+ out of register with the digital edition relative to the text block; first: "
                         r"\w+ of [\d.]+ × [\d.]+ mm at [-\d.]+ mm, [-\d.]+ mm, \+2\.0 mm across and \+0\.0 mm down "
                         r"from the digital edition's", findings[0].message), findings[0].message
+
+
+SHADED = "h1 { background: #eee }"  # a background behind each chapter's heading: nothing else moves
+
+
+@pytest.mark.parametrize("moved, screen_only, first", [
+    (SHADED, "", r"path of [\d.]+ × [\d.]+ mm at [-\d.]+ mm, [-\d.]+ mm, which the digital edition does not have"),
+    ("", SHADED, r"the digital edition has 1 more"),
+], ids=["print-only", "digital-only"])
+def test_an_element_only_one_edition_has_fails(tmp_path: Path, moved: str, screen_only: str, first: str) -> None:
+    """A background the print edition draws and the digital one does not (or the other way round) is out of
+    register as surely as one moved."""
+    press, screen = _register_pair(tmp_path, moved=moved, screen_only=screen_only)
+    with pdfread.read(press, "print") as one, pdfread.read(screen, "digital") as other:
+        findings = pagechecks.register(one, other)
+    assert [f.page for f in findings] == [2, 3, 4], findings  # the inner pages, each opening a chapter
+    assert re.fullmatch(r"\d+ of \d+ out of register with the digital edition relative to the text block; first: "
+                        + first, findings[0].message), findings[0].message
+
+
+def test_the_staged_check_holds_each_print_edition_to_its_digital_one(tmp_path: Path, mini: Path) -> None:
+    """Before the swap, the staged print edition of a book is held to its digital one: a table moved 2 mm in print
+    alone is a problem of the build, named with the print edition's file and page."""
+    import shutil
+
+    from rulepress.publish.preflight import preflight_staged
+    from rulepress.verify.gate import verify
+
+    report = verify(mini, draw=False)
+    press, screen = _register_pair(tmp_path, moved="table { margin-left: 2mm }")
+    staged = tmp_path / "staging" / "pdf"
+    staged.mkdir(parents=True)
+    for made, name in ((press, "mini.pdf"), (screen, "mini-digital.pdf"), (screen, "mini-designer.pdf")):
+        shutil.copy(made, staged / name)
+    problems = [p for p in preflight_staged(tmp_path / "staging", report) if ": page objects: " in p]
+    assert [re.match(r".*?mini\.pdf, page (\d+): page objects: ", p).group(1) for p in problems] == ["2", "3"], problems
+    assert all(p.startswith(str(staged / "mini.pdf")) and "+2.0 mm across" in p for p in problems), problems
+    (tmp_path / "kept").mkdir()
+    press, screen = _register_pair(tmp_path / "kept")  # the same layout in both: nothing out of register
+    for made, name in ((press, "mini.pdf"), (screen, "mini-digital.pdf")):
+        shutil.copy(made, staged / name)
+    assert not [p for p in preflight_staged(tmp_path / "staging", report) if ": page objects: " in p]
 
 
 def test_the_cli_holds_a_print_edition_to_its_digital_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
