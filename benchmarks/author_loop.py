@@ -49,6 +49,7 @@ def bare_tools(root: Path, folder: Path) -> tuple[float, float]:
     """mkdocs on the generated pages written out as plain files (no plugin), one run per language's site, then
     WeasyPrint on each edition's generated HTML (each translation's too), one after another, each laid out once:
     the tools' own time for the same pages, wall and CPU."""
+    import copy
     import io
 
     from mkdocs.commands.build import build as mkdocs_build
@@ -84,9 +85,10 @@ def bare_tools(root: Path, folder: Path) -> tuple[float, float]:
             htmls.append((pdf.print_html(job), str(job.diagrams)))
     start, cpu = time.perf_counter(), time.process_time()
     for docs, target, nav, overrides in sites:
+        # A copy for each site: mkdocs' validation empties the extension entries it reads (dict.popitem).
         config = load_config(io.BytesIO(b"{}"), config_file_path=str(root / "mkdocs.yml"),
-                             **{**settings, **overrides, "docs_dir": str(docs), "site_dir": str(target), "nav": nav,
-                                "exclude_docs": ""})
+                             **copy.deepcopy({**settings, **overrides, "docs_dir": str(docs), "site_dir": str(target),
+                                              "nav": nav, "exclude_docs": ""}))
         mkdocs_build(config)
     for index, (html, base) in enumerate(htmls):
         pdf.weasyprint.HTML(string=html, base_url=base).write_pdf(folder / f"{index}.pdf")
