@@ -189,6 +189,19 @@ def test_with_its_book_known_a_players_edition_is_held_to_that_books_rule_ids(tm
     assert without == ["rule ID 'mini.play.take'", "rule ID 'lm.turn.light'"]
 
 
+def test_the_cli_knows_a_pdfs_book_by_its_file_name(tmp_path: Path, mini: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``rulepress preflight`` inside a project holds ``<book>[-<lang>][-<edition>].pdf`` to that book's rule IDs;
+    a PDF no book's name begins is held to any book's."""
+    text = "<p>Take stones as mini.play.take says, or as lm.turn.light does.</p>"
+    for name in ("mini-fr-digital.pdf", "proof.pdf"):
+        book_pdf(tmp_path / name, chapter("1 Turn", 20) + text)
+        main(["--root", str(mini), "preflight", str(tmp_path / name)])
+    marks = [line.split(" in a player")[0].rsplit(": ", 1)[1] for line in capsys.readouterr().out.splitlines()
+             if ": page text: " in line]
+    assert marks == ["rule ID 'mini.play.take'", "rule ID 'mini.play.take'", "rule ID 'lm.turn.light'"], marks
+
+
 # -- register -----------------------------------------------------------------------------------------------
 
 
