@@ -82,6 +82,21 @@ def test_axe_is_the_vendored_release() -> None:
     assert hashlib.sha256(AXE.read_bytes()).hexdigest() == AXE_SHA256
 
 
+def test_axe_reports_what_the_site_once_had(browser: Any, tmp_path: Path) -> None:
+    """The harness has teeth: a page with a dialog without a name (the search dialog's fault), an image without
+    alt text and an empty button is reported, each by its rule and impact."""
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!doctype html><html lang='en'><head><title>Bad</title></head><body><main><h1>Bad</h1>"
+                   "<div role='dialog'><p>Search</p></div><img src='x.png'><button></button></main></body></html>",
+                   encoding="utf-8")
+    page = browser.new_page()
+    page.goto(bad.as_uri())
+    found = _serious(page, AXE.read_text(encoding="utf-8"))
+    page.close()
+    assert {problem.split(" (")[0]: problem.split(" (")[1].split(",")[0] for problem in found} == {
+        "aria-dialog-name": "serious", "image-alt": "critical", "button-name": "critical"}, found
+
+
 @pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["desk", "phone"])
 def test_no_serious_accessibility_violation_on_any_kind_of_page(real_site: Path, browser: Any,
                                                                viewport: tuple[int, int]) -> None:
