@@ -77,6 +77,16 @@ OPENSPIEL = "open_spiel==2.0.2"
 
 
 @nox.session
+def axe(session: nox.Session) -> None:
+    """axe-core on every page of the built site, at a desk's and a phone's width (the main suite reads a sample
+    holding every kind of page): no serious or critical violation."""
+    system_packages(session, browser=True)
+    session.install(*PINS, "-e", ".[test]")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "tests/test_site_accessibility.py",
+                *session.posargs, env={"RULEPRESS_AXE": "all"})
+
+
+@nox.session
 def analysis(session: nox.Session) -> None:
     """Every book analysed at the defaults (500 games, up to 8000) with two seeds: the same findings in both."""
     session.install(*PINS, "-e", ".[test]")
@@ -105,7 +115,8 @@ def bench(session: nox.Session) -> None:
 
     ``nox -s bench -- --only gate`` runs the gate as books grow alone (1,000 examples in 5 s without the cache),
     ``-- --only openspiel`` the engines against OpenSpiel's tic-tac-toe alone; ``-- --only analysis`` estimates a
-    full analysis of each book at 100,000 games per configuration against its 30-minute goal."""
+    full analysis of each book at 100,000 games per configuration against its 30-minute goal; ``-- --only author``
+    the author's loop alone (the cold build against the bare tools, its CPU by part, the preflight's CPU)."""
     system_packages(session)
     session.install(*PINS, "-e", ".", OPENSPIEL)
     session.run("python", "benchmarks/bench.py", *session.posargs)

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from rulepress.load.book import book_ids
 from rulepress.publish.build import Timings, build
 from rulepress.publish.pdfpool import workers_wanted
 
@@ -44,10 +45,11 @@ def edit_one_rule(root: Path) -> Path:
     return chapter
 
 
-def bare_tools(root: Path, folder: Path) -> float:
+def bare_tools(root: Path, folder: Path) -> tuple[float, float]:
     """mkdocs on the generated pages written out as plain files (no plugin), one run per language's site, then
     WeasyPrint on each edition's generated HTML (each translation's too), one after another, each laid out once:
-    the tools' own time for the same pages."""
+    the tools' own time for the same pages, wall and CPU."""
+    import copy
     import io
 
     from mkdocs.commands.build import build as mkdocs_build
@@ -81,15 +83,120 @@ def bare_tools(root: Path, folder: Path) -> float:
             job = pdf.PrintInput(check, folder / "docs" / "root" / check.book.id / "diagrams", edition=edition,
                                  impact=impacts.get(check.book.id) if edition == "designer" else None)
             htmls.append((pdf.print_html(job), str(job.diagrams)))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for docs, target, nav, overrides in sites:
+        # A copy for each site: mkdocs' validation empties the extension entries it reads (dict.popitem).
         config = load_config(io.BytesIO(b"{}"), config_file_path=str(root / "mkdocs.yml"),
-                             **{**settings, **overrides, "docs_dir": str(docs), "site_dir": str(target), "nav": nav,
-                                "exclude_docs": ""})
+                             **copy.deepcopy({**settings, **overrides, "docs_dir": str(docs), "site_dir": str(target),
+                                              "nav": nav, "exclude_docs": ""}))
         mkdocs_build(config)
     for index, (html, base) in enumerate(htmls):
         pdf.weasyprint.HTML(string=html, base_url=base).write_pdf(folder / f"{index}.pdf")
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+# A cold build in a process of its own, so that its whole process tree's CPU can be counted (getrusage of the
+# children, once reaped): it prints its wall time, what its own account names (rulepress/account.py) and how much
+# CPU the interpreter and the imports took before the build began.
+_COLD = """
+import json, sys, time
+from pathlib import Path
+from rulepress.errors import BuildRefused
+from rulepress.publish.build import Timings, build
+started = time.process_time()
+timings = Timings()
+refused = []
+begun = time.perf_counter()
+try:
+    build(Path(sys.argv[1]), site_dir=Path(sys.argv[2]), timings=timings)
+except BuildRefused as exc:
+    refused = exc.problems
+wall = time.perf_counter() - begun
+print(json.dumps({"wall": wall, "cpu": timings.cpu, "start-up": started, "refused": refused, "pdf": timings.pdf,
+                  "verify": timings.verify, "site": timings.site}))
+"""
+START_UP = "start-up: interpreter, rulepress imported"
+UNACCOUNTED = "unaccounted (no part names it: the processes' exits, the interpreter's own)"
+# The parts that are mkdocs' and WeasyPrint's own work, which the bare tools do too (everything else is ours).
+TOOL_PARTS = ("PDF: WeasyPrint lays out", "PDF: WeasyPrint writes",
+              "site: mkdocs and Material (navigation, theme, Markdown, search index, files)")
+
+
+def cold_build(project: Path, site: Path) -> tuple[float, dict[str, float], float, list[str]]:
+    """A cold build of ``project`` in a child process: its wall time, its CPU by part (the start-up and an
+    "unaccounted" line included, so that the parts add up to the total), the total CPU of its process tree,
+    and what it refused (a build refused still did the work it is timed for)."""
+    import json
+    import resource
+
+    def children() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    before = children()
+    done = subprocess.run([sys.executable, "-c", _COLD, str(project), str(site)], check=True, capture_output=True,
+                          text=True)
+    total = children() - before
+    found = json.loads(done.stdout.splitlines()[-1])
+    if os.environ.get("RULEPRESS_BENCH_VERBOSE"):
+        print(f"(cold build: gate {found['verify']:.1f} s, site {found['site']:.1f} s, PDFs: "
+              + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in found["pdf"].items()) + ")")
+    account = {START_UP: found["start-up"], **found["cpu"]}
+    account[UNACCOUNTED] = total - sum(account.values())
+    return found["wall"], account, total, found["refused"]
+
+
+def print_account(accounts: list[dict[str, float]], totals: list[float], tools_cpu: list[float],
+                  walls: list[float]) -> None:
+    """The median of each part over the cold builds, largest first, as a table that sums to the total."""
+    names = sorted({name for account in accounts for name in account},
+                   key=lambda name: -_median([account.get(name, 0.0) for account in accounts]))
+    total = _median(totals)
+    print(f"\n### A cold build's CPU, by part (median of {len(accounts)} builds; every process of the build)")
+    print("| part | CPU s | share | whose |\n|---|---:|---:|---|")
+    for name in names:
+        seconds = _median([account.get(name, 0.0) for account in accounts])
+        whose = "tools" if name in TOOL_PARTS else "" if name == UNACCOUNTED else "ours"
+        print(f"| {name} | {seconds:.1f} | {seconds / total:.0%} | {whose} |")
+    ours = _median([sum(v for k, v in account.items() if k not in TOOL_PARTS and k != UNACCOUNTED)
+                    for account in accounts])
+    tools = _median([sum(v for k, v in account.items() if k in TOOL_PARTS) for account in accounts])
+    print(f"| **total** (getrusage of the build's process tree) | **{total:.1f}** | 100% | |")
+    print(f"tools' parts {tools:.1f} s, ours {ours:.1f} s; the bare tools one after another took "
+          f"{_median(tools_cpu):.1f} CPU s")
+    cores = len(os.sched_getaffinity(0))
+    idle = _median([cores * wall - total for wall, total in zip(walls, totals, strict=True)])
+    print(f"{cores} cores × {_median(walls):.1f} s of wall time: {total:.1f} CPU s used, {idle:.1f} core-seconds idle "
+          "(waiting on the one process still at work) or taken by other processes on the machine")
+
+
+def bench_preflight(root: Path, folder: Path, runs: int = 3) -> None:
+    """`rulepress preflight` on a build's PDFs (every check, each PDF read once, print and digital editions held to
+    each other), in this process: CPU medians, by reader."""
+    from rulepress import account
+    from rulepress.load.book import load_book
+    from rulepress.publish.pagechecks import register
+    from rulepress.publish.preflight import preflight_read
+
+    paths = sorted(folder.glob("*.pdf"))
+    books = {path: next((load_book(root, book) for book in sorted(book_ids(root), key=len, reverse=True)
+                         if path.stem == book or path.stem.startswith(f"{book}-")), None) for path in paths}
+    totals, parts = [], []
+    for _ in range(runs):
+        account.taken()
+        begun = time.process_time()
+        with account.part("preflight: the checks"):
+            placed = {path: preflight_read(path, None, books[path])[1] for path in paths}
+            for path in paths:
+                if (path.with_name(f"{path.stem}-digital.pdf")) in placed and placed[path] is not None:
+                    register(placed[path], placed[path.with_name(f"{path.stem}-digital.pdf")])
+        totals.append(time.process_time() - begun)
+        parts.append(account.taken())
+    names = sorted({name for found in parts for name in found})
+    split = ", ".join(f"{name.removeprefix('preflight: ')} {_median([p.get(name, 0.0) for p in parts]):.2f} s"
+                      for name in names)
+    print(f"preflight of the {len(paths)} PDFs (every check, one read each): {_median(totals):.2f} CPU s "
+          f"(goal < 8 s): {_verdict(_median(totals), 8.0)}; {split}")
 
 
 def _verdict(value: float, goal: float) -> str:
@@ -101,13 +208,27 @@ def bench_author_loop(root: Path, runs: int) -> None:
 
     print("\n## The author's loop (a copy of the project; medians)")
     cold, tools, again, edited, checked, preview = [], [], [], [], [], []
+    accounts, totals, tools_cpu = [], [], []
+    preflighted = False
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as scratch:
             project = copy_project(root, Path(scratch) / "project")
-            start = time.perf_counter()
-            build(project, site_dir=Path(scratch) / "site")
-            cold.append(time.perf_counter() - start)
-            tools.append(bare_tools(project, Path(scratch) / "bare"))  # right after: the same load on the machine
+            wall, account, total, refused = cold_build(project, Path(scratch) / "site")
+            if not preflighted and not refused:
+                bench_preflight(project, Path(scratch) / "site" / "pdf")
+                preflighted = True
+            if refused:
+                print(f"(the cold build was refused, {len(refused)} problems, the first: {refused[0]})")
+            cold.append(wall)
+            accounts.append(account)
+            totals.append(total)
+            wall, cpu = bare_tools(project, Path(scratch) / "bare")  # right after: the same load on the machine
+            tools.append(wall)
+            tools_cpu.append(cpu)
+            if refused:
+                print(f"(the cold build was refused, {len(refused)} problems, the first: {refused[0]}; the rebuilds "
+                      "and the preview are not timed)")
+                continue
             start = time.perf_counter()
             build(project, site_dir=Path(scratch) / "site")
             again.append(time.perf_counter() - start)
@@ -123,6 +244,7 @@ def bench_author_loop(root: Path, runs: int) -> None:
             start = time.perf_counter()
             session.update()
             preview.append(time.perf_counter() - start)
+    print_account(accounts, totals, tools_cpu, cold)
     ratio = _median([c / t for c, t in zip(cold, tools, strict=True)])
     print(f"cold build (empty cache) {_median(cold):.1f} s vs the bare tools one after another "
           f"{_median(tools):.1f} s: {ratio:.2f}x (goal <= 0.6x): {_verdict(ratio, 0.6)}")

@@ -186,9 +186,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
-    parser.add_argument("--only", choices=["gate", "openspiel", "analysis"],
-                        help="run one section only: the gate as books grow, the engines against OpenSpiel, or a "
-                             "full analysis's estimate")
+    parser.add_argument("--only", choices=["gate", "openspiel", "analysis", "author"],
+                        help="run one section only: the gate as books grow, the engines against OpenSpiel, a "
+                             "full analysis's estimate, or the author's loop (the cold build's CPU account, the "
+                             "preflight's time)")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
@@ -197,6 +198,9 @@ def main() -> None:
         return
     if args.only == "openspiel":
         bench_against_openspiel(root, args.runs)
+        return
+    if args.only == "author":
+        bench_author_loop(root, max(1, args.runs // 2))
         return
     if args.only == "analysis":
         bench_analysis(root, args.runs)

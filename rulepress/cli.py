@@ -11,6 +11,7 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 from rulepress import environment
 from rulepress.errors import BuildRefused, SourceError, bounded, os_problem
@@ -226,9 +227,25 @@ def main(argv: list[str] | None = None) -> int:
         raise  # SystemExit and GeneratorExit are not errors
 
 
+def _book_of(path: Path, root: Path | None) -> Any:
+    """The project's book a PDF is an edition of, by its file name (``<book>[-<lang>][-<edition>].pdf``), or
+    None: its player editions are then searched for any book's rule IDs."""
+    from rulepress.errors import SourceError
+    from rulepress.load.book import book_ids, load_book
+
+    stem = path.stem.removesuffix("-digital").removesuffix("-designer")
+    try:
+        ids = book_ids(root) if root is not None else []
+        found = max((i for i in ids if stem == i or stem.startswith(f"{i}-")), key=len, default=None)
+        return load_book(root, found) if found is not None and root is not None else None
+    except SourceError:  # SourceErrors too: a bad book is the build's to report
+        return None
+
+
 def cmd_preflight(args: argparse.Namespace) -> int:
     from rulepress.load import given
-    from rulepress.publish.preflight import preflight_pdf
+    from rulepress.publish.pagechecks import register
+    from rulepress.publish.preflight import preflight_read
 
     # A PDF named here may be anywhere (a printer's proof), but it is read only if it is a regular file of a
     # PDF's size: /dev/zero or a FIFO would never end.
@@ -237,17 +254,28 @@ def cmd_preflight(args: argparse.Namespace) -> int:
     if not paths:
         print("rulepress: no PDF to check (build first, or name the files)", file=sys.stderr)
         return 1
+    try:
+        root: Path | None = _root(args)
+    except FileNotFoundError:  # PDFs named outside any project: checked without a book (ProjectNotFound is one)
+        root = None
     failed = 0
+    placements = {}
     for path in paths:
-        findings = preflight_pdf(path, args.edition)
+        findings, placements[path] = preflight_read(path, args.edition, _book_of(path, root))
         for finding in findings:
             print(finding)
         if findings:
             failed += 1
         else:
             print(f"ok   {path}")
+    for path in paths:  # a print edition named with its digital edition: the two held to each other
+        screen = path.with_name(f"{path.stem}-digital.pdf")
+        if placements.get(path) is not None and placements.get(screen) is not None and not args.edition:
+            findings = register(placements[path], placements[screen], str(path))
+            for finding in findings:
+                print(finding)
+            failed += bool(findings)
     return 1 if failed else 0
-
 
 
 def cmd_new(args: argparse.Namespace) -> int:

@@ -324,7 +324,8 @@ def test_a_preflight_pass_is_kept_for_the_same_bytes_and_a_finding_never(
 
     checked: list[str] = []
     found: list[preflight.Finding] = []
-    monkeypatch.setattr(preflight, "preflight_pdf", lambda path, edition=None: checked.append(edition) or found)
+    monkeypatch.setattr(preflight, "preflight_pdf",
+                        lambda path, edition=None, book=None, lang=None: checked.append(edition) or found)
     pdf_file = tmp_path / "mini-digital.pdf"
     pdf_file.write_bytes(b"%PDF-1.7 one")
     assert cached_preflight(pdf_file, mini) == [] and cached_preflight(pdf_file, mini) == []
@@ -344,14 +345,16 @@ def test_each_pdf_is_preflighted_in_its_worker_and_the_staged_check_reuses_the_p
     report = verify(mini, draw=True)
     pdfpool.render_editions(report, {}, tmp_path / "staging", Timings(), workers=2)
     checked: list[str] = []
-    monkeypatch.setattr(preflight, "preflight_pdf", lambda path, edition=None: checked.append(edition) or [])
+    monkeypatch.setattr(preflight, "preflight_pdf",
+                        lambda path, edition=None, book=None, lang=None: checked.append(edition) or [])
     made = sorted((tmp_path / "staging" / "pdf").glob("*.pdf"))
     assert len(made) == 3
+    book = report.books[0].book
     for path in made:
-        assert cached_preflight(path, mini) == []
+        assert cached_preflight(path, mini, book=book) == []
     assert checked == []  # every PDF passed in its worker: none read again
     made[0].write_bytes(made[0].read_bytes() + b"\n")
-    assert cached_preflight(made[0], mini) == [] and checked == [preflight.edition_of(made[0])]
+    assert cached_preflight(made[0], mini, book=book) == [] and checked == [preflight.edition_of(made[0])]
 
 
 def test_the_designer_section_is_drawn_once_until_its_analysis_or_what_decides_play_changes(

@@ -13,7 +13,7 @@ from pypdf import PdfReader
 
 from rulepress.load.book import book_ids, load_book
 from rulepress.project import load_engine
-from rulepress.publish import pdfchecks
+from rulepress.publish import pdfchecks, pdfread
 from rulepress.publish.preflight import preflight_pdf
 from rulepress.render import cover, palette, pdf
 from rulepress.verify.gate import verify
@@ -56,8 +56,7 @@ def test_print_edition_is_pdfx4_in_cmyk(editions: tuple[Path, object]) -> None:
         assert intent.S == "/GTS_PDFX" and int(intent.DestOutputProfile.N) == 4
         # The profile shipped in rulepress/color/, byte for byte: nothing comes from the system.
         assert intent.DestOutputProfile.read_bytes() == palette.PROFILE.read_bytes()
-        operators = {str(op.operator) for page in book.pages for op in pdfchecks._walk(
-            page.obj, page.obj.Resources, pdfchecks.IDENTITY, "page", [], set())}
+        operators = {op for page in book.pages for op, _ in _shown(page.obj, page.obj.Resources)}
         assert not operators & {"rg", "RG"}
         assert "scn" in operators  # colours are set, and only through colour spaces (DeviceCMYK)
 
@@ -69,12 +68,25 @@ def test_body_text_is_black_ink_only(editions: tuple[Path, object]) -> None:
         colours: set[tuple[float, ...]] = set()
         for page in list(book.pages)[1:-1]:  # inside pages; the covers carry the cover colours
             current: tuple[float, ...] = ()
-            for op in pdfchecks._walk(page.obj, page.obj.Resources, pdfchecks.IDENTITY, "page", [], set()):
-                if op.operator == "scn" and len(op.operands) == 4:
-                    current = tuple(float(v) for v in op.operands)  # type: ignore[arg-type]
-                elif op.operator in ("Tj", "TJ") and current:
+            for operator, operands in _shown(page.obj, page.obj.Resources):
+                if operator == "scn" and len(operands) == 4:
+                    current = tuple(float(v) for v in operands)  # type: ignore[arg-type]
+                elif operator in ("Tj", "TJ") and current:
                     colours.add(current)
         assert colours and all(c[:3] == (0, 0, 0) for c in colours), colours
+
+
+def _shown(stream: pikepdf.Object, resources: pikepdf.Dictionary) -> list[tuple[str, list[object]]]:
+    """The colour and text operators of a content stream, in order, those of the forms it draws in their place."""
+    found = []
+    for operands, op in pikepdf.parse_content_stream(stream, "rg RG k K scn SCN sc SC Tj TJ Do"):
+        if str(op) != "Do":
+            found.append((str(op), list(operands)))
+            continue
+        xobject = resources.get("/XObject", {}).get(operands[0])
+        if xobject is not None and xobject.get("/Subtype") == "/Form":
+            found += _shown(xobject, xobject.get("/Resources", resources))
+    return found
 
 
 def test_page_count_is_padded_before_the_back_cover(editions: tuple[Path, object]) -> None:
@@ -98,12 +110,11 @@ def test_mirrored_margins_with_a_gutter(editions: tuple[Path, object]) -> None:
     inner, outer = pdf.margins(gutter)
     assert gutter > pdf.BASE_GUTTER_MM, "a book long enough that the gutter was moved after the layout"
     assert inner == gutter and inner + outer == pdf.BASE_GUTTER_MM + pdf.OUTER_MM and outer > pdfchecks.SAFE_MM
-    with pikepdf.open(folder / f"{BOOK}.pdf") as book:
+    with pdfread.read(folder / f"{BOOK}.pdf", "print") as book:
         starts = {}
-        for number, page, _, shown in pdfchecks._pages(book):
-            if 3 <= number < count and shown:  # inside pages: the covers are not mirrored
-                trim = float(page.obj.TrimBox[0])
-                starts[number] = round((min(s.x for s in shown) - trim) / MM, 1)
+        for page in book.pages:
+            if 3 <= page.number < count and page.runs:  # inside pages: the covers are not mirrored
+                starts[page.number] = round(min(run.x for run in page.runs) / MM, 1)  # from the trim's left
     assert len(starts) == count - 3
     assert {starts[n] for n in starts if n % 2} == {gutter}
     assert {starts[n] for n in starts if not n % 2} == {outer}

@@ -20,6 +20,7 @@ from rulepress.errors import SourceError
 from rulepress.load.book import load_book
 from rulepress.load.examples import load_examples
 from rulepress.load.translations import source_items, text_hash
+from rulepress.publish import pdfread
 from rulepress.publish.pdfchecks import english_left
 from rulepress.publish.preflight import preflight_pdf
 from rulepress.render import strings as tables
@@ -280,9 +281,11 @@ def test_french_pdf_prints_french_words_and_typography(built: Path) -> None:
     assert "Sommaire" in text and "Exemples commentés" in text and "Glossaire" in text
     assert f"gagne{NNBSP}!" in text
     assert re.search(r"Tas, \d", text), "the index gives the pages the term is used on"
-    assert english_left(str(built / "pdf" / "mini-fr.pdf"), "fr") == []
+    with pdfread.read(built / "pdf" / "mini-fr.pdf", "print") as french:
+        assert english_left(french, "fr") == []
     # The check does refuse English: the English edition read as if it were French.
-    found = english_left(str(built / "pdf" / "mini.pdf"), "fr")
+    with pdfread.read(built / "pdf" / "mini.pdf", "print") as english:
+        found = english_left(english, "fr")
     assert any("'Contents'" in finding.message for finding in found)
 
 

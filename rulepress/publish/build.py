@@ -17,6 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from rulepress import account
 from rulepress.analyze.impact import cached_impacts, impacts_kept
 from rulepress.analyze.translations import cached_gate_findings
 from rulepress.errors import BuildRefused, SourceError, os_problem
@@ -54,6 +55,7 @@ class Timings:
     pages: dict[str, int] = field(default_factory=dict)
     own: float = 0.0  # page generation inside the site and PDF runs (verify is counted separately)
     tools: float = 0.0  # mkdocs and WeasyPrint themselves
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by part, every process's (rulepress/account.py)
 
 
 class Terminated(BaseException):
@@ -185,7 +187,8 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
     from rulepress.analyze.changes import unlogged_changes
     from rulepress.analyze.record import unreviewed
 
-    report = verify(root, books or None, draw=True)
+    with account.part("verify: sources loaded, examples replayed, diagrams drawn"):
+        report = verify(root, books or None, draw=True)
     lint_problems = []
     for check in report.books:
         report.warnings.extend(unlogged_changes(root, check.book))
@@ -363,7 +366,8 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
         def make() -> tuple[list[str], float, float]:  # a copy when nothing it shows changed
             start = time.perf_counter()
             try:
-                mkdocs = cached_site(root, report, impacts, staging, render_site)
+                with account.part("site: mkdocs and Material (navigation, theme, Markdown, search index, files)"):
+                    mkdocs = cached_site(root, report, impacts, staging, render_site)
             except OSError as exc:  # mkdocs writes pages without naming them: the folder it was writing, then
                 raise BuildRefused([f"site: {os_problem(exc, staging)}"]) from exc
             problems = mkdocs.fatal("mkdocs") + ([f"mkdocs: {w}" for w in mkdocs.harmless()] if strict else [])
@@ -373,7 +377,8 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
         return make
 
     def work_out_impacts() -> dict[str, Any]:
-        return {check.book.id: cached_impacts(root, check) for check in report.books}
+        with account.part("question impacts: every example replayed under every other answer"):
+            return {check.book.id: cached_impacts(root, check) for check in report.books}
 
     one_core = pdfpool.workers_wanted(2) == 1
     jobs: dict[str, pdfpool.Alongside] = {}
@@ -460,6 +465,16 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
     a SIGINT or SIGTERM aborts the build before anything is published.
     """
     timings = timings or Timings()
+    account.taken()  # this build's account starts here
+    try:
+        with account.part("build's process: lock, staging, forking and waiting for the other processes"):
+            return _build(root, strict, site_dir, timings, books, wait)
+    finally:
+        timings.cpu = account.taken()
+
+
+def _build(root: Path, strict: bool, site_dir: Path | None, timings: Timings, books: list[str] | None,
+           wait: float) -> list[str]:
     root = root.resolve()
     target = (site_dir or root / "site").resolve()
     check_target(root, target)
@@ -467,15 +482,18 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
     with _interrupts() as interrupts, build_lock(root, wait):
         swept = sweep_leftovers(root, target)
         start = time.perf_counter()
-        report = gate(root, strict, books)
-        checked_site_config(root)  # before anything is rendered
-        _translate(report)
+        with account.part("gate: lint, change log, translations' files, review"):
+            report = gate(root, strict, books)
+            checked_site_config(root)  # before anything is rendered
+        with account.part("translated books made"):
+            _translate(report)
         timings.verify = time.perf_counter() - start
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = new_staging(root, target)
         try:
             warnings = _render(root, report, staging, timings, strict, interrupts.check)
-            problems = staged_problems(staging, report)
+            with account.part("preflight: the staged folder (pages there, print and digital in register)"):
+                problems = staged_problems(staging, report)
             if problems:
                 raise BuildRefused(problems)
             finish(staging)

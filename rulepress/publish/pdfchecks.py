@@ -1,153 +1,39 @@
-"""The checks behind ``preflight_pdf``, one function per thing a printer or a reader would refuse.
+"""The press and screen checks behind ``preflight_pdf``, one function per thing a printer or a reader would refuse.
 
-Each check reads the PDF back with pikepdf and returns findings naming the page and the PDF object.
-Content streams are walked with the graphics state that matters here: the current matrix (``cm``, form
-XObject matrices), the text matrix and font size (``Tm``, ``Td``, ``Tf``) and the colour operators.
+Each check reads a :class:`~rulepress.publish.pdfread.Read` (the PDF read back once: PDFium's page objects and
+qpdf's structure and colours) and returns findings naming the page and the PDF object.  What the pages say to a
+reader (how full they are, running heads, references, engine marks) is checked in ``pagechecks``.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import pikepdf
 
+from rulepress.publish.pdfread import MM, SAFE_MM, SMALLEST_PT, Read
 from rulepress.publish.preflight import Finding
 
-Check = Callable[[pikepdf.Pdf, str], list[Finding]]
-Matrix = tuple[float, float, float, float, float, float]
-IDENTITY: Matrix = (1, 0, 0, 1, 0, 0)
-MM = 72 / 25.4
-SMALLEST_PT = 6.0  # no text smaller than this at printed size
+Check = Callable[[Read], list[Finding]]
 BODY_PT = 8.0  # the size most text is set in must be at least this
-SAFE_MM = 5.0  # text at least this far inside the trim
 BLEED_MM = 3.0
-
-
-def _mul(a: Matrix, b: Matrix) -> Matrix:
-    """``a`` then ``b`` (PDF row-vector convention: a point p maps to p·a·b)."""
-    return (a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
-            a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3],
-            a[4] * b[0] + a[5] * b[2] + b[4], a[4] * b[1] + a[5] * b[3] + b[5])
-
-
-def _matrix(operands: list[object]) -> Matrix:
-    values = tuple(float(v) for v in operands)  # type: ignore[arg-type]
-    return values if len(values) == 6 else IDENTITY  # type: ignore[return-value]
-
-
-# -- walking content streams ------------------------------------------------------------------------------
-
-
-@dataclass
-class Shown:
-    """One text-showing operator: where (in page space), how large (in points) and with which font."""
-
-    x: float
-    y: float
-    size: float
-    font: str
-    glyphs: int
-
-
-@dataclass
-class Op:
-    where: str  # "page content" or "form /Fm0"
-    operator: str
-    operands: list[object]
-    resources: pikepdf.Dictionary
-
-
-def _walk(stream: pikepdf.Object, resources: pikepdf.Dictionary, ctm: Matrix, where: str,
-          shown: list[Shown], seen: set[tuple[int, int]], operators: str = "",
-          kept: frozenset[str] | None = None) -> Iterator[Op]:
-    """Every operator of a content stream and of the form XObjects it draws, text positions into ``shown``;
-    ``operators`` (space-separated) parses only those, as pikepdf's parser does (all by default), and ``kept``
-    yields only those (all parsed by default)."""
-    stack: list[Matrix] = []
-    tm = tlm = IDENTITY
-    font, size, leading = "?", 0.0, 0.0
-    for operands, op in pikepdf.parse_content_stream(stream, operators):
-        name = str(op)
-        if kept is None or name in kept:
-            yield Op(where, name, list(operands), resources)
-        if name == "q":
-            stack.append(ctm)
-        elif name == "Q" and stack:
-            ctm = stack.pop()
-        elif name == "cm":
-            ctm = _mul(_matrix(list(operands)), ctm)
-        elif name == "BT":
-            tm = tlm = IDENTITY
-        elif name == "Tf":
-            font, size = str(operands[0]), float(operands[1])
-        elif name == "TL":
-            leading = float(operands[0])
-        elif name == "Tm":
-            tm = tlm = _matrix(list(operands))
-        elif name in ("Td", "TD"):
-            tlm = _mul((1, 0, 0, 1, float(operands[0]), float(operands[1])), tlm)
-            tm = tlm
-            if name == "TD":
-                leading = -float(operands[1])
-        elif name in ("T*", "'", '"'):
-            tlm = _mul((1, 0, 0, 1, 0, -leading), tlm)
-            tm = tlm
-        if name in ("Tj", "TJ", "'", '"'):
-            full = _mul(tm, ctm)
-            scale = math.hypot(full[2], full[3])  # the text space's vertical axis, in page units
-            text = operands[-1]
-            glyphs = len(bytes(text)) // 2 if isinstance(text, pikepdf.String) else sum(
-                len(bytes(t)) // 2 for t in text if isinstance(t, pikepdf.String))  # type: ignore[union-attr]
-            shown.append(Shown(full[4], full[5], abs(size) * scale, font, max(glyphs, 1)))
-        elif name == "Do":
-            xobject = resources.get("/XObject", {}).get(operands[0])
-            if xobject is None or xobject.get("/Subtype") != "/Form":
-                continue
-            key = xobject.objgen
-            if key in seen:  # a form drawn twice is checked (for colours) once; positions still count
-                continue
-            inner = _mul(_matrix(list(xobject.get("/Matrix", IDENTITY))), ctm)
-            yield from _walk(xobject, xobject.get("/Resources", resources), inner, f"form {operands[0]}", shown,
-                             seen | {key}, operators, kept)
-
-
-# Operators some check reads from ``ops`` (colours); while ``check`` runs, only these are kept from each walk.
-_READ = frozenset(("rg", "RG", "cs", "CS", "sh", "k", "K", "scn", "SCN", "sc", "SC"))
-# What ``_walk`` itself follows: the graphics state's matrix, text positions and sizes, forms drawn.
-_FOLLOWED = frozenset(("q", "Q", "cm", "BT", "Tf", "TL", "Tm", "Td", "TD", "T*", "'", '"', "Tj", "TJ", "Do"))
-# The operators a page walk parses: the paths that are most of a diagram's content are skipped by pikepdf's own
-# parser (a third of a PDF's render time was spent walking them in Python).
-_PARSED = " ".join(sorted(_READ | _FOLLOWED))
-_WALKED: dict[int, list[tuple[int, pikepdf.Page, list[Op], list[Shown]]]] = {}  # id(pdf) -> its walk, in check
-
-
-def _pages(pdf: pikepdf.Pdf) -> Iterator[tuple[int, pikepdf.Page, list[Op], list[Shown]]]:
-    if id(pdf) in _WALKED:  # walking is most of a preflight: the checks of one ``check`` share one walk
-        yield from _WALKED[id(pdf)]
-        return
-    for number, page in enumerate(pdf.pages, start=1):
-        shown: list[Shown] = []
-        ops = list(_walk(page.obj, page.obj.get("/Resources", pikepdf.Dictionary()), IDENTITY, "page content",
-                         shown, set(), _PARSED, _READ))
-        yield number, page, ops, shown
 
 
 # -- print ------------------------------------------------------------------------------------------------
 
 
-def page_count(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
-    count = len(pdf.pages)
+def page_count(read: Read) -> list[Finding]:
+    name, count = read.name, len(read.pages)
     if count % 4:
         return [Finding(name, None, "/Pages", f"{count} pages, not a multiple of 4 (folded sheets carry 4 pages)")]
     return []
 
 
-def pdfx_identification(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def pdfx_identification(read: Read) -> list[Finding]:
     """PDF/X-4 says so in the XMP metadata (``pdfxid:GTS_PDFXVersion``); X-1a/X-3 also in the Info dict."""
+    pdf, name = read.pdf, read.name
     versions = []
     with pdf.open_metadata() as meta:
         versions += [str(meta.get(key, "")) for key in ("pdfxid:GTS_PDFXVersion", "pdfx:GTS_PDFXVersion")]
@@ -160,7 +46,8 @@ def pdfx_identification(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
     return []
 
 
-def output_intent(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def output_intent(read: Read) -> list[Finding]:
+    pdf, name = read.pdf, read.name
     intents = pdf.Root.get("/OutputIntents")
     if not intents:
         return [Finding(name, None, "/OutputIntents", "no output intent (a PDF/X file must say which press "
@@ -205,15 +92,17 @@ def _image_findings(name: str, number: int, resources: pikepdf.Dictionary) -> li
     return found
 
 
-def no_rgb(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def no_rgb(read: Read) -> list[Finding]:
     """No RGB colour anywhere a press would see it: operators, colour spaces, images, shadings, groups."""
+    name = read.name
     findings: list[Finding] = []
     # WeasyPrint gives every page one document-wide resource dictionary (a book's 1,500 forms and images): its
     # images and patterns are checked, and reported, once, with the first page that has it.
     checked: set[tuple[int, int]] = set()
-    for number, page, ops, _ in _pages(pdf):
+    for page, source in zip(read.pages, read.pdf.pages, strict=True):
+        number = page.number
         reported: set[tuple[str, str]] = set()
-        for op in ops:
+        for op in page.colours:
             what = ""
             if op.operator in ("rg", "RG"):
                 values = " ".join(f"{float(v):g}" for v in op.operands)  # type: ignore[arg-type]
@@ -227,7 +116,7 @@ def no_rgb(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
             if what and (op.where, what) not in reported:
                 reported.add((op.where, what))
                 findings.append(Finding(name, number, op.where, what))
-        resources = page.obj.get("/Resources", pikepdf.Dictionary())
+        resources = source.obj.get("/Resources", pikepdf.Dictionary())
         if resources.objgen == (0, 0) or resources.objgen not in checked:  # (0, 0): a page's own, direct
             checked.add(resources.objgen)
             findings += _image_findings(name, number, resources)
@@ -235,7 +124,7 @@ def no_rgb(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
                 shading = pattern.get("/Shading")
                 if shading is not None and _rgb_space(shading.get("/ColorSpace"), resources):
                     findings.append(Finding(name, number, f"pattern {key}", "RGB shading"))
-        group = page.obj.get("/Group")
+        group = source.obj.get("/Group")
         if group is not None and _rgb_space(group.get("/CS"), resources):
             findings.append(Finding(name, number, "page /Group", "transparency blends in RGB"))
     return findings
@@ -244,12 +133,14 @@ def no_rgb(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
 TOTAL_INK_LIMIT = 3.0  # 300% of ink: what coated stock takes (FOGRA39 and SWOP printers ask for 300-330%)
 
 
-def total_ink(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def total_ink(read: Read) -> list[Finding]:
     """No CMYK colour (``k``/``K``, or four operands of ``scn``/``sc``) heavier than :data:`TOTAL_INK_LIMIT`."""
+    name = read.name
     findings: list[Finding] = []
-    for number, _, ops, _ in _pages(pdf):
+    for page in read.pages:
+        number = page.number
         reported: set[str] = set()
-        for op in ops:
+        for op in page.colours:
             if op.operator not in ("k", "K", "scn", "SCN", "sc", "SC") or len(op.operands) != 4:
                 continue
             try:
@@ -265,7 +156,8 @@ def total_ink(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
     return findings
 
 
-def fonts_embedded(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def fonts_embedded(read: Read) -> list[Finding]:
+    pdf, name = read.pdf, read.name
     findings = []
     seen: set[tuple[int, int]] = set()
     for number, page in enumerate(pdf.pages, start=1):
@@ -282,21 +174,22 @@ def fonts_embedded(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
     return findings
 
 
-def text_sizes(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def text_sizes(read: Read) -> list[Finding]:
     """No text below 6 pt at printed size, and body text (the most used size) at 8 pt or more."""
     findings = []
     used: Counter[float] = Counter()
-    for number, _, _, shown in _pages(pdf):
-        small = [s for s in shown if s.size < SMALLEST_PT - 0.05]
-        for size, font in sorted({(round(s.size, 1), s.font) for s in small}):
-            findings.append(Finding(name, number, f"text in font {font}",
+    for page in read.pages:
+        small = [run for run in page.runs if run.size < SMALLEST_PT - 0.05]
+        for size, font in sorted({(round(run.size, 1), run.font) for run in small}):
+            findings.append(Finding(read.name, page.number, f"text in font {font}",
                                     f"{size:g} pt, smaller than {SMALLEST_PT:g} pt at printed size"))
-        for s in shown:
-            used[round(s.size, 1)] += s.glyphs
+        for run in page.runs:
+            used[round(run.size, 1)] += run.length
     if used:
         body, _ = used.most_common(1)[0]
         if body < BODY_PT:
-            findings.append(Finding(name, None, "body text", f"most text is set at {body:g} pt, below {BODY_PT:g} pt"))
+            findings.append(Finding(read.name, None, "body text",
+                                    f"most text is set at {body:g} pt, below {BODY_PT:g} pt"))
     return findings
 
 
@@ -308,45 +201,43 @@ def _box(page: pikepdf.Page, key: str) -> tuple[float, float, float, float] | No
     return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
 
-def boxes(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def boxes(read: Read) -> list[Finding]:
     """Every page has a TrimBox and a BleedBox at least 3 mm past the trim on every side."""
     findings = []
-    for number, page in enumerate(pdf.pages, start=1):
+    for number, page in enumerate(read.pdf.pages, start=1):
         trim, bleed = _box(page, "/TrimBox"), _box(page, "/BleedBox")
         if trim is None or bleed is None:
             missing = " and ".join(k for k, b in (("/TrimBox", trim), ("/BleedBox", bleed)) if b is None)
-            findings.append(Finding(name, number, missing, "missing (the printer cannot place the page)"))
+            findings.append(Finding(read.name, number, missing, "missing (the printer cannot place the page)"))
             continue
         margins = (trim[0] - bleed[0], trim[1] - bleed[1], bleed[2] - trim[2], bleed[3] - trim[3])
         if min(margins) < BLEED_MM * MM - 0.1:
-            findings.append(Finding(name, number, "/BleedBox", f"bleed of {min(margins) / MM:.1f} mm, less than "
-                                                               f"{BLEED_MM:g} mm past the trim"))
+            findings.append(Finding(read.name, number, "/BleedBox", f"bleed of {min(margins) / MM:.1f} mm, less "
+                                                                    f"than {BLEED_MM:g} mm past the trim"))
     return findings
 
 
-def safe_area(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def safe_area(read: Read) -> list[Finding]:
     """Text starts at least 5 mm inside the trim (where a text run begins: its baseline origin)."""
     findings = []
     inset = SAFE_MM * MM
-    for number, page, _, shown in _pages(pdf):
-        trim = _box(page, "/TrimBox") or _box(page, "/MediaBox")
-        if trim is None:
-            continue
-        outside = [s for s in shown if not (trim[0] + inset - 0.5 <= s.x <= trim[2] - inset + 0.5
-                                            and trim[1] + inset - 0.5 <= s.y <= trim[3] - inset + 0.5)]
+    for page in read.pages:
+        outside = [run for run in page.runs if not (inset - 0.5 <= run.x <= page.width - inset + 0.5
+                                                    and inset - 0.5 <= run.y <= page.height - inset + 0.5)]
         if outside:
             first = outside[0]
-            findings.append(Finding(name, number, f"text in font {first.font}",
+            findings.append(Finding(read.name, page.number, f"text in font {first.font}",
                                     f"{len(outside)} text run(s) closer than {SAFE_MM:g} mm to the trim, the first "
-                                    f"at {(first.x - trim[0]) / MM:.1f} mm, {(first.y - trim[1]) / MM:.1f} mm from "
-                                    "the trim's lower left corner"))
+                                    f"at {first.x / MM:.1f} mm, {first.y / MM:.1f} mm from the trim's lower left "
+                                    "corner"))
     return findings
 
 
 # -- digital ----------------------------------------------------------------------------------------------
 
 
-def tagged(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def tagged(read: Read) -> list[Finding]:
+    pdf, name = read.pdf, read.name
     findings = []
     if "/StructTreeRoot" not in pdf.Root:
         findings.append(Finding(name, None, "/StructTreeRoot", "not a tagged PDF (no structure tree)"))
@@ -358,7 +249,8 @@ def tagged(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
     return findings
 
 
-def title_shown(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def title_shown(read: Read) -> list[Finding]:
+    pdf, name = read.pdf, read.name
     findings = []
     info = pdf.trailer.get("/Info")
     title = str(info.get("/Title", "")).strip() if info is not None else ""
@@ -391,7 +283,8 @@ def _page_of(pdf: pikepdf.Pdf, element: pikepdf.Dictionary) -> int | None:
     return None
 
 
-def figures_have_alt(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def figures_have_alt(read: Read) -> list[Finding]:
+    pdf, name = read.pdf, read.name
     root = pdf.Root.get("/StructTreeRoot")
     if root is None:
         return []  # reported by ``tagged``
@@ -411,8 +304,9 @@ def _destinations(pdf: pikepdf.Pdf) -> set[str]:
     return names
 
 
-def links_resolve(pdf: pikepdf.Pdf, name: str) -> list[Finding]:
+def links_resolve(read: Read) -> list[Finding]:
     """Every internal link (GoTo action or /Dest) lands somewhere: a named destination that exists."""
+    pdf, name = read.pdf, read.name
     findings = []
     known = _destinations(pdf)
     pages = {page.obj.objgen for page in pdf.pages}
@@ -445,47 +339,29 @@ CHECKS: dict[str, tuple[Check, ...]] = {
 }
 
 
-def check(pdf: pikepdf.Pdf, name: str, edition: str) -> list[Finding]:
+def check(read: Read) -> list[Finding]:
     findings: list[Finding] = []
-    # One walk for all the checks, holding only the colour operators (all of a book's operators would be 100s of MB).
-    _WALKED[id(pdf)] = [(number, page, [op for op in ops if op.operator in _READ], shown)
-                        for number, page, ops, shown in _pages(pdf)]
-    try:
-        for one in CHECKS[edition]:
-            findings += one(pdf, name)
-    finally:
-        _WALKED.pop(id(pdf), None)
+    for one in CHECKS[read.edition]:
+        findings += one(read)
     return findings
 
 
 # -- translated editions ------------------------------------------------------------------------------------
 
 
-def english_left(path: str, lang: str) -> list[Finding]:
+def english_left(read: Read, lang: str) -> list[Finding]:
     """A ``lang`` edition's text, read back, shows none of the English fixed words ("Contents", "Worked
     examples", "at a glance"...): a string the renderer did not take from the language's table. Run on the
-    player editions of a translation with nothing missing (a missing item prints the source's words).
-
-    The text is read with PDFium (pypdfium2): pypdf's pure-Python extraction took half a second a page, which
-    made this one check most of a rebuild's time; PDFium reads a 100-page book in well under a second."""
-    import pypdfium2
-
+    player editions of a translation with nothing missing (a missing item prints the source's words)."""
     from rulepress.render.strings import english_words
 
     phrases = [(phrase, re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, phrase.split())) + r"(?!\w)"))
                for phrase in english_words(lang)]
     findings = []
-    document = pypdfium2.PdfDocument(path)
-    try:
-        for number in range(1, len(document) + 1):
-            page = document[number - 1]
-            # Whitespace collapsed and words hyphenated across lines joined again, as a reader sees them.
-            text = " ".join(page.get_textpage().get_text_bounded().split())
-            text = text.replace("\u2010 ", "")
-            for phrase, pattern in phrases:
-                if pattern.search(text):
-                    message = f"English '{phrase}' in the '{lang}' edition (take it from rulepress/render/strings/)"
-                    findings.append(Finding(path, number, "page text", message))
-    finally:
-        document.close()
+    for page in read.pages:
+        text = " ".join([page.head, page.text, page.foot])  # words hyphenated across lines joined, as read
+        for phrase, pattern in phrases:
+            if pattern.search(text):
+                message = f"English '{phrase}' in the '{lang}' edition (take it from rulepress/render/strings/)"
+                findings.append(Finding(read.name, page.number, "page text", message))
     return findings

@@ -28,14 +28,14 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rulepress import environment, progress
+from rulepress import account, environment, progress
 from rulepress.errors import BuildRefused, os_problem
 from rulepress.publish.pdfstore import edition_inputs, get_pdf, pdf_key, put_pdf, source_epoch
-from rulepress.publish.preflight import preflight_key, preflight_passed
+from rulepress.publish.preflight import placed, preflight_key, preflight_passed
 from rulepress.render import pdf
 from rulepress.store import Store
 
@@ -49,6 +49,7 @@ class Job:
     edition: str
     target: Path
     printing: pdf.PrintInput
+    lang: str | None = None  # a translation's language (None: the book's own)
 
 
 class WorkerDied(Exception):
@@ -88,10 +89,15 @@ class Done:
     logs: tuple[tuple[str, int, str], ...] = ()  # (logger, level, message) seen in a worker
     reused: bool = False
     passed: str = ""  # the preflight key of the PDF, when the worker's preflight passed it
+    digest: str = ""  # the PDF's SHA-256, and where its objects are (a player's edition), from that preflight's read
+    placement: Any = None
+    cpu: dict[str, float] = field(default_factory=dict)  # the worker's CPU account of the job (rulepress/account.py)
+    worker: tuple[int, float] = (0, 0.0)  # the worker's process ID and CPU time so far, when the job was done
 
 
 _JOBS: list[Job] = []
 _STARTED: Any = None  # shared with the workers: the pid of the worker that took each job (0: none yet)
+_READY = False  # whether this worker has made itself ready for its jobs (its first one)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -128,11 +134,23 @@ class _Captured(logging.Handler):
         self.seen.append((record.name, record.levelno, record.getMessage()))
 
 
-def _preflight(job: Job) -> str:
-    """The PDF's preflight key if it passes, else "" (the build's check of the staging folder then reports why)."""
-    from rulepress.publish.preflight import preflight_pdf
+def _preflight(job: Job) -> tuple[str, str, Any]:
+    """The PDF's preflight key if it passes, else "" (the build's check of the staging folder then reports why);
+    the PDF's SHA-256 and its placement (``preflight.placed``)."""
+    import hashlib
 
-    return "" if preflight_pdf(job.target, job.edition) else preflight_key(job.target.read_bytes(), job.edition)
+    from rulepress.publish import preflight
+    from rulepress.render.languages import untranslated
+
+    book = job.printing.check.book
+    # A complete translation's player editions are held to its language's fixed words (the designer's parts are
+    # in English); as preflight_staged does.
+    lang = job.lang if job.lang and job.edition != "designer" and not untranslated(job.printing.check) else None
+    data = job.target.read_bytes()
+    with account.part("preflight: PDFs read back and checked"):
+        findings, placement = preflight.preflight_read(job.target, job.edition, book, lang, data)
+    passed = "" if findings else preflight_key(data, preflight.label(job.edition, book, lang))
+    return passed, hashlib.sha256(data).hexdigest(), placement
 
 
 def _work(index: int, epoch: int, captured: bool, check: bool = False,
@@ -140,6 +158,12 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
     """Render job ``index`` (in a worker, or in the build's process when ``captured`` is False); ``check``: and
     preflight it there, where it runs in parallel with the other PDFs rather than after all of them.  ``impact``:
     a designer edition's question impact, worked out after the worker was forked (see ``render_editions``)."""
+    global _READY
+    if captured and not _READY:  # a worker's first job: what it took to be ready for it
+        _READY = True
+        with account.part("PDF workers: start-up (fork, WeasyPrint imported)"):
+            account.add({"PDF workers: start-up (fork, WeasyPrint imported)": time.process_time()})
+            pdf.weasyprint  # noqa: B018  (imported in the worker: the build's process need not load it)
     job = _JOBS[index]
     if captured and _STARTED is not None:
         _STARTED[index] = os.getpid()  # if this worker dies, the build can say which edition it was making
@@ -152,12 +176,15 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
     start = time.perf_counter()
     try:
         split: dict[str, float] = {}
-        with reproducible(epoch, job.name):
-            pages = pdf.write_pdf(job.printing, job.target, split)
-        assert job.printing.layout is not None
-        passed = _preflight(job) if check else ""
+        with account.part("PDF: the rest of a job (fetcher, fonts' scratch folder, log)"):
+            with reproducible(epoch, job.name):
+                pages = pdf.write_pdf(job.printing, job.target, split)
+            assert job.printing.layout is not None
+            passed, digest, placement = _preflight(job) if check else ("", "", None)
         return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
-                    time.perf_counter() - start, tuple(handler.seen), passed=passed)
+                    time.perf_counter() - start, tuple(handler.seen), passed=passed, digest=digest,
+                    placement=placement, cpu=account.taken() if captured else {},
+                    worker=(os.getpid(), time.process_time()) if captured else (0, 0.0))
     except BaseException as exc:  # returned, not raised: one that does not pickle would break the pool
         named = _named(job, exc)
         if not captured:
@@ -195,6 +222,7 @@ def _named(job: Job, exc: BaseException) -> BaseException:
 
 
 def _quiet_worker(parent: int) -> None:
+    account.taken()  # the build's account, as forked: not this worker's
     # Ctrl-C reaches the whole process group: the build's process decides, and terminates the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -238,7 +266,12 @@ class Alongside:
 
         def child() -> None:
             _quiet_worker(parent)  # dies with the build, leaves Ctrl-C to it
-            writer.send(self._run(work))
+            with account.part(f"{name}: its process (fork, what its parts do not name)"):
+                outcome = self._run(work)
+            taken = account.taken()
+            taken[f"{name}: its process (fork, what its parts do not name)"] += time.process_time() - sum(
+                taken.values())  # the CPU before the part began: the fork
+            writer.send((*outcome, taken))
             writer.close()
 
         self.process = context.Process(target=child, daemon=True)
@@ -259,7 +292,9 @@ class Alongside:
     def _receive(self, wait: bool) -> tuple[str, Any] | None:
         if self.outcome is None and self.process is not None and (wait or self.reader.poll()):
             try:
-                self.outcome = self.reader.recv()
+                kind, value, taken = self.reader.recv()
+                account.add(taken)
+                self.outcome = (kind, value)
             except EOFError:  # killed, or died without a word
                 self.process.join()
                 self.outcome = ("error", f"the {self.name}'s process ended with exit code {self.process.exitcode}")
@@ -340,7 +375,7 @@ def _jobs(report: Report, impacts: dict[str, Any], staging: Path, folder: str = 
             name = pdf_name(book_id, lang) + pdf.SUFFIX[edition]
             printing = pdf.PrintInput(check, diagrams, impact=impacts.get(book_id) if edition == "designer" else None,
                                       edition=edition)
-            jobs.append(Job(name, edition, staging / folder / f"{name}.pdf", printing))
+            jobs.append(Job(name, edition, staging / folder / f"{name}.pdf", printing, lang))
     return jobs
 
 
@@ -412,6 +447,8 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
     late: set[int] = set()  # the held ones, once released: their workers were forked before their impact was there
     poll = later or (lambda: {})
     running = 0  # jobs in the pool's workers: never more than there are workers, so that the longest go first
+    spent: dict[int, float] = {}  # each worker's CPU time when it sent its last job back
+    parts: dict[int, float] = {}  # the part of it its jobs' accounts name
 
     def length(index: int) -> float:
         return -_length(jobs[index])
@@ -422,9 +459,10 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
             nonlocal pool
             job = jobs[index]
             begun = time.perf_counter()
-            inputs = edition_inputs(job.printing.check, job.name, job.printing.impact)
-            key = pdf_key(inputs, job.edition, None, job.printing.check.book, epoch)
-            kept = get_pdf(store, key)
+            with account.part("cache: PDF keys (each edition's HTML) and kept PDFs looked up"):
+                inputs = edition_inputs(job.printing.check, job.name, job.printing.impact)
+                key = pdf_key(inputs, job.edition, None, job.printing.check.book, epoch)
+                kept = get_pdf(store, key)
             if kept is not None:
                 data, meta = kept
                 job.target.write_bytes(data)
@@ -493,6 +531,11 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                 raise BuildRefused([edition_failure(jobs[index], done)]) from done
             if isinstance(done, BaseException):
                 raise done
+            account.add(done.cpu)
+            if done.worker[0]:  # what the worker spent beyond its jobs' parts: the pool's plumbing
+                pid, total = done.worker
+                spent[pid] = total
+                parts[pid] = parts.get(pid, 0.0) + sum(done.cpu.values())
             if count > 1 and not done.reused:
                 running -= 1
             for name, level, message in done.logs:
@@ -502,14 +545,19 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
             between()
             if done.passed:
                 preflight_passed(done.passed, store)
+            if done.placement is not None:
+                placed(done.digest, done.placement)
             if not done.reused:
-                put_pdf(store, key, jobs[index].target,
-                        {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
-                                                         "index_pages": done.layout.index_pages}})
+                with account.part("cache: PDFs kept"):
+                    put_pdf(store, key, jobs[index].target,
+                            {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
+                                                             "index_pages": done.layout.index_pages}})
             fill()
         if pool is not None:
             pool.shutdown()
             closed = True
+        account.add({"PDF workers: between jobs (the pool's plumbing, results sent back)":
+                     sum(spent[pid] - parts[pid] for pid in spent)})
     finally:
         shown.close()
         if pool is not None and not closed:  # an error or an interrupt: no worker outlives the build

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rulepress import account
 from rulepress.publish.incremental import Renderer
 from rulepress.store import Store, code_digest, declare, key_of, prune, prune_now, tree_digest, watched_digest
 from rulepress.verify.replay import engine_folder
@@ -117,8 +118,9 @@ def cached_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
     logged = renderer.render(root, report, impacts, store.path(SITES, previous) if previous else None, staging,
                              render=render, fingerprint=theme_digest(root), copy=start_from)
     if store.enabled and not logged.fatal("mkdocs"):
-        keep_site(store, key, staging, logged.harmless(), renderer.state, previous)
-        prune_now(store)
+        with account.part("cache: the site kept, old entries pruned"):
+            keep_site(store, key, staging, logged.harmless(), renderer.state, previous)
+            prune_now(store)
     return logged
 
 

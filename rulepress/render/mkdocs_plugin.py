@@ -19,6 +19,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from rulepress import account
 from rulepress.render import site, site_config, site_fixes
 from rulepress.render.typography import typeset_html
 from rulepress.verify.gate import verify
@@ -54,7 +55,8 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
         assert self.prepared is not None
         start = time.perf_counter()
         try:
-            generated = site.pages(self.prepared)
+            with account.part("site: pages generated, with their player-text check"):
+                generated = site.pages(self.prepared)
         except site.PlayerTextError as exc:
             raise PluginError("rulepress: the player edition shows designer material:\n  "
                               + "\n  ".join(exc.problems)) from None
@@ -77,7 +79,8 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The page's text in its language's typography (French spacing and quotation marks; text nodes only)."""
-        return typeset_html(html, config.theme["language"])
+        with account.part("site: typography"):
+            return typeset_html(html, config.theme["language"])
 
     def on_page_context(self, context: dict[str, Any], page: Page, config: MkDocsConfig,
                         nav: Any) -> dict[str, Any]:

@@ -39,6 +39,7 @@ import jinja2
 import markdown
 from markupsafe import Markup
 
+from rulepress import account
 from rulepress.analyze.report import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
@@ -499,11 +500,13 @@ def _render(job: PrintInput, layout: Layout, part: str = "book", tail: Tail | No
 
     start = time.perf_counter()
     fetcher = ProjectFetcher(job.diagrams.parent.parent, job.check.book.root, colours.COLOR)
-    source = print_html(job, layout, part=part, tail=tail)
+    with account.part("PDF: pages generated (the edition's HTML)"):
+        source = print_html(job, layout, part=part, tail=tail)
     middle = time.perf_counter()
     import weasyprint  # here, not at the top: see __getattr__
 
-    document = weasyprint.HTML(string=source, base_url=str(job.diagrams), url_fetcher=fetcher).render()
+    with account.part("PDF: WeasyPrint lays out"):
+        document = weasyprint.HTML(string=source, base_url=str(job.diagrams), url_fetcher=fetcher).render()
     if timing is not None:
         timing["own"] = timing.get("own", 0.0) + middle - start
         timing["tool"] = timing.get("tool", 0.0) + time.perf_counter() - middle
@@ -586,9 +589,10 @@ def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
         if sum(margins(gutter)) == sum(margins(guess)):
             start = time.perf_counter()
             layout.gutter_mm = gutter
-            if job.cmyk:  # the digital edition's margins are even: no gutter to move to
-                pages = _move_gutter(pages, gutter - guess)
-            document = body.copy(pages)
+            with account.part("PDF: pages joined, gutter moved"):
+                if job.cmyk:  # the digital edition's margins are even: no gutter to move to
+                    pages = _move_gutter(pages, gutter - guess)
+                document = body.copy(pages)
             if timing is not None:
                 timing["own"] = timing.get("own", 0.0) + time.perf_counter() - start
             return document, layout, tail
@@ -626,7 +630,8 @@ def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = N
     if job.edition != "designer":  # rule IDs and engine notation belong to the designer edition alone
         # The whole book, checked as one (the messages give its lines): the body and tail laid out below add
         # only page numbers and the filler pages' fixed words to it.
-        problems = check_player_text(print_html(job), job.check.book, f"pdf/{target.name}")
+        with account.part("PDF: player-text check (the whole edition's HTML, made for it)"):
+            problems = check_player_text(print_html(job), job.check.book, f"pdf/{target.name}")
         if problems:
             raise BuildRefused(problems)
     split["own"] = time.perf_counter() - start
@@ -638,7 +643,8 @@ def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = N
         options: dict[str, Any] = {"pdf_variant": "pdf/x-4"} if job.edition == "print" else {}
         if job.edition == "digital":
             options["pdf_tags"] = True
-        document.write_pdf(target, **options)
+        with account.part("PDF: WeasyPrint writes"):
+            document.write_pdf(target, **options)
         pages = len(document.pages)
         split["tool"] += time.perf_counter() - middle
         del document, tail  # their fonts live in the scratch folder

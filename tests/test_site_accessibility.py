@@ -1,0 +1,133 @@
+"""The built site in Chromium, read by axe-core (tests/vendor/axe-core, test side only): no serious or critical
+violation on any kind of page, the theme's overrides included, at a desk's width and a phone's; and a diagram is
+never shown so small that its labels fall under 9 px.
+
+The main suite reads a sample that holds every kind of page of every site (each book's home, its rules page with
+the most tables, its example with the most diagrams, the examples' list, the glossary, the designer's pages, the
+home and 404 pages, the French site's); `nox -s axe` reads every page (``RULEPRESS_AXE=all``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_site_browser import CHROMIUM, FLAGS
+
+pytestmark = pytest.mark.xdist_group("real-build")  # reads the one full build of the bundled books
+
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+AXE_SHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"  # tests/vendor/axe-core/SOURCE.md
+DESK, PHONE = (1280, 900), (375, 740)
+SMALLEST_LABEL_PX = 9.0
+
+
+def sample(site: Path) -> list[str]:
+    """Every kind of page, of every book, in every language's site (``RULEPRESS_AXE=all``: every page)."""
+    pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
+    if os.environ.get("RULEPRESS_AXE") == "all":
+        return pages
+    chosen = ["index.html", "404.html"]
+    for home in sorted(site.glob("*/index.html")) + sorted(site.glob("*/*/index.html")):
+        book = home.parent
+        if not (book / "rules").is_dir():
+            continue
+        chosen.append(str(home.relative_to(site)))
+        for kind, most in (("rules", "<table"), ("examples", 'class="diagram"')):  # the fullest of each kind
+            pages_of = sorted(p for p in (book / kind).glob("*.html") if p.name != "index.html")
+            if pages_of:
+                fullest = max(pages_of, key=lambda p: p.read_text(encoding="utf-8").count(most))
+                chosen.append(str(fullest.relative_to(site)))
+        chosen += [str(p.relative_to(site)) for p in (book / "examples" / "index.html", book / "glossary.html")
+                   if p.is_file()]
+        if book.name == "lantern-moths" or book.parent.name == "fr":  # the designer's pages, in both languages
+            chosen += [str(p.relative_to(site)) for p in sorted((book / "designer").glob("*.html"))]
+    assert set(chosen) <= set(pages), set(chosen) - set(pages)
+    return chosen
+
+
+def _serious(page: Any, axe: str) -> list[str]:
+    page.add_script_tag(content=axe)
+    found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    return [f"{v['id']} ({v['impact']}, {len(v['nodes'])} nodes, first {v['nodes'][0]['target']}): {v['help']}"
+            for v in found if v["impact"] in ("serious", "critical")]
+
+
+def _label_px(svg: Path) -> tuple[float, float]:
+    """The diagram's viewBox width and its smallest label's font size, in its own units."""
+    root = ET.parse(svg).getroot()
+    width = float(root.get("viewBox", "0 0 0 0").split()[2])
+    sizes = [float(re.sub(r"[^\d.]", "", e.get("font-size", ""))) for e in root.iter() if e.get("font-size")]
+    return width, min(sizes, default=float("inf"))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    playwright = pytest.importorskip("playwright.sync_api", reason="installed by `nox -s tests`")
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is missing: `nox -s tests` installs it (Debian package chromium)")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield browser
+        browser.close()
+
+
+def test_axe_is_the_vendored_release() -> None:
+    assert hashlib.sha256(AXE.read_bytes()).hexdigest() == AXE_SHA256
+
+
+def test_axe_reports_what_the_site_once_had(browser: Any, tmp_path: Path) -> None:
+    """The harness has teeth: a page with a dialog without a name (the search dialog's fault), an image without
+    alt text and an empty button is reported, each by its rule and impact."""
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!doctype html><html lang='en'><head><title>Bad</title></head><body><main><h1>Bad</h1>"
+                   "<div role='dialog'><p>Search</p></div><img src='x.png'><button></button></main></body></html>",
+                   encoding="utf-8")
+    page = browser.new_page()
+    page.goto(bad.as_uri())
+    found = _serious(page, AXE.read_text(encoding="utf-8"))
+    page.close()
+    assert {problem.split(" (")[0]: problem.split(" (")[1].split(",")[0] for problem in found} == {
+        "aria-dialog-name": "serious", "image-alt": "critical", "button-name": "critical"}, found
+
+
+@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["desk", "phone"])
+def test_no_serious_accessibility_violation_on_any_kind_of_page(real_site: Path, browser: Any,
+                                                               viewport: tuple[int, int]) -> None:
+    axe = AXE.read_text(encoding="utf-8")
+    page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+    found = {}
+    pages = sample(real_site)
+    if viewport == PHONE and os.environ.get("RULEPRESS_AXE") != "all":  # what a phone lays out otherwise: the
+        pages = [p for p in pages if p.endswith("index.html") or "/examples/" in p or "/rules/" in p]  # header,
+        # the diagrams' and the tables' boxes that scroll sideways
+    for relative in pages:
+        page.goto((real_site / relative).as_uri())
+        if problems := _serious(page, axe):
+            found[relative] = problems
+    page.close()
+    assert not found, "\n".join(f"{page}: {p}" for page, problems in found.items() for p in problems)
+
+
+def test_diagram_labels_stay_legible_at_a_phones_width(real_site: Path, browser: Any) -> None:
+    """On a phone a diagram keeps the size it is drawn at (its figure scrolls sideways): no label under 9 px."""
+    page = browser.new_page(viewport={"width": PHONE[0], "height": PHONE[1]})
+    measured, small = 0, []
+    for relative in [p for p in sample(real_site) if "/examples/" in p and not p.endswith("index.html")]:
+        page.goto((real_site / relative).as_uri())
+        shown = page.evaluate("() => [...document.querySelectorAll('figure.diagram img')].map("
+                              "i => [i.getAttribute('src'), i.getBoundingClientRect().width])")
+        for src, width in shown:
+            units, smallest = _label_px((real_site / relative).parent / src)
+            label = smallest * width / units
+            measured += 1
+            if label < SMALLEST_LABEL_PX:
+                small.append(f"{relative}: {src}: labels at {label:.1f} px")
+    page.close()
+    assert measured >= 3 and not small, small
