@@ -110,8 +110,8 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
         yield Kept(sources, snapshot, cold, work)
 
 
-GROUPS = ["yaml", "replay", "trace", "catalogs", "impact", "translation-findings", "pages", "player", "jinja",
-          "site/", "site.files", "site.json", "site.state", "pdf.pdf", "pdf.json", "preflight"]
+GROUPS = ["yaml", "replay", "trace", "catalogs", "decisions", "impact", "translation-findings", "pages", "player",
+          "jinja", "site/", "site.files", "site.json", "site.state", "pdf.pdf", "pdf.json", "preflight"]
 
 
 def entries(content: Path) -> dict[str, list[Path]]:
