@@ -167,8 +167,9 @@ class KuhnPoker(BaseGame):
         pot = sum(state.stakes.values())
         parts += [shape("circle", fill=CHIP, cx=240, cy=200, r=12), text(240, 204, str(pot), 11, weight="bold"),
                   text(240, 228, f"pot: {pot} chips", 11)]
-        said = {PASS: "pass", BET: "bet"}
-        betting = ", ".join(f"{state.players[i % 2]} {said[letter]}" for i, letter in enumerate(state.history))
+        said = {(PASS, False): "passed", (BET, False): "bet", (PASS, True): "folded", (BET, True): "called"}
+        betting = ", ".join(f"{state.players[i % 2]} {said[letter, BET in state.history[:i]]}"
+                            for i, letter in enumerate(state.history))
         parts.append(text(self.WIDTH / 2, 244, f"Betting: {betting or 'none yet'}", 10))
         who = "everyone" if seat == PUBLIC else seat
         desc = (f"{status}. " + "; ".join(f"{player}: {card}" for player, card in seen["cards"].items())
@@ -179,8 +180,8 @@ class KuhnPoker(BaseGame):
 def _card(x: float, y: float, name: str, small: bool = False) -> list[str]:
     """A card: its name face up, or its back when the seat cannot see it (``hidden``)."""
     width, height = (50, 70) if small else (70, 100)
-    if name == HIDDEN:
+    if name == HIDDEN:  # its back: a small one (the card set aside) is labelled below it
         return [shape("rect", fill=CARD_BACK, x=x, y=y, width=width, height=height, rx=6),
-                text(x + width / 2, y + height / 2 + 4, "face down", 10, fill=PAPER)]
+                *([] if small else [text(x + width / 2, y + height / 2 + 4, "face down", 10, fill=PAPER)])]
     return [shape("rect", fill=PAPER, x=x, y=y, width=width, height=height, rx=6),
             text(x + width / 2, y + height / 2 + 5, name, 12 if small else 14, weight="bold")]
