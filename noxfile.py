@@ -1,10 +1,14 @@
-"""Tasks: `nox -s build` (verify, then site and PDFs), `nox -s tests`, `nox -s bench`, `nox -s lint`."""
+"""Tasks: `nox -s build` (verify, then site and PDFs), `nox -s tests`, `nox -s bench`, `nox -s lint`, and more.
+
+Every session installs with ``-c constraints.txt``: the exact versions CI tests (pyproject.toml gives users ranges)."""
 
 from __future__ import annotations
 
 import ctypes.util
 import os
 import shutil
+import tempfile
+from pathlib import Path
 
 import nox
 
@@ -17,6 +21,7 @@ SYSTEM_PACKAGES = [
     "libpango-1.0-0", "libpangoft2-1.0-0", "libharfbuzz0b", "libharfbuzz-subset0", "libfontconfig1",
 ]
 LIBRARIES = ["pango-1.0", "pangoft2-1.0", "harfbuzz-subset", "fontconfig"]
+PINS = ("-c", "constraints.txt")  # the exact versions CI tests
 
 
 def system_packages(session: nox.Session, browser: bool = False) -> None:
@@ -38,7 +43,7 @@ def system_packages(session: nox.Session, browser: bool = False) -> None:
 def build(session: nox.Session) -> None:
     """Verify every book, then build site/ and every PDF (published atomically)."""
     system_packages(session)
-    session.install("-e", ".")
+    session.install(*PINS, "-e", ".")
     session.run("rulepress", "build", *session.posargs)
 
 
@@ -46,7 +51,7 @@ def build(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """Example replays, engine properties, loaders, the build gate, the PDFs and the site in a browser."""
     system_packages(session, browser=True)
-    session.install("-e", ".[test]")
+    session.install(*PINS, "-e", ".[test]")
     session.run("ruff", "check", "rulepress", "engine", "tests", "noxfile.py", "benchmarks", "samples", "tools")
     # Both cores; the modules that read the one full build of the bundled books run last and share that one build
     # between the workers (tests/conftest.py, real_site).
@@ -60,7 +65,7 @@ def killed(session: nox.Session) -> None:
     ``RULEPRESS_KILL_CAMPAIGN`` sets the number of kills, ``RULEPRESS_KILL_SEED`` replays a campaign.
     """
     system_packages(session)
-    session.install("-e", ".[test]")
+    session.install(*PINS, "-e", ".[test]")
     kills = os.environ.get("RULEPRESS_KILL_CAMPAIGN", "200")
     session.run("pytest", "-q", "-s", "-p", "no:cacheprovider", "tests/test_killed_builds.py", *session.posargs,
                 env={"RULEPRESS_KILL_CAMPAIGN": kills})
@@ -77,7 +82,7 @@ def bench(session: nox.Session) -> None:
 
     ``nox -s bench -- --only openspiel`` runs the engines against OpenSpiel's tic-tac-toe alone."""
     system_packages(session)
-    session.install("-e", ".", OPENSPIEL)
+    session.install(*PINS, "-e", ".", OPENSPIEL)
     session.run("python", "benchmarks/bench.py", *session.posargs)
 
 
@@ -87,13 +92,13 @@ def catalogs(session: nox.Session) -> None:
 
     ``nox -s catalogs -- --check`` changes nothing and fails when one is out of date; ``-- --engine NAME --init
     LANG`` starts a catalog for a new language."""
-    session.install("-e", ".")
+    session.install(*PINS, "-e", ".")
     session.run("python", "tools/catalogs.py", *session.posargs)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff==0.17.5")
+    session.install(*PINS, "ruff")
     session.run("ruff", "check", ".")
 
 
@@ -101,5 +106,29 @@ def lint(session: nox.Session) -> None:
 def mutants(session: nox.Session) -> None:
     """Mutation score of the engines and the gate (mutmut; docs/MUTATION.md): `nox -s mutants -- --sample 200`."""
     system_packages(session)
-    session.install("-e", ".[test]", "mutmut==3.8.1")
+    session.install(*PINS, "-e", ".[test]", "mutmut==3.8.1")
     session.run("python", "tools/mutants.py", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def installed(session: nox.Session) -> None:
+    """rulepress as a designer installs it: the wheel, with its dependencies from the index, in a fresh virtualenv
+    outside the repository; then `rulepress new my-game`, verify, build, preflight and pytest in an empty folder.
+
+    (tests/test_installed.py does the same in the main suite, with the test environment's dependencies linked in
+    rather than installed, so that it needs no download.)"""
+    system_packages(session)
+    work = Path(tempfile.mkdtemp(prefix="rulepress-installed-"))
+    session.run("python", "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(work / "dist"), ".", external=True)
+    [wheel] = (work / "dist").glob("rulepress-*.whl")
+    session.run("python", "-m", "venv", str(work / "venv"), external=True)
+    python = str(work / "venv" / "bin" / "python")
+    session.run(python, "-m", "pip", "install", "--quiet", *PINS, str(wheel), "pytest", external=True)
+    folder = work / "my-game"
+    folder.mkdir()
+    session.chdir(folder)
+    env = {"PATH": f"{work / 'venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": ""}
+    for command in (["rulepress", "new", "my-game"], ["rulepress", "verify"], ["rulepress", "build"],
+                    ["rulepress", "preflight"], [python, "-m", "pytest", "-v"]):
+        session.run(*command, external=True, env=env)
+    shutil.rmtree(work)

@@ -24,14 +24,13 @@ def _median(values: list[float]) -> float:
 
 
 def copy_project(root: Path, target: Path) -> Path:
-    """The content, mkdocs.yml, the theme and the hooks file mkdocs.yml names: what a build reads."""
+    """The content, the project's marker and mkdocs.yml: what a build reads (the theme and plugin are rulepress's)."""
     for name in ("rules_src", "examples", "engine", "site_src", "reports"):
         if (root / name).is_dir():
             shutil.copytree(root / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(root / "mkdocs.yml", target / "mkdocs.yml")
-    hooks = target / "rulepress" / "render"
-    hooks.mkdir(parents=True)
-    shutil.copy(root / "rulepress" / "render" / "mkdocs_hooks.py", hooks / "mkdocs_hooks.py")
+    for name in ("rulepress.yaml", "mkdocs.yml"):
+        if (root / name).is_file():
+            shutil.copy(root / name, target / name)
     return target
 
 
@@ -46,26 +45,29 @@ def edit_one_rule(root: Path) -> Path:
 
 
 def bare_tools(root: Path, folder: Path) -> float:
-    """mkdocs on the generated pages written out as plain files (no hooks), one run per language's site, then
+    """mkdocs on the generated pages written out as plain files (no plugin), one run per language's site, then
     WeasyPrint on each edition's generated HTML (each translation's too), one after another, each laid out once:
     the tools' own time for the same pages."""
+    import io
+
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
-    from mkdocs.utils import yaml_load
 
     from rulepress.analyze.impact import saved_impacts
     from rulepress.render import pdf, site
     from rulepress.render.languages import translations
+    from rulepress.render.site_config import overrides_folder, site_config, theme_folder
     from rulepress.verify.gate import verify
 
     report = verify(root, draw=True)
     impacts = {check.book.id: saved_impacts(root, check) for check in report.books}
-    with open(root / "mkdocs.yml", encoding="utf-8") as stream:
-        settings = yaml_load(stream) or {}
+    settings = site_config(root)  # the same settings, the rulepress plugin's work done beforehand instead
+    settings["plugins"] = [entry for entry in settings["plugins"] if entry != "rulepress"]
+    settings["theme"] = {**settings["theme"], "custom_dir": str(overrides_folder())}
     sites = []
     for lang in [None, *site.site_languages(report)]:
         docs = folder / "docs" / (lang or "root")
-        shutil.copytree(root / "site_src", docs, ignore=shutil.ignore_patterns("overrides"))
+        shutil.copytree(theme_folder() / "assets", docs / "assets")
         for path, text in site.pages(site.SiteInput(report, impacts, lang)).items():
             (docs / path).parent.mkdir(parents=True, exist_ok=True)
             (docs / path).write_text(text, encoding="utf-8")
@@ -81,8 +83,9 @@ def bare_tools(root: Path, folder: Path) -> float:
             htmls.append((pdf.print_html(job), str(job.diagrams)))
     start = time.perf_counter()
     for docs, target, nav, overrides in sites:
-        config = load_config(str(root / "mkdocs.yml"), docs_dir=str(docs), site_dir=str(target), nav=nav, hooks=[],
-                             **overrides)
+        config = load_config(io.BytesIO(b"{}"), config_file_path=str(root / "mkdocs.yml"),
+                             **{**settings, **overrides, "docs_dir": str(docs), "site_dir": str(target), "nav": nav,
+                                "exclude_docs": ""})
         mkdocs_build(config)
     for index, (html, base) in enumerate(htmls):
         pdf.weasyprint.HTML(string=html, base_url=base).write_pdf(folder / f"{index}.pdf")

@@ -7,7 +7,8 @@ rebuild after an edit redoes only what the edit reaches and reuses the rest byte
 - a replay (with its diagrams): the example file, the engine's source files, the book's ``book.yaml`` and
   ``components.yaml``, the options, the flags, and rulepress's own code;
 - the site: each book's sources, examples and engine (its pages are made from them), the saved impacts,
-  ``mkdocs.yml``, ``site_src/``, the hooks file and the build date mkdocs stamps into ``sitemap.xml``.  A site
+  the project's ``mkdocs.yml`` and ``site_src/`` (the theme and plugin are rulepress's code) and the build
+  date mkdocs stamps into ``sitemap.xml``.  A site
   whose inputs changed starts from the one kept last: only the pages whose Markdown changed are rendered
   again (rulepress/serve/quick.py), the same bytes as a full build, and a language's site whose generated files
   are all the same is not built at all.  Files a build did not write again are hard links between kept sites
@@ -54,6 +55,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from rulepress import environment
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
 from rulepress.verify.replay import ExampleResult, engine_folder, replay
@@ -112,7 +114,7 @@ def key_of(*parts: str | bytes) -> str:
 
 def enabled() -> bool:
     """``RULEPRESS_CACHE=0`` turns every cache off, on disk and in this process."""
-    return os.environ.get("RULEPRESS_CACHE", "1") != "0"
+    return environment.cache_enabled()
 
 
 class Cache:
@@ -437,9 +439,9 @@ def source_epoch(root: Path) -> int:
 
     Never "now": two builds of the same sources must give the same bytes (reproducible-builds.org).
     """
-    env = os.environ.get("SOURCE_DATE_EPOCH")
-    if env and env.isdigit():
-        return int(env)
+    given = environment.source_date_epoch()
+    if given is not None:
+        return given
     try:
         done = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"], capture_output=True,
                               text=True, timeout=10, check=False)
@@ -545,10 +547,9 @@ def site_key(root: Path, report: Report, impacts: Mapping[str, Any]) -> str:
     """
     from mkdocs.utils import get_build_date
 
-    hooks = root / "rulepress" / "render" / "mkdocs_hooks.py"  # a project may carry its own copy
+    # The theme and the plugin are rulepress's code; the project adds its own pages (site_src/) and mkdocs.yml.
     parts: list[str | bytes] = [code_digest(), get_build_date(), tree_digest(root / "site_src"),
                                 (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"",
-                                hooks.read_bytes() if hooks.is_file() else b"",
                                 json.dumps(impacts, sort_keys=True, default=repr)]
     for check in report.books:
         book = check.book
@@ -558,11 +559,10 @@ def site_key(root: Path, report: Report, impacts: Mapping[str, Any]) -> str:
 
 
 def theme_digest(root: Path) -> str:
-    """What every page shows besides its own Markdown: rulepress, mkdocs.yml, the theme's files, the hooks."""
-    hooks = root / "rulepress" / "render" / "mkdocs_hooks.py"  # a project may carry its own copy
+    """What every page shows besides its own Markdown: rulepress (its theme and plugin), the project's mkdocs.yml
+    and its own pages."""
     return key_of(code_digest(), tree_digest(root / "site_src"),
-                  (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"",
-                  hooks.read_bytes() if hooks.is_file() else b"")
+                  (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"")
 
 
 def latest_site(store: Cache) -> tuple[Path, dict[str, Any]] | tuple[None, None]:

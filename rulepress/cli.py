@@ -12,13 +12,14 @@ import time
 import traceback
 from pathlib import Path
 
-from rulepress.errors import BuildRefused, SourceError
-from rulepress.project import find_root
+from rulepress import environment
+from rulepress.errors import BuildRefused, SourceError, bounded, os_problem
+from rulepress.project import project_root
 from rulepress.serve.cli import add_serve
 
 
 def _root(args: argparse.Namespace) -> Path:
-    return find_root(Path(args.root) if args.root else None)
+    return project_root(args.root)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -31,23 +32,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
         errors, found = gate_findings(check.book, check.examples)
         report.problems.extend(errors + (found if args.strict else []))
         warnings += [] if args.strict else found
-    if args.json:
-        for problem in report.problems:
-            print(json.dumps({"id": None, "book": None, "rules": [], "status": "error", "message": problem}))
-        for warning in warnings:
-            print(json.dumps({"id": None, "book": None, "rules": [], "status": "warning", "message": warning}))
+    if args.json:  # one record per example; a problem or warning of no example is a record of its own kind
         for result in report.results:
-            print(json.dumps(result.record(), ensure_ascii=False))
+            print(json.dumps({"kind": "example", **result.record()}, ensure_ascii=False))
+        for kind, messages in (("error", report.problems), ("warning", warnings)):
+            for message in messages:
+                print(json.dumps({"kind": kind, "message": message}, ensure_ascii=False))
         return 0 if report.ok else 1
     for result in report.results:
         mark = {"passed": "ok  ", "failed": "FAIL", "error": "ERR "}[result.status]
         print(f"{mark} {result.example.book}/{result.example.id}")
         if not result.ok:
-            print(f"     {result.message}")
+            print(f"     {bounded(result.message)}")
     for problem in report.problems:
-        print(f"ERR  {problem}")
+        print(f"ERR  {bounded(problem)}")
     for warning in warnings:
-        print(f"WARN {warning}")
+        print(f"WARN {bounded(warning)}")
     passed = sum(r.ok for r in report.results)
     failed = len(report.results) - passed + len(report.problems)
     print(f"{passed} passed, {failed} failed")
@@ -64,7 +64,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print("rulepress build refused: nothing was published; the site is as the last good build left it.",
               file=sys.stderr)
         for problem in refused.problems:
-            print(f"  - {problem}", file=sys.stderr)
+            print(f"  - {bounded(problem)}", file=sys.stderr)
         return 1
     for line in summary:
         print(line)
@@ -98,7 +98,8 @@ def cmd_translations(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="rulepress", description="Rulebooks whose examples are replayed "
                                                                 "against an executable engine.")
-    top.add_argument("--root", help="project root (default: the folder holding rules_src/ at or above here)")
+    top.add_argument("--root", help="the project's root folder, for working from outside it (default: "
+                                    "$RULEPRESS_ROOT, else the folder holding rulepress.yaml at or above here)")
     sub = top.add_subparsers(dest="command", required=True)
 
     verify = sub.add_parser("verify", help="replay every example against its engine")
@@ -120,7 +121,8 @@ def parser() -> argparse.ArgumentParser:
     questions.add_argument("book", nargs="?")
     questions.add_argument("--impact", action="store_true", help="replay and simulate under each answer")
     questions.add_argument("--games", type=int, default=400, help="random games per alternative (--impact)")
-    questions.add_argument("--jobs", type=int, default=0, help="processes (default: one per core)")
+    questions.add_argument("--jobs", type=int, default=0,
+                           help="processes (default: $RULEPRESS_JOBS, else one per core)")
     questions.add_argument("--json", action="store_true")
     questions.set_defaults(run=cmd_questions)
 
@@ -160,13 +162,7 @@ def parser() -> argparse.ArgumentParser:
 
 def source_error(exc: SourceError) -> str:
     """``file:line:col: message [rule X]``, leaving out what is not known."""
-    where = str(exc.file)
-    if exc.line:
-        where += f":{exc.line}"
-        column = getattr(exc, "column", None)
-        if column:
-            where += f":{column}"
-    return f"{where}: {exc.message}" + (f" [rule {exc.rule}]" if exc.rule else "")
+    return SourceError.__str__(exc)  # the first problem of several, too
 
 
 def crash_log(exc: BaseException, args: argparse.Namespace | None, argv: list[str] | None) -> Path:
@@ -205,12 +201,16 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `rulepress questions | head` ends quietly
     args = parser().parse_args(argv)
     try:
+        environment.check()  # a bad variable is one line, before any work
         return int(args.run(args))
     except SourceError as exc:
         print(f"rulepress: {source_error(exc)}", file=sys.stderr)
         return 1
     except FileNotFoundError as exc:
         print(f"rulepress: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a full disk, a folder it may not write: what it hit, not a bug in rulepress
+        print(f"rulepress: {os_problem(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("rulepress: interrupted", file=sys.stderr)
@@ -227,9 +227,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_preflight(args: argparse.Namespace) -> int:
+    from rulepress.load import given
     from rulepress.publish.preflight import preflight_pdf
 
-    paths = [Path(p) for p in args.pdfs] or sorted((_root(args) / "site" / "pdf").glob("*.pdf"))
+    # A PDF named here may be anywhere (a printer's proof), but it is read only if it is a regular file of a
+    # PDF's size: /dev/zero or a FIFO would never end.
+    named = args.pdfs or [str(path) for path in sorted((_root(args) / "site" / "pdf").glob("*.pdf"))]
+    paths = [given.regular_file(name, "preflight", given.MAX_PDF_BYTES) for name in named]
     if not paths:
         print("rulepress: no PDF to check (build first, or name the files)", file=sys.stderr)
         return 1
@@ -247,12 +251,20 @@ def cmd_preflight(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
+    from rulepress.project import ROOT_VARIABLE, ProjectNotFound
     from rulepress.scaffold import ScaffoldError, names_for, write_skeleton
 
-    try:
-        root = _root(args)
-    except FileNotFoundError:  # no project yet: the skeleton starts one here
-        root = Path(args.root) if args.root else Path.cwd()
+    if args.root is not None:  # a project, or a new or empty folder that starts one
+        root = Path(args.root)
+        if root.exists() and not root.is_dir():
+            raise ProjectNotFound(f"--root {args.root}: not a folder (name the project's root folder)")
+    else:
+        try:
+            root = project_root(None)  # inside a project: a second book
+        except ProjectNotFound:
+            if os.environ.get(ROOT_VARIABLE):
+                raise  # a bad RULEPRESS_ROOT is said, not passed over
+            root = Path.cwd()  # no project here or above: this folder starts one
     try:
         written = write_skeleton(root, names_for(args.book, args.prefix, args.title))
     except ScaffoldError as exc:
@@ -260,7 +272,15 @@ def cmd_new(args: argparse.Namespace) -> int:
         return 1
     for path in written:
         print(f"wrote {path.relative_to(root)}")
-    print(f"next: rulepress verify --book {args.book}; then replace the race with your game (docs/ENGINE.md)")
+    print(f"next: rulepress verify --book {args.book}, then rulepress build; replace the race with your game: "
+          f"rulepress guide engine (the engine), rulepress guide formats (the book's files)")
+    return 0
+
+
+def cmd_guide(args: argparse.Namespace) -> int:
+    from rulepress.guides import guide_text
+
+    sys.stdout.write(guide_text(args.name))
     return 0
 
 
@@ -283,6 +303,13 @@ def _add_authoring(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     new.add_argument("--prefix", help="its rule prefix (default: the initials of the ID)")
     new.add_argument("--title", help="its title (default: from the ID)")
     new.set_defaults(run=cmd_new)
+
+    from rulepress.guides import GUIDES
+
+    guide = sub.add_parser("guide", help="print a guide shipped with rulepress: "
+                                         + ", ".join(f"{name} ({what})" for name, what in GUIDES.items()))
+    guide.add_argument("name", choices=list(GUIDES), help="which guide")
+    guide.set_defaults(run=cmd_guide)
 
     explain = sub.add_parser("explain", help="an example's position before a step: state, legal actions, verdicts")
     explain.add_argument("book")

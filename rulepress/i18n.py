@@ -7,9 +7,11 @@ Translations live beside the engine in ``engine/<package>/locale/<lang>/LC_MESSA
 language is chosen by the caller with ``with language("fr"): ...`` (a context variable, so nothing is passed
 through the engine's functions).
 
-A ``.po`` file is content, not code: it is read within the engine's folder and bounded in size, and a message
-whose translation is fuzzy, empty or does not fill in exactly the placeholders of its message ID is left out, so
-the narration falls back to English rather than failing or formatting attacker-chosen fields.
+A ``.po`` file is content, not code: it is read within the engine's folder and bounded in size, its syntax is
+checked strictly (:mod:`rulepress.load.po`: a string left open is an error at its line, the plural forms are
+bounded), and a message whose translation is fuzzy, empty or does not fill in exactly the placeholders of its
+message ID is left out, so the narration falls back to English rather than failing or formatting attacker-chosen
+fields.
 :func:`catalog_problems` reports each of those (file and line), with every message missing or obsolete; the
 gate runs it for each language a book declares.
 """
@@ -36,7 +38,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import PoFileError, read_po
 
 from rulepress.errors import SourceError, relative
-from rulepress.load import confine
+from rulepress.load import confine, po
 
 SOURCE_LANGUAGE = "en"
 """The language engines are written in: their message IDs are the English narration."""
@@ -162,6 +164,7 @@ class _Read:
     problem: str | None = None  # why the file as a whole cannot be used
     line: int | None = None
     missing: bool = False
+    column: int | None = None
 
 
 def _read(folder: Path, lang: str, shown: str) -> _Read:
@@ -172,10 +175,11 @@ def _read(folder: Path, lang: str, shown: str) -> _Read:
     try:
         # Inside the engine's folder only, bounded, and UTF-8 (a bad byte is named by line and column).
         text = confine.decode(confine.read_bytes(folder, path, shown, MAX_CATALOG_BYTES), shown)
+        po.check(text, shown)  # strictly: Babel reads `msgstr "Lapin` as "Lapi" and would hang on nplurals=10**11
         catalog = read_po(StringIO(text), abort_invalid=True)
         _compiled(catalog)  # the header's Plural-Forms must be one gettext can evaluate
     except SourceError as exc:
-        return _Read(None, exc.message, exc.line)
+        return _Read(None, exc.message, exc.line, column=exc.column)
     except PoFileError as exc:
         return _Read(None, f"not a valid .po file: {exc}", getattr(exc, "lineno", None))
     except (ValueError, UnknownLocaleError) as exc:  # a header gettext or Babel cannot take (Plural-Forms, Language)
@@ -320,7 +324,8 @@ def catalog_problems(folder: Path, languages: Iterable[str], root: Path) -> list
                             f"declares; start it from {relative(template_path(folder), root)} (nox -s catalogs)")
             continue
         if read.catalog is None:
-            problems.append(f"{shown}{f':{read.line}' if read.line else ''}: {read.problem}")
+            where = f":{read.line}" + (f":{read.column}" if read.column else "") if read.line else ""
+            problems.append(f"{shown}{where}: {read.problem}")
             continue
         problems += _entry_problems(read.catalog, said, lang, shown, relative(folder, root))
     return problems

@@ -6,22 +6,21 @@ The bar goes to stderr and is cleared when done, so what a command prints on std
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from tqdm import tqdm
 
+from rulepress import environment
+
 T = TypeVar("T")
 
 
 def wanted() -> bool:
     """Whether to show progress: only when stderr is a terminal, unless ``$RULEPRESS_PROGRESS`` says otherwise."""
-    forced = os.environ.get("RULEPRESS_PROGRESS", "")
-    if forced in ("0", "1"):
-        return forced == "1"
-    return sys.stderr.isatty()
+    forced = environment.progress()
+    return sys.stderr.isatty() if forced is None else forced
 
 
 def bar(total: int, what: str, unit: str = "item") -> tqdm:  # type: ignore[type-arg]

@@ -1,9 +1,10 @@
-"""``rulepress new BOOK``: a working skeleton of a new book that passes ``rulepress verify`` at once.
+"""``rulepress new BOOK``: a working skeleton of a new book that passes ``rulepress verify`` and builds at once.
 
 It writes the book data, one chapter, an engine on :class:`rulepress.basegame.BaseGame` and two worked examples,
 one played and one refused setup (a two-player race to a target count, small enough to read in a minute and
-replace with the real game).
-Nothing existing is ever overwritten.
+replace with the real game).  In a folder that is no project yet it also starts one: the marker file
+(``rulepress.yaml``), a README naming the guides and a ``.gitignore`` for what the build writes.  Inside a project
+the book is one more.  Nothing existing is ever overwritten.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ from string import Template
 
 import yaml
 
-BOOK_ID = re.compile(r"^[a-z][a-z0-9-]*$")
-PREFIX = re.compile(r"^[a-z]+$")
+from rulepress.errors import excerpt
+from rulepress.project import MARKER
+
+BOOK_ID = re.compile(r"[a-z][a-z0-9-]*")  # matched whole: "$" would let a name ending in a newline by
+PREFIX = re.compile(r"[a-z]+")
 
 
 class ScaffoldError(Exception):
@@ -33,12 +37,12 @@ class Names:
 
 def names_for(book: str, prefix: str | None = None, title: str | None = None) -> Names:
     """The names a book ID implies; raises ScaffoldError naming what is wrong with a bad one."""
-    if not BOOK_ID.match(book):
-        raise ScaffoldError(f"'{book}' cannot be a book ID: use lower case letters, digits and '-', starting with "
-                            f"a letter (e.g. tic-tac-toe)")
+    if not BOOK_ID.fullmatch(book):
+        raise ScaffoldError(f"{excerpt(book)} cannot be a book ID: use lower case letters, digits and '-', "
+                            "starting with a letter (e.g. tic-tac-toe)")
     chosen = prefix if prefix is not None else "".join(part[0] for part in book.split("-") if part)
-    if not PREFIX.match(chosen):
-        raise ScaffoldError(f"'{chosen}' cannot be a rule prefix: use lower case letters only (--prefix)")
+    if not PREFIX.fullmatch(chosen):
+        raise ScaffoldError(f"{excerpt(chosen)} cannot be a rule prefix: use lower case letters only (--prefix)")
     shown = title or " ".join(part.capitalize() for part in book.split("-"))
     return Names(book, book.replace("-", "_"), chosen, shown)
 
@@ -78,8 +82,11 @@ def write_skeleton(root: Path, names: Names) -> list[Path]:
         if isinstance(data, dict) and data.get("rule_prefix") == names.prefix:
             raise ScaffoldError(f"rule prefix '{names.prefix}' is already used by {other.relative_to(root)}: "
                                 f"choose another with --prefix (nothing was written)")
+    files = skeleton(names)
+    if not (root / MARKER).is_file():  # a new project: what makes the folder one, and its first README
+        files = {**project_files(names, existing=root), **files}
     written = []
-    for path, text in skeleton(names).items():
+    for path, text in files.items():
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         with target.open("x", encoding="utf-8") as handle:  # "x": never overwrite
@@ -87,6 +94,50 @@ def write_skeleton(root: Path, names: Names) -> list[Path]:
         written.append(target)
     return written
 
+
+def project_files(names: Names, existing: Path) -> dict[str, str]:
+    """The files a new project starts with (those ``existing`` does not hold yet)."""
+    files = {MARKER: MARKER_TEXT, "README.md": Template(README).substitute(book=names.book, title=names.title),
+             ".gitignore": GITIGNORE}
+    return {path: text for path, text in files.items() if not (existing / path).exists()}
+
+
+MARKER_TEXT = """\
+# This folder is a rulepress project: books in rules_src/, their engines in engine/, their examples in examples/.
+# rulepress commands find it from any subfolder (as git finds .git); the file's content is not read.
+"""
+
+GITIGNORE = """\
+/site/
+.rulepress-cache/
+.pytest_cache/
+__pycache__/
+"""
+
+README = """\
+# $title
+
+A rulebook made with rulepress: the rules in `rules_src/$book/`, the engine that plays them in `engine/`, and
+the worked examples in `examples/$book/`, each replayed against the engine on every build.
+
+```sh
+rulepress verify          # replay every example against the engine
+rulepress build           # then the website in site/ and three PDF editions in site/pdf/
+rulepress preflight       # read the PDFs back as a printer would
+pytest                    # the examples as tests, one per example ID (pip install pytest; your CI)
+rulepress serve           # a live preview while you write
+```
+
+The guides ship with rulepress; print them with `rulepress guide NAME`:
+
+- `rulepress guide engine`: writing the engine (replace the skeleton's race with your game)
+- `rulepress guide formats`: the book's files (book.yaml, components, chapters, examples, questions...)
+- `rulepress guide analysis`: simulated play and the text checked against its data
+- `rulepress guide translations`: translated editions
+
+A second book goes beside this one: `rulepress new OTHER-BOOK` from anywhere in this folder. The site's settings
+need no file; a `mkdocs.yml` here adds to them (site name, colours, extra pages in `site_src/`, extra CSS).
+"""
 
 BOOK_YAML = """\
 id: $book
@@ -100,7 +151,7 @@ engine: $package
 rule_prefix: $prefix
 chapters:
   - play.md
-checks:                    # arithmetic on components.yaml that must hold (docs/FORMATS.md)
+checks:                    # arithmetic on components.yaml that must hold (rulepress guide formats)
   - expr: race.most < race.target
     why: nobody can win on the very first turn
 """
@@ -128,12 +179,12 @@ Whoever brings the count to exactly {{ race.target }} wins (see [[$prefix.play.a
 """
 
 PROSE_ONLY = """\
-# Rules no engine code enforces, each with the reason (docs/FORMATS.md).
+# Rules no engine code enforces, each with the reason (rulepress guide formats).
 {}
 """
 
 PROVENANCE = """\
-# Where each rule comes from (docs/FORMATS.md): the source passage it carries over, or the designer question
+# Where each rule comes from (rulepress guide formats): the source passage it carries over, or the designer question
 # that records why it was added. This skeleton's rules are its own: replace them with your game's.
 $prefix.play:
   source: "written for this skeleton"
@@ -146,7 +197,7 @@ $prefix.play.win:
 """
 
 ENGINE_INIT = '''\
-"""The engine of rules_src/$book/ (docs/ENGINE.md): ``make_game(components, options)`` builds the game."""
+"""The engine of rules_src/$book/ (rulepress guide engine): ``make_game(components, options)`` builds the game."""
 
 from .game import ACTION_SCHEMA, BOOK_ID, Game
 
@@ -155,7 +206,7 @@ __all__ = ["ACTION_SCHEMA", "BOOK_ID", "Game", "make_game"]
 '''
 
 ENGINE_GAME = '''\
-"""The rules of rules_src/$book/, on rulepress.basegame (docs/ENGINE.md).
+"""The rules of rules_src/$book/, on rulepress.basegame (rulepress guide engine).
 
 ``moves`` lists what could be done now, ``check`` refuses what the rules forbid (naming the rule) and
 ``perform`` carries out the rest, saying what happened.  Replace the race with your game.
@@ -172,7 +223,7 @@ from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 
 BOOK_ID = "$book"
 FILLED = cmyk(0, 55, 100, 0)  # the diagram's colours: CMYK percentages, converted for screens by the build
-# What a step may say (docs/ENGINE.md): the build refuses a misspelt key or a word for a number at its line.
+# What a step may say (rulepress guide engine): the build refuses a misspelt key or a word for a number at its line.
 # Shape only: "amount: 9" is a whole number, so it reaches check() and is refused by the rule that forbids it.
 ACTION_SCHEMA = {"add": {"properties": {"amount": {"type": "integer", "x-expect": "a whole number"}},
                          "required": ["amount"]}}

@@ -24,12 +24,11 @@ MINI = Path(__file__).parent / "fixtures" / "mini"
 
 
 def make_project(target: Path, source: Path = MINI) -> Path:
-    """A project at ``target``: the fixture's content plus the real mkdocs.yml, site_src and hooks."""
-    shutil.copytree(source, target, dirs_exist_ok=True)
-    shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
-    shutil.copytree(ROOT / "site_src", target / "site_src", dirs_exist_ok=True)
-    (target / "rulepress" / "render").mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "rulepress" / "render" / "mkdocs_hooks.py", target / "rulepress" / "render" / "mkdocs_hooks.py")
+    """A project at ``target``: a copy of the fixture's (or ``source``'s) content, as a designer has it. The site's
+    configuration, theme and plugin come with the installed rulepress."""
+    # What a build or a test run left in the source (its cache, its site) is not the fixture's content.
+    shutil.copytree(source, target, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(".rulepress-cache", "site", "__pycache__"))
     return target
 
 
@@ -148,5 +147,7 @@ def _real_project(folder: Path) -> tuple[Path, Path]:
     sources = folder / "sources"
     for name in ("rules_src", "engine", "examples", "reports"):
         shutil.copytree(ROOT / name, sources / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("rulepress.yaml", "mkdocs.yml"):  # the project's marker and its own site settings
+        shutil.copy(ROOT / name, sources / name)
     return make_project(folder / "project", source=sources), folder / "site"
 

@@ -40,7 +40,7 @@ SECRET = "H7-OUTSIDE-SECRET-3141"  # the content of files beside the project: mu
 MARKER_NAME = "EXECUTED"  # an injection case tries to create this file; it must never exist
 SITE_FILES = {"index.html": "<p>the last good build</p>\n", ".rulepress-site": "rulepress-site 1\n",
               "pdf/mini-print.pdf": "%PDF-1.7 stand-in\n"}
-REAL_PARTS = ("rules_src", "engine", "examples", "site_src")
+REAL_PARTS = ("rules_src", "engine", "examples")
 LEAKS = (SECRET, "root:x:0:0")  # a file from outside the project, or /etc/passwd, read into the output
 DEFAULT_SECONDS = 15.0
 # Traced or mutated runs (nox -s mutants) are many times slower: they scale the bound, which only catches hangs.
@@ -135,7 +135,8 @@ def make_places(base: Path, project: str) -> Places:
         root.mkdir()
         for part in REAL_PARTS:
             shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+        for name in ("mkdocs.yml", "rulepress.yaml"):
+            shutil.copy(ROOT / name, root / name)
     else:
         make_project(root)
     for name, text in SITE_FILES.items():  # the last good build, which nothing may touch
@@ -364,7 +365,8 @@ def test_corpus_is_big_enough_and_covers_every_kind() -> None:
     assert len(CASES) >= 200, len(CASES)
     assert {"key-typo", "wrong-type", "missing-key", "bad-format", "duplicate", "unknown-rule", "yaml-syntax",
             "yaml-bomb", "encoding", "confinement", "template-attack", "markup", "orphan", "engine-fault",
-            "example-fault", "site-dir"} <= kinds, sorted(kinds)
+            "example-fault", "site-dir", "environment", "command-line", "name-not-whole", "catalog", "huge-number",
+            "long-value"} <= kinds, sorted(kinds)
 
 
 def test_a_case_with_a_misspelt_key_is_refused() -> None:

@@ -6,6 +6,7 @@ import hashlib
 import logging
 import multiprocessing
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from rulepress import cache
+from rulepress.errors import BuildRefused
 from rulepress.publish import pdfpool
 from rulepress.publish.build import Timings, build
 from rulepress.verify import replay as replay_module
@@ -155,8 +157,11 @@ def test_what_weasyprint_says_in_a_worker_reaches_the_build_and_an_error_stops_i
 
     shutil.rmtree(mini / ".rulepress-cache")
     monkeypatch.setattr(pdfpool.pdf, "write_pdf", fails)
-    with pytest.raises(ValueError, match="^cannot lay out the (print|digital|designer) edition$"):  # all start at once
+    with pytest.raises(BuildRefused) as refused:  # all start at once: whichever fails first, named with its file
         pdfpool.render_editions(report, {}, tmp_path / "failed", Timings(), workers=2)
+    [problem] = refused.value.problems
+    assert re.fullmatch(r"pdf/mini(-digital|-designer)?\.pdf \(rules_src/mini/book\.yaml\): rendering: ValueError: "
+                        r"cannot lay out the (print|digital|designer) edition", problem), problem
     assert not multiprocessing.active_children()  # the pool was ended, no worker left behind
 
 
@@ -291,13 +296,15 @@ def test_question_impact_is_reused_until_the_book_or_its_examples_change(
 
 def test_a_pdf_worker_that_dies_fails_the_build_instead_of_hanging_it(
         mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from concurrent.futures.process import BrokenProcessPool
+    from rulepress.errors import BuildRefused
 
     report = verify(mini, draw=True)
     before = set(multiprocessing.active_children())  # other tests in this process may have children of their own
     monkeypatch.setattr(pdfpool.pdf, "write_pdf", lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL))
-    with pytest.raises(BrokenProcessPool):
+    with pytest.raises(BuildRefused) as refused:  # naming the editions whose workers died (tests/test_faults.py)
         pdfpool.render_editions(report, {}, tmp_path / "staging", Timings(), workers=2)
+    assert refused.value.problems and all(line.startswith("pdf ") and "killed by SIGKILL" in line
+                                          for line in refused.value.problems), refused.value.problems
     deadline = time.monotonic() + 10  # the pool's workers are gone (reaping a killed pool takes a moment)
     while not set(multiprocessing.active_children()) <= before and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -423,7 +430,7 @@ def test_a_language_site_an_edit_does_not_reach_is_left_as_it_is_and_the_bytes_a
     assert "fr/mini/rules/mini.play.html" in [path for path in warm if warm[path] != cold[path]]
     assert (tmp_path / "edited/mini/rules/mini.play.html").stat().st_mtime_ns == \
         (tmp_path / "cold/mini/rules/mini.play.html").stat().st_mtime_ns
-    _edit(mini / "mkdocs.yml", "site_name:", "site_name: Edited")  # what every page shows: every site again
+    (mini / "mkdocs.yml").write_text("site_name: Edited\n")  # what every page shows: every site again
     built("theme")
     assert runs == ["en", "fr"]
     shutil.rmtree(mini / ".rulepress-cache")

@@ -21,8 +21,27 @@ def test_verify_json_records(mini: Path, capsys: pytest.CaptureFixture[str]) -> 
     code, out = run(capsys, "--root", str(mini), "verify", "--json")
     assert code == 0
     [record] = [json.loads(line) for line in out.splitlines()]
-    assert record == {"id": "mini-last-stone", "book": "mini", "rules": ["mini.play.take", "mini.play.win"],
-                      "status": "passed", "message": "", "source": "authored"}
+    assert record == {"kind": "example", "id": "mini-last-stone", "book": "mini",
+                      "rules": ["mini.play.take", "mini.play.win"], "status": "passed", "message": "",
+                      "source": "authored"}
+
+
+def test_verify_json_keeps_problems_and_warnings_out_of_the_example_records(
+        mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One record per example, as the README promises; what belongs to no example is a record of its own kind."""
+    (mini / "examples/mini/notes.txt").write_text("not an example")  # a problem of no example
+    (mini / "rules_src/mini/de").mkdir()  # an undeclared translation folder: an error too
+    code, out = run(capsys, "--root", str(mini), "verify", "--json")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert [r for r in records if r["kind"] == "example"] == [
+        {"kind": "example", "id": "mini-last-stone", "book": "mini", "rules": ["mini.play.take", "mini.play.win"],
+         "status": "passed", "message": "", "source": "authored"}]
+    errors = [r for r in records if r["kind"] == "error"]
+    assert all(set(r) == {"kind", "message"} for r in records if r["kind"] != "example")
+    assert any(r["message"].startswith("examples/mini/notes.txt: not an example") for r in errors), errors
+    assert any(r["message"].startswith("rules_src/mini/de: a translation into 'de'") for r in errors), errors
+    assert not [r for r in records if r.get("id", "") is None or r.get("book", "") is None]
 
 
 def test_verify_json_reports_failure(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,6 +97,26 @@ def test_diff_between_revisions(mini: Path, capsys: pytest.CaptureFixture[str]) 
     assert code == 0
     assert "reworded   1.2      mini.play.win" in out
     assert "[-Whoever-] {+The player who+} takes the [-last-] {+final+} stone" in out
+
+
+def test_diff_with_a_bad_revision_refuses_and_leaves_no_export_behind(
+        mini: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import tempfile
+
+    subprocess.run(["git", "-C", str(mini), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(mini), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(mini), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v1"],
+                   check=True)
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(exports))
+    for bad, said in (("no-such-revision", "no-such-revision"), ("--output=x", "'--output=x' is not a git revision"),
+                      ("HEAD\n", "'HEAD\\n' is not a git revision")):
+        code = main(["--root", str(mini), "diff", "mini", "--", "HEAD", bad])  # the second revision is the bad one
+        err = capsys.readouterr().err
+        assert code == 1 and err.startswith("rulepress: git HEAD..") and said in err and "Traceback" not in err, err
+        assert list(exports.iterdir()) == []  # the first revision's export is removed too
+    assert not (mini / "x").exists()
 
 
 def test_unlogged_rule_change_warns_and_strict_fails(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -206,3 +206,61 @@ def test_non_utf8_in_book_yaml_is_reported_with_its_line(mini: Path) -> None:
 def test_byte_order_mark_is_accepted(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_bytes(b"\xef\xbb\xbfa: 1\n")
     assert load_yaml(tmp_path / "a.yaml", root=tmp_path) == {"a": 1}
+
+
+# -- folders read whole (issue 21) -----------------------------------------------------------------------------
+
+
+def _tree(root: Path) -> Path:
+    """A project with pages and theme overrides of its own, as its mkdocs.yml names them."""
+    from tests.conftest import make_project
+
+    make_project(root)
+    (root / "site_src" / "assets").mkdir(parents=True)
+    (root / "site_src" / "assets" / "house.css").write_text("body {}\n")
+    (root / "site_src" / "overrides").mkdir()
+    (root / "site_src" / "overrides" / "main.html").write_text("{% extends 'base.html' %}\n")
+    (root / "mkdocs.yml").write_text("site_name: Mini\ndocs_dir: site_src\ntheme:\n  name: material\n"
+                                     "  custom_dir: site_src/overrides\n")
+    return root / "site_src"
+
+
+def test_a_folder_the_site_copies_is_confined(tmp_path: Path) -> None:
+    from rulepress.load.confine import tree_problems
+
+    root = tmp_path / "project"
+    folder = _tree(root)
+    assert tree_problems(root, folder) == []
+    (folder / "assets" / "copy.css").symlink_to("house.css")  # a symlink that stays inside: read as its file
+    (folder / "assets" / "same").symlink_to(root / "site_src" / "overrides")  # a folder inside, walked once
+    assert tree_problems(root, folder) == []
+    (folder / "assets" / "same").unlink()
+    (folder / "assets" / "leak.txt").symlink_to("/etc/passwd")
+    (folder / "assets" / "loop").symlink_to("..")
+    os.mkfifo(folder / "overrides" / "pipe.html")
+    (folder / "overrides" / "big.js").write_bytes(b"x" * 5000)
+    found = [str(problem) for problem in tree_problems(root, folder, max_file_bytes=4000)]
+    assert sorted(found) == [
+        f"site_src/assets/leak.txt: a symlink that resolves to /etc/passwd, outside the project root {root}",
+        "site_src/assets/loop: a symlink to a folder that holds it (mkdocs would walk it forever)",
+        "site_src/overrides/big.js: file is 5000 bytes, more than the 4000 bytes a file the site copies may have",
+        "site_src/overrides/pipe.html: is a FIFO (named pipe), not a regular file"]
+    assert [str(p) for p in tree_problems(root, folder, max_files=3)][-1] == (
+        "site_src: holds more than 3 files or 134217728 bytes, more than a folder the build copies may")
+
+
+def test_the_site_folders_are_those_mkdocs_yml_names_and_its_tags_never_run(tmp_path: Path) -> None:
+    from rulepress.load import site_folders
+
+    root = tmp_path / "project"
+    _tree(root)
+    assert site_folders.folders(root) == [root / "site_src", root / "site_src/overrides"]
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text() + "markdown_extensions_x:\n  - !!python/name:os.system\n"
+                      "  - !!python/object/apply:os.system ['touch EXECUTED']\nsite_url: !ENV [SITE, x]\n")
+    assert site_folders.folders(root) == [root / "site_src", root / "site_src/overrides"]
+    assert not (root / "EXECUTED").exists() and not (Path.cwd() / "EXECUTED").exists()
+    config.write_text("site_name: x\n")  # no docs_dir: the packaged default, site_src/
+    assert site_folders.folders(root) == [root / "site_src"] and site_folders.problems(root) == []
+    config.unlink()  # no mkdocs.yml at all: the same default
+    assert site_folders.folders(root) == [root / "site_src"]

@@ -29,7 +29,7 @@ SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
 # had returned and restored the default handlers (-9, -15, -2, or 130 while printing the summary); never 1 or 70.
 STOPPED = {signal.SIGKILL: {-9}, signal.SIGTERM: {143, -15}, signal.SIGINT: {130, -2}}
 PUBLISHED = {0, -9, -15, -2, 130}
-PROJECT_ENTRIES = {"engine", "examples", "rules_src", "site_src", "rulepress", "mkdocs.yml", "site", ".rulepress-cache"}
+PROJECT_ENTRIES = {"engine", "examples", "rules_src", "rulepress.yaml", "site", ".rulepress-cache"}
 
 
 def start_build(project: Path) -> subprocess.Popen[str]:

@@ -196,7 +196,10 @@ def test_cli_preflight(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert out[0] == f"ok   {good}"
     assert f"{bad}: /Pages: 3 pages, not a multiple of 4 (folded sheets carry 4 pages)" in out
     assert main(["preflight", str(tmp_path / "missing.pdf")]) == 1
-    assert "missing.pdf: file: cannot be read as a PDF" in capsys.readouterr().out
+    assert capsys.readouterr().err == f"rulepress: {tmp_path / 'missing.pdf'}: file not found\n"
+    (tmp_path / "junk.pdf").write_bytes(b"not a PDF")
+    assert main(["preflight", str(tmp_path / "junk.pdf")]) == 1
+    assert "junk.pdf: file: cannot be read as a PDF" in capsys.readouterr().out
 
 
 def test_rgb_colour_in_an_engine_refuses_the_build(mini: Path) -> None:

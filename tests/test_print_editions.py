@@ -218,12 +218,12 @@ def test_digital_edition_is_tagged_titled_and_described(editions: tuple[Path, ob
 def test_cover_art_uses_the_game_palette_in_cmyk() -> None:
     engine = load_engine("lantern", ROOT)
     game = palette.game_palette(engine)
-    art = cover.artwork(game, "lantern", print_edition=True)
+    art, _, _ = cover.motif(game, "lantern", print_edition=True)
     fills = set(re.findall(r'(?:fill|stroke)="([^"]+)"', art)) - {"none"}
-    assert fills and all(f.startswith("device-cmyk(") for f in fills)
-    assert palette.device_cmyk(game["accent"]) in fills
-    screen = cover.artwork(game, "lantern", print_edition=False)
-    assert "device-cmyk" not in screen and palette.rgb(game["accent"]) in screen
+    assert fills and fills <= {palette.device_cmyk(c) for c in cover.piece_colours(game)}
+    screen, _, _ = cover.motif(game, "lantern", print_edition=False)
+    assert "device-cmyk" not in screen and fills == {palette.device_cmyk(c) for c in cover.piece_colours(game)
+                                                     if palette.rgb(c) in screen}
 
 
 def test_palette_maps_cmyk_to_rgb_through_the_profile() -> None:

@@ -77,7 +77,7 @@ def test_project_root_and_ancestors_are_refused(mini: Path, where: str) -> None:
     assert problems == [f"{target}: is the project root or a folder above it; --site-dir must name a folder of "
                         f"its own (default: {mini.resolve() / 'site'})"]
     assert project_digest(mini) == before
-    assert (mini / "mkdocs.yml").is_file()
+    assert (mini / "rulepress.yaml").is_file()
 
 
 def test_folder_holding_a_project_is_refused_even_when_marked(mini: Path, tmp_path: Path) -> None:
@@ -310,6 +310,7 @@ def test_refused_url_survives_a_worker_process() -> None:
 
 
 def test_mkdocs_missing_link_target_refuses(mini: Path) -> None:
+    (mini / "site_src").mkdir()
     (mini / "site_src" / "about.md").write_text("# About\n\nSee [the notes](notes.md).\n")
     problems = refused(mini)
     assert problems == ["mkdocs: Doc file 'about.md' contains a link 'notes.md', but the target is not found "

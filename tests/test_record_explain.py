@@ -281,8 +281,8 @@ def test_explain_uses_the_engines_narration(capsys: pytest.CaptureFixture[str]) 
      "ttt-openspiel-playthrough has steps 1 to 14; --step takes 1 to 15 (15: the end)"),
     (["ttt-nowhere"], "book tic-tac-toe has no example 'ttt-nowhere' (examples: ttt-openspiel-playthrough, "
                       "ttt-taken-square, ttt-three-players)"),
-    (["ttt-openspiel-playthrough", "--action", "{do: mark, square: [}"], "--action is not YAML: while parsing a "
-                                                                         "flow node"),
+    (["ttt-openspiel-playthrough", "--action", "{do: mark, square: [}"], "--action:1:21: malformed YAML: "
+                                                                         "expected the node content, but found '}'"),
     (["ttt-openspiel-playthrough", "--action", "{do: mark, square: z9}"],
      "the engine cannot read the action {'do': 'mark', 'square': 'z9'}: step.square: unknown square 'z9' "
      "(squares: a1, b1, c1, a2, b2, c2, a3, b3, c3)"),

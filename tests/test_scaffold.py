@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from rulepress.cli import main
+from rulepress.guides import GUIDES, guide_text
+from rulepress.publish.build import build
 from rulepress.scaffold import ScaffoldError, names_for
 from rulepress.verify.gate import verify
 
@@ -41,8 +43,14 @@ def test_new_then_verify_in_an_existing_project(tmp_path: Path, capsys: pytest.C
 
 
 def test_new_starts_a_project_in_an_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, _ = run(capsys, "--root", str(tmp_path), "new", "first-game", "--title", "First: a game")
+    code, out, _ = run(capsys, "--root", str(tmp_path), "new", "first-game", "--title", "First: a game")
     assert code == 0
+    assert out.splitlines()[:3] == ["wrote rulepress.yaml", "wrote README.md", "wrote .gitignore"]
+    readme = (tmp_path / "README.md").read_text()
+    assert readme.startswith("# First: a game\n")
+    for name in GUIDES:  # the guides it names are the ones the installed rulepress prints
+        assert f"`rulepress guide {name}`" in readme
+    assert "docs/" not in readme and "docs/" not in out
     assert "title: \"First: a game\"\n" in (tmp_path / "rules_src/first-game/book.yaml").read_text()
     assert "rule_prefix: fg\n" in (tmp_path / "rules_src/first-game/book.yaml").read_text()
     code, out, _ = run(capsys, "--root", str(tmp_path), "verify")
@@ -85,3 +93,63 @@ def test_bad_names(book: str, prefix: str | None, message: str) -> None:
     with pytest.raises(ScaffoldError) as error:
         names_for(book, prefix)
     assert str(error.value) == message
+
+
+def test_new_in_an_empty_folder_without_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("RULEPRESS_ROOT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "new", "my-game")[0] == 0
+    assert (tmp_path / "rulepress.yaml").is_file() and (tmp_path / "rules_src/my-game/book.yaml").is_file()
+    code, out, _ = run(capsys, "verify")
+    assert code == 0 and out.rstrip().endswith("2 passed, 0 failed")
+
+
+def test_a_second_book_builds_beside_the_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Inside a project (from a subfolder), `new` adds a book, and what it wrote builds at once: both books' site
+    and their three PDFs each, preflighted by the build, and the project's own files left as they were."""
+    project = shutil.copytree(SAMPLE, tmp_path / "project")
+    readme = (project / "README.md").read_text()
+    monkeypatch.delenv("RULEPRESS_ROOT", raising=False)
+    monkeypatch.chdir(project / "engine")
+    code, out, _ = run(capsys, "new", "moth-race")
+    assert code == 0 and out.splitlines()[:-1] == [f"wrote {path}" for path in SKELETON]  # no second README
+    assert (project / "README.md").read_text() == readme
+    build(project)
+    pdfs = sorted(path.name for path in (project / "site" / "pdf").glob("*.pdf"))
+    assert pdfs == ["moth-race-designer.pdf", "moth-race-digital.pdf", "moth-race.pdf", "tic-tac-toe-designer.pdf",
+                    "tic-tac-toe-digital.pdf", "tic-tac-toe.pdf"]
+    assert (project / "site" / "moth-race" / "examples" / "moth-race-first-race.html").is_file()
+    assert (project / "site" / "tic-tac-toe" / "index.html").is_file()
+
+
+def test_the_sample_builds_its_site_and_pdfs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """samples/tic-tac-toe, as it is in the repository, through the command line a designer uses."""
+    project = shutil.copytree(SAMPLE, tmp_path / "tic-tac-toe", ignore=shutil.ignore_patterns("site", ".rulepress-*"))
+    code, out, err = run(capsys, "--root", str(project), "build")
+    assert code == 0, err
+    assert sorted(path.name for path in (project / "site" / "pdf").glob("*.pdf")) == [
+        "tic-tac-toe-designer.pdf", "tic-tac-toe-digital.pdf", "tic-tac-toe.pdf"]
+    home = (project / "site" / "tic-tac-toe" / "index.html").read_text()
+    assert "Tic-tac-toe" in home and "assets/rulepress.css" in home
+    code, out, _ = run(capsys, "--root", str(project), "preflight")
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["ok"] * 3
+
+
+@pytest.mark.parametrize("name", sorted(GUIDES))
+def test_guide_prints_the_guide_shipped_with_rulepress(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "guide", name)
+    assert code == 0 and out == guide_text(name) and out.startswith("# ") and len(out) > 2000
+    # One source: the repository's docs/ page points at the packaged guide rather than keeping a copy.
+    pointer = (SAMPLE.parent.parent / "docs" / f"{name.upper()}.md").read_text()
+    assert f"`rulepress guide {name}`" in pointer and f"rulepress/guides/{name}.md" in pointer
+    assert len(pointer) < 400
+
+
+def test_guide_names_what_there_is(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["guide", "engines"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'engines' (choose from 'engine', 'formats', 'analysis', 'translations')" in \
+        capsys.readouterr().err

@@ -464,3 +464,25 @@ def test_damaged_sources_load_or_fail_cleanly(fuzz_project: Path, name: str, how
         assert str(error)  # renders; any other exception fails the test
     finally:
         path.write_bytes(original)
+
+
+def _patterns(node: object) -> list[str]:
+    if isinstance(node, dict):
+        found = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
+        return found + [p for value in node.values() for p in _patterns(value)] + [
+            key for key in node.get("patternProperties", {})]
+    if isinstance(node, list):
+        return [p for value in node for p in _patterns(value)]
+    return []
+
+
+def test_no_schema_pattern_lets_a_final_newline_through() -> None:
+    """jsonschema searches a pattern with Python's re, where "$" also matches before a final newline: every
+    anchored pattern ends in \\Z instead (issue 21), and the ID formats are matched whole."""
+    names = [Path(path).stem for path in glob.glob(str(ROOT / "rulepress/load/schemas/*.yaml"))]
+    patterns = [(name, pattern) for name in names for pattern in _patterns(schema.load_schema(name))]
+    assert patterns and [p for p in patterns if p[1].endswith("$") or "$|" in p[1]] == []
+    checker = schema._format_checker("mini")
+    for fmt, good in (("rule-id", "mini.play"), ("question-id", "mini.q1"), ("example-id", "mini-x"),
+                      ("size", "148mm")):
+        assert checker.conforms(good, fmt) and not checker.conforms(good + "\n", fmt), fmt

@@ -143,7 +143,8 @@ def test_a_broken_engine_keeps_the_last_good_site_until_it_is_fixed(mini: Path, 
     assert session.problems["mini"] == [broken]
     engine.write_text(good, encoding="utf-8")
     assert session.update()
-    assert session.problems == {"mini": [], "": []} and session.site != first and not first.exists()
+    assert session.problems == {"mini": [], "": []} and session.site != first
+    assert session.previous == first and first.is_dir()  # kept one build longer, for requests that looked it up
     assert "On each turn" in (session.site / "mini/rules/mini.play.html").read_text(encoding="utf-8")
     assert not session.update()  # nothing changed since
 

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from io import BytesIO
+from io import BytesIO, StringIO
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from rulepress.i18n import DOMAIN, LOCALE_FOLDER, catalog_path, extract, template_path
+from rulepress.load import po
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH = 100  # wider than gettext's 76: most narration messages then fit on one line
@@ -51,8 +52,9 @@ def _po_bytes(catalog: Catalog, *, keep_dates_of: Catalog | None = None) -> byte
 def _read(path: Path, lang: str | None = None) -> Catalog | None:
     if not path.is_file():
         return None
-    with path.open("rb") as handle:
-        return read_po(handle, locale=lang, abort_invalid=True)
+    text = path.read_text(encoding="utf-8")
+    po.check(text, str(path))  # as the gate reads it: a string left open is an error, not a shorter message
+    return read_po(StringIO(text), locale=lang, abort_invalid=True)
 
 
 def _write(path: Path, data: bytes, check: bool, changed: list[str]) -> None:

@@ -83,9 +83,10 @@ def _examples(root: Path, book_id: str) -> dict[str, Any]:
 
 
 def diff_revisions(root: Path, book_id: str, rev1: str, rev2: str) -> BookDiff:
-    roots = []
+    roots: list[Path] = []
     try:
-        roots = [export_book(root, rev1, book_id), export_book(root, rev2, book_id)]
+        for revision in (rev1, rev2):  # one at a time: a bad second revision must not leak the first's export
+            roots.append(export_book(root, revision, book_id))
         old, new = (load_book(r, book_id) for r in roots)
         diff = compare_books(old, new)
         before, after = (_examples(r, book_id) for r in roots)

@@ -21,9 +21,11 @@ from typing import Any
 
 import yaml
 
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, bounded, excerpt
+from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import Example, Step, load_example
+from rulepress.load.schema import EXAMPLE_ID
 from rulepress.protocol import DescriptionError, Event, Game, Observer, RuleViolation, narrator_of, observer_of
 from rulepress.verify.gate import load_book_engine
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
@@ -51,6 +53,8 @@ class Position:
 def open_example(root: Path, book_id: str, example_id: str) -> tuple[Book, ModuleType, Example]:
     """The book, its engine and one example (only that one is loaded: another broken one does not matter)."""
     book = load_book(root, book_id)
+    if not EXAMPLE_ID.fullmatch(example_id):  # a name from the command line: no "../", no newline
+        raise ExplainError(f"{excerpt(example_id)} is not an example ID (lower case words joined by '-')")
     engine = load_book_engine(book)
     path = root / "examples" / book.id / f"{example_id}.yaml"
     if not path.is_file():
@@ -263,15 +267,15 @@ def run_explain(root: Path, args: argparse.Namespace) -> int:
         book, engine, example = open_example(root, args.book, args.example)
         action = None
         if args.action is not None:
-            try:
-                action = yaml.safe_load(args.action)
-            except yaml.YAMLError as exc:
-                raise ExplainError(f"--action is not YAML: {str(exc).splitlines()[0]}") from exc
+            try:  # as a source is read: bounded depth and aliases, errors at their line and column
+                action = given.yaml_text(args.action, "--action")
+            except SourceError as exc:
+                raise ExplainError(str(exc)) from None
             if not isinstance(action, Mapping):
                 raise ExplainError("--action takes a mapping, e.g. '{player: Ann, do: mark, square: b2}'")
         before = args.step if args.step is not None else len(example.steps) + 1
         describe(position_before(book, engine, example, before), engine, action, seat=getattr(args, "seat", None))
     except ExplainError as exc:
-        print(f"rulepress explain: {exc}", file=sys.stderr)
+        print(f"rulepress explain: {bounded(str(exc))}", file=sys.stderr)  # it may quote the action given
         return 1
     return 0

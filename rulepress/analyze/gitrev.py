@@ -8,6 +8,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from rulepress.errors import excerpt
+
 
 class RevisionError(Exception):
     pass
@@ -25,6 +27,8 @@ def _git(root: Path, *args: str) -> bytes:
 
 def export_book(root: Path, revision: str, book_id: str) -> Path:
     """A temporary project root holding the book's rules_src/ and examples/ at ``revision``."""
+    if not revision or revision.startswith("-") or not revision.isprintable():  # never an option given to git
+        raise RevisionError(f"{excerpt(revision)} is not a git revision")
     paths = [p for p in (f"rules_src/{book_id}", f"examples/{book_id}")
              if _git(root, "ls-tree", "--name-only", revision, p).strip()]
     if not paths:

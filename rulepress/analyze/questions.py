@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, excerpt
 from rulepress.load.book import book_ids
 from rulepress.verify.gate import BookCheck, load_checked_book
 
@@ -15,7 +15,7 @@ from rulepress.verify.gate import BookCheck, load_checked_book
 def _checks(root: Path, book: str | None) -> list[BookCheck]:
     ids = book_ids(root)
     if book and book not in ids:
-        raise SourceError("rules_src", None, f"no book '{book}' (books: {', '.join(ids)})")
+        raise SourceError("rules_src", None, f"no book {excerpt(book)} (books: {', '.join(ids)})")
     return [load_checked_book(root, b) for b in ([book] if book else ids)]
 
 
@@ -51,11 +51,12 @@ def _list(checks: list[BookCheck], as_json: bool) -> int:
 def _impact(root: Path, checks: list[BookCheck], args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from rulepress import progress
+    from rulepress import environment, progress
     from rulepress.analyze.cluster import pool
     from rulepress.analyze.impact import alternatives, impact_policy, measurable_moves, question_impact, save
 
-    with pool(args.jobs or None, getattr(args, "scheduler", None)) as workers:
+    # --jobs beats $RULEPRESS_JOBS, which beats one per core
+    with pool(environment.jobs(args.jobs), getattr(args, "scheduler", None)) as workers:
         for check in checks:
             questions = [q for q in check.book.questions if q.option and q.status == "open"]
             total = sum(args.games * (1 + len(alternatives(q))) for q in questions)

@@ -31,9 +31,11 @@ from rulepress.analyze.explain import ExplainError, guarded
 from rulepress.analyze.explain import plain as _plain
 from rulepress.analyze.explain import words as _words
 from rulepress.analyze.simulate import random_policy
-from rulepress.errors import SourceError, relative
+from rulepress.errors import SourceError, bounded, excerpt, relative
+from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import load_example
+from rulepress.load.schema import EXAMPLE_ID
 from rulepress.protocol import Chance, DescriptionError, Event, Game, RuleViolation
 from rulepress.verify.gate import load_book_engine
 from rulepress.verify.replay import make_game, replay
@@ -45,7 +47,7 @@ NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal")
 LONGEST_VALUE = 80  # an expected value longer than this (as YAML) is left out: a checkpoint should be read
 MOST_EXPECTED = 12  # expected values per checkpoint (changed ones first, then legal_actions)
 MOST_IN_PROSE = 3  # template references per checkpoint in the prose skeleton
-PATH_PART = re.compile(r"^[A-Za-z0-9_-]+$")  # a snapshot key a dotted path (and a template) can name
+PATH_PART = re.compile(r"[A-Za-z0-9_-]+")  # a snapshot key a dotted path (and a template) can name
 
 
 class RecordError(ExplainError):
@@ -213,7 +215,7 @@ def expectations(snapshot: Mapping[str, Any], before: Mapping[str, Any], legal: 
 
     def visit(now: Mapping[str, Any], then: Any, prefix: str) -> None:
         for key, value in now.items():
-            if not isinstance(key, str) or not PATH_PART.match(key):
+            if not isinstance(key, str) or not PATH_PART.fullmatch(key):
                 continue  # a path cannot name it
             old = then.get(key, _NOTHING) if isinstance(then, Mapping) else _NOTHING
             if old == value and type(old) is type(value):
@@ -304,7 +306,7 @@ def prose(recording: Recording) -> list[str]:
         lines.append(f"{moment.caption}{': ' + said if said else ''}.")
         before = moment.snapshot
     told = [f"{key} {_told(key, value)}" for key, value in recording.result.items()
-            if isinstance(key, str) and PATH_PART.match(key) and _told(key, value)]
+            if isinstance(key, str) and PATH_PART.fullmatch(key) and _told(key, value)]
     if told:
         lines.append("Result: " + ", ".join(told) + ".")
     return lines
@@ -333,26 +335,24 @@ def _reference(root: str, parts: Sequence[str]) -> str:
 # --- the command ---------------------------------------------------------------------------------------
 
 
-def _moves(args: argparse.Namespace) -> list[dict[str, Any]] | None:
+def _moves(root: Path, args: argparse.Namespace) -> list[dict[str, Any]] | None:
     if args.moves is None and args.moves_file is None:
         return None
     if args.moves is not None and args.moves_file is not None:
         raise RecordError("give the moves either with --moves or with --moves-file, not both")
     where = "--moves" if args.moves is not None else args.moves_file
-    try:
-        text = args.moves if args.moves is not None else Path(args.moves_file).read_text(encoding="utf-8")
-        moves = yaml.safe_load(text)
-    except OSError as exc:
-        raise RecordError(f"{where}: cannot be read ({exc.strerror})") from exc
-    except yaml.YAMLError as exc:
-        raise RecordError(f"{where}: not YAML: {str(exc).splitlines()[0]}") from exc
+    try:  # a source like the book's files: inside the project, bounded, YAML within the same limits
+        moves = (given.yaml_text(args.moves, "--moves") if args.moves is not None
+                 else given.yaml_file(root, args.moves_file, "--moves-file"))
+    except SourceError as exc:
+        raise RecordError(str(exc)) from None
     if not isinstance(moves, list) or not moves or not all(isinstance(m, Mapping) and "do" in m for m in moves):
         raise RecordError(f"{where}: give a list of example steps, e.g. [{{do: mark, square: c3}}, ...]")
     return [dict(m) for m in moves]
 
 
 def _chooser(game: Game, engine: ModuleType, args: argparse.Namespace, book: Book) -> tuple[Chooser, str]:
-    moves = _moves(args)
+    moves = _moves(book.root, args)
     step_of = getattr(game, "action_step", None)
     if moves is not None:
         if args.policy is not None:
@@ -400,8 +400,8 @@ def record(root: Path, args: argparse.Namespace) -> tuple[Path, str, bool]:
     book = load_book(root, args.book)
     engine = load_book_engine(book)
     example_id = args.id or f"{book.id}-recorded-{args.seed}"
-    if not re.match(r"^[a-z0-9][a-z0-9-]*$", example_id):
-        raise RecordError(f"'{example_id}' cannot be an example ID: lower case words joined by '-' (--id)")
+    if not EXAMPLE_ID.fullmatch(example_id):  # whole: a name ending in a newline is no ID
+        raise RecordError(f"{excerpt(example_id)} cannot be an example ID: lower case words joined by '-' (--id)")
     path = root / "examples" / book.id / f"{example_id}.yaml"
     if path.exists() and not args.force:
         raise RecordError(f"{relative(path, root)} exists: choose another --id, or --force to replace it")
@@ -436,7 +436,7 @@ def run_record(root: Path, args: argparse.Namespace) -> int:
     try:
         path, status, ok = record(root, args)
     except ExplainError as exc:
-        print(f"rulepress record: {exc} (nothing was written)", file=sys.stderr)
+        print(f"rulepress record: {bounded(str(exc))} (nothing was written)", file=sys.stderr)
         return 1
     print(f"wrote {relative(path, root)}: {status}")
     print("It is marked 'reviewed: false': check it against the rules and retell its text, then set "

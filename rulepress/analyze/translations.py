@@ -178,11 +178,11 @@ class History:
 # -- the gate --------------------------------------------------------------------------------------------------
 
 def gate_findings(book: Book, examples: list[Example]) -> tuple[list[str], list[str]]:
-    """Errors (a translation's bad files) and warnings (missing or stale items, undeclared translation folders)
-    for ``rulepress verify`` and the build; ``--strict`` turns the warnings into errors."""
-    errors: list[str] = []
+    """Errors (a translation's bad files, a translation folder book.yaml does not declare) and warnings (missing
+    or stale items) for ``rulepress verify`` and the build; ``--strict`` turns the warnings into errors."""
     source, declared = languages(book)
-    warnings = [str(problem) for problem in orphans.undeclared_translations(book.root, book.id, declared)]
+    errors = [str(problem) for problem in orphans.undeclared_translations(book.root, book.id, declared)]
+    warnings: list[str] = []
     if source in (book.data.get("translations") or []):
         errors.append(f"{book.path('book.yaml')}: '{source}' is the book's source language, not a translation "
                       "(remove it from 'translations')")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, excerpt
 from rulepress.load import checks, confine, orphans, schema, textpolicy
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.problems import Collector
@@ -108,8 +108,9 @@ class Book:
         return f"rule {rule.number}, {rule_id}" if rule else rule_id
 
 
+BOOK_ID = re.compile(r"[a-z0-9][a-z0-9-]*")  # as schemas/book.yaml's id; matched whole, never with "$"
 REQUIRED_BOOK_KEYS = ("id", "title", "edition", "players", "engine", "rule_prefix", "chapters")
-SAFE_CHAPTER = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[^\\]+\.md$")  # as schemas/book.yaml: no '..', not absolute
+SAFE_CHAPTER = re.compile(r"(?!/)(?!.*(^|/)\.\.(/|$))[^\\]+\.md")  # as schemas/book.yaml: no '..', not absolute
 
 
 def book_ids(root: Path) -> list[str]:
@@ -131,6 +132,9 @@ def book_ids(root: Path) -> list[str]:
 def load_book(root: Path, book_id: str) -> Book:
     """The book ``book_id`` with every source checked; raises SourceError (one problem) or SourceErrors (all the
     problems found, up to problems.MAX_PROBLEMS) when any source is bad."""
+    if not BOOK_ID.fullmatch(book_id):  # a name from the command line: no "../", no newline, no control character
+        raise SourceError("rules_src", None, f"{excerpt(book_id)} is not a book ID (a folder of rules_src/: lower case "
+                                             "letters, digits and '-')")
     folder = root / "rules_src" / book_id
     shown = shown_path(folder / "book.yaml", root)
     if not confine.exists(folder / "book.yaml"):
@@ -157,7 +161,7 @@ def load_book(root: Path, book_id: str) -> Book:
     context = {**plain(book.components), "book": plain(data)}
     _check_cover(book, context, found)
     complete = _load_chapters(book, context, found)
-    found.extend(orphans.unlisted_chapters(folder, root, [c for c in data["chapters"] if SAFE_CHAPTER.match(c)],
+    found.extend(orphans.unlisted_chapters(folder, root, [c for c in data["chapters"] if SAFE_CHAPTER.fullmatch(c)],
                                            line_of(data, "chapters")))
     for chapter in book.chapters:
         for rule in chapter.rules:
@@ -229,7 +233,7 @@ def _load_chapters(book: Book, context: dict[str, Any], found: Collector) -> boo
     complete = True
     for number, name in enumerate(book.data["chapters"], start=1):
         line = line_of(book.data["chapters"], number - 1)
-        if not SAFE_CHAPTER.match(name):  # already reported by the schema
+        if not SAFE_CHAPTER.fullmatch(name):  # already reported by the schema
             complete = False
             continue
         path = book.folder / "chapters" / name

@@ -127,6 +127,74 @@ def decode(data: bytes, shown: str) -> str:
                           column=column) from exc
 
 
+MAX_ASSET_BYTES = 16 * 1024 * 1024  # one file of a folder the site copies (a font, an image)
+MAX_TREE_BYTES = 128 * 1024 * 1024  # all of them together
+MAX_TREE_FILES = 5_000
+
+
+def tree_problems(root: Path, folder: Path, *, max_file_bytes: int = MAX_ASSET_BYTES,
+                  max_bytes: int = MAX_TREE_BYTES, max_files: int = MAX_TREE_FILES) -> list[SourceError]:
+    """Everything under ``folder`` (a folder the build copies or reads whole: ``site_src/``, a theme's overrides,
+    any folder a project's configuration names) that must not be read, one located problem each: the folder or a
+    symlink in it resolving outside ``root``, an entry that is neither a regular file nor a folder (a FIFO would
+    block the copy, a device never end it), a file over ``max_file_bytes``, and more than ``max_files`` files or
+    ``max_bytes`` in all.  Nothing is opened; symlinks are followed only to check where they lead (and into
+    folders inside ``root``, once each, as mkdocs follows them)."""
+    problems: list[SourceError] = []
+    try:
+        start = confined(root, folder)
+    except PathRefused as refused:
+        return [SourceError(shown(folder, root), None, refused.reason)]
+    if not start.exists():
+        return []  # a folder the project does not have: nothing of it can be read
+    count = total = 0
+    seen: set[Path] = set()
+    pending = [(folder, start)]
+    while pending:
+        here, real = pending.pop()
+        if real in seen:
+            continue
+        seen.add(real)
+        try:
+            entries = sorted(os.scandir(real), key=lambda entry: entry.name)
+        except OSError as exc:
+            problems.append(SourceError(shown(here, root), None, f"cannot read: {exc.strerror or exc}"))
+            continue
+        for entry in entries:
+            path = here / entry.name
+            try:
+                target = confined(root, real / entry.name) if entry.is_symlink() else real / entry.name
+                info = os.stat(target)
+            except PathRefused as refused:
+                words = f"a symlink that {refused.reason}" if refused.reason.startswith("resolves") else \
+                    f"a symlink that cannot be followed ({refused.reason})"
+                problems.append(SourceError(shown(path, root), None, words))
+                continue
+            except OSError as exc:  # a dangling symlink, a file gone meanwhile
+                problems.append(SourceError(shown(path, root), None, f"cannot read: {exc.strerror or exc}"))
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                if entry.is_symlink() and (target == real or target in real.parents):
+                    problems.append(SourceError(shown(path, root), None, "a symlink to a folder that holds it "
+                                                                         "(mkdocs would walk it forever)"))
+                    continue
+                pending.append((path, target))
+            elif not stat.S_ISREG(info.st_mode):
+                problems.append(SourceError(shown(path, root), None, f"is a {_kind(info.st_mode)}, not a regular "
+                                                                     "file"))
+            elif info.st_size > max_file_bytes:
+                problems.append(SourceError(shown(path, root), None, f"file is {info.st_size} bytes, more than the "
+                                                                     f"{max_file_bytes} bytes a file the site copies "
+                                                                     "may have"))
+            else:
+                count, total = count + 1, total + info.st_size
+        if count > max_files or total > max_bytes:
+            problems.append(SourceError(shown(folder, root), None, f"holds more than {max_files} files or "
+                                        f"{max_bytes} bytes, more than a folder the build copies may"))
+            break
+    return problems
+
+
 def _too_big(size: int, max_bytes: int) -> str:
     return f"file is {size} bytes, more than the {max_bytes} bytes a source file may have"
 

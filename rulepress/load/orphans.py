@@ -12,7 +12,7 @@ from pathlib import Path
 from rulepress.errors import SourceError
 from rulepress.load.confine import shown as shown_path
 
-LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Z]{2})?$")  # a translation's folder name, as schemas/book.yaml's language
+LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Z]{2})?")  # a translation's folder name, as schemas/book.yaml's language
 
 BOOK_FILES = ("book.yaml", "components.yaml", "glossary.yaml", "questions.yaml", "changelog.yaml",
               "prose_only.yaml", "provenance.yaml")
@@ -57,7 +57,7 @@ def stray_examples(folder: Path, root: Path) -> list[SourceError]:
     problems = []
     for path in _visible(folder):
         shown = shown_path(path, root)
-        if path.is_dir() and LANGUAGE.match(path.name):
+        if path.is_dir() and LANGUAGE.fullmatch(path.name):
             continue
         if path.suffix == ".yml":
             problems.append(SourceError(shown, None, f"examples end in .yaml: rename it to '{path.stem}.yaml' "
@@ -70,16 +70,16 @@ def stray_examples(folder: Path, root: Path) -> list[SourceError]:
 
 def undeclared_translations(root: Path, book_id: str, translations: Iterable[str]) -> list[SourceError]:
     """Translation folders (``rules_src/<book>/<lang>/``, ``examples/<book>/<lang>/``) of a language book.yaml
-    does not declare under ``translations``: the build would ignore them. Reported as warnings by the gate, so a
-    translation can be started before it is declared."""
+    does not declare under ``translations``: the build would ignore them, so the gate refuses them (a translation
+    is started by declaring it; its missing items are then warnings)."""
     declared = set(translations)
     problems = []
     for base in (root / "rules_src" / book_id, root / "examples" / book_id):
         for path in _visible(base):
-            if path.is_dir() and LANGUAGE.match(path.name) and path.name not in declared:
+            if path.is_dir() and LANGUAGE.fullmatch(path.name) and path.name not in declared:
                 problems.append(SourceError(shown_path(path, root), None, f"a translation into '{path.name}' that "
                                             f"rules_src/{book_id}/book.yaml does not declare (add '{path.name}' to "
-                                            "its 'translations', or delete the folder); the build ignores it"))
+                                            "its 'translations', or delete the folder); the build would ignore it"))
     return problems
 
 

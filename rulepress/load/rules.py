@@ -18,7 +18,7 @@ from rulepress.errors import SourceError
 from rulepress.load import confine, textpolicy
 from rulepress.load.sandbox import content_environment, split_marked
 
-RULE_ID = re.compile(r"^[a-z]+(\.[a-z0-9-]+)+$")
+RULE_ID = re.compile(r"[a-z]+(\.[a-z0-9-]+)+")  # matched whole (fullmatch): "$" would let "x.y\n" by
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([^}\s]+)\})?\s*$")
 CROSS_REF = re.compile(r"\[\[([^\]\s]+)\]\]")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -207,7 +207,7 @@ def parse_chapter(text: str, file: str, chapter_number: int, prefix: str, lines:
         if rule_id is None:
             raise SourceError(file, index, f"heading '{title}' has no rule ID; write it as "
                                            f"'{match.group(1)} {title} {{#{prefix}.…}}'")
-        if not RULE_ID.match(rule_id) or not rule_id.startswith(prefix + "."):
+        if not RULE_ID.fullmatch(rule_id) or not rule_id.startswith(prefix + "."):
             raise SourceError(file, index, f"'{rule_id}' is not a valid rule ID (lower case, dot separated, "
                                            f"starting with '{prefix}.')", rule=rule_id)
         close()

@@ -19,12 +19,13 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, excerpt
 from rulepress.load.yamlsrc import column_of, line_of, parse_yaml, plain
 
-SIZE = re.compile(r"^[0-9]+(\.[0-9]+)?(mm|cm|in|pt)$")
-EXAMPLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-ANY_RULE_ID = re.compile(r"^[a-z]+(\.[a-z0-9-]+)+$")
+# Matched whole (fullmatch), as every ID and name is: "$" matches before a final newline, so "mini\n" would pass.
+SIZE = re.compile(r"[0-9]+(\.[0-9]+)?(mm|cm|in|pt)")
+EXAMPLE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
+ANY_RULE_ID = re.compile(r"[a-z]+(\.[a-z0-9-]+)+")
 TYPE_WORDS = {"string": "text", "integer": "a whole number", "number": "a number", "array": "a list",
               "object": "a mapping", "boolean": "true or false", "null": "empty"}
 
@@ -42,17 +43,17 @@ def load_schema(name: str) -> dict[str, Any]:
 def rule_id_pattern(prefix: str | None) -> re.Pattern[str]:
     if prefix is None:
         return ANY_RULE_ID
-    return re.compile(rf"^{re.escape(prefix)}(\.[a-z0-9-]+)+$")
+    return re.compile(rf"{re.escape(prefix)}(\.[a-z0-9-]+)+")
 
 
 def _format_checker(prefix: str | None) -> FormatChecker:
     checker = FormatChecker(formats=())
     rule_id = rule_id_pattern(prefix)
-    question_id = re.compile(rf"^{re.escape(prefix)}\.q[0-9]+$" if prefix else r"^[a-z]+\.q[0-9]+$")
-    checker.checks("rule-id")(lambda value: not isinstance(value, str) or bool(rule_id.match(value)))
-    checker.checks("question-id")(lambda value: not isinstance(value, str) or bool(question_id.match(value)))
-    checker.checks("example-id")(lambda value: not isinstance(value, str) or bool(EXAMPLE_ID.match(value)))
-    checker.checks("size")(lambda value: not isinstance(value, str) or bool(SIZE.match(value)))
+    question_id = re.compile(rf"{re.escape(prefix)}\.q[0-9]+" if prefix else r"[a-z]+\.q[0-9]+")
+    checker.checks("rule-id")(lambda value: not isinstance(value, str) or bool(rule_id.fullmatch(value)))
+    checker.checks("question-id")(lambda value: not isinstance(value, str) or bool(question_id.fullmatch(value)))
+    checker.checks("example-id")(lambda value: not isinstance(value, str) or bool(EXAMPLE_ID.fullmatch(value)))
+    checker.checks("size")(lambda value: not isinstance(value, str) or bool(SIZE.fullmatch(value)))
     return checker
 
 
@@ -128,6 +129,8 @@ def _problems(error: ValidationError, data: Any, shown: str, prefix: str | None)
         message = f"{subject} must not be empty"
     elif kind == "minimum":
         message = f"{subject} must be at least {error.validator_value}, not {_describe(instance)}"
+    elif kind == "maximum":
+        message = f"{subject} must be at most {error.validator_value}, not {_describe(instance)}"
     elif kind == "uniqueItems":
         message = f"{subject} lists the same entry twice"
     else:
@@ -201,9 +204,10 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int | float):
-        return f"the number {value}"
+        digits = str(value)
+        return f"the number {digits}" if len(digits) <= 20 else f"the number {digits[:12]}… ({len(digits)} digits)"
     if isinstance(value, str):
-        return f"'{value}'" if len(value) <= 60 else f"'{value[:57]}...'"
+        return excerpt(value)
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):

@@ -352,6 +352,8 @@ def _translated_cover(source: Book, cover: dict[str, Any], shown: str, context: 
                                   "cover blurb"))
         _check_rendering(cover["blurb"], context, shown, line_of(cover, "blurb"), found)
         merged["blurb"] = cover["blurb"]
+    if isinstance(cover.get("alt"), str):  # the artwork's words (the artwork itself is the source's)
+        merged["alt"] = cover["alt"]
     for key in ("components", "credits"):
         values, wanted = cover.get(key), original.get(key) or []
         if not isinstance(values, list):

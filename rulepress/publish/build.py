@@ -18,9 +18,18 @@ from types import FrameType
 from typing import Any
 
 from rulepress.cache import cached_impacts, empty_trash, translation_findings
-from rulepress.errors import BuildRefused
+from rulepress.errors import BuildRefused, SourceError, os_problem
+from rulepress.load import site_folders
 from rulepress.publish.lock import build_lock
-from rulepress.publish.swap import check_target, finish, new_staging, publish, signals_held, sweep_leftovers
+from rulepress.publish.swap import (
+    check_replaceable,
+    check_target,
+    finish,
+    new_staging,
+    publish,
+    signals_held,
+    sweep_leftovers,
+)
 from rulepress.render import site as site_pages
 from rulepress.verify.gate import Report, verify
 
@@ -67,7 +76,11 @@ class _Collect(logging.Handler):
 
     def fatal(self, tool: str) -> list[str]:
         """Errors, and warnings about a missing or unreadable resource: either means wrong output."""
-        return _unique(f"{tool}: {_tidy(record.getMessage())}" for record in self.records
+        return self.fatal_of(self.records, tool)
+
+    @staticmethod
+    def fatal_of(records: list[logging.LogRecord], tool: str) -> list[str]:
+        return _unique(f"{tool}: {_tidy(record.getMessage())}" for record in records
                        if record.levelno >= logging.ERROR or _MISSING_RESOURCE.search(record.getMessage()))
 
     def harmless(self) -> list[str]:
@@ -169,9 +182,14 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         errors, warnings = translation_findings(check)
         lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
+    # The folders mkdocs copies into the site, confined before mkdocs or the cache reads them.
+    try:
+        lint_problems += [str(problem) for problem in site_folders.problems(root)]
+    except SourceError as exc:  # mkdocs.yml itself cannot be read
+        lint_problems.append(str(exc))
     problems = report.failures() + lint_problems + (report.warnings if strict else [])
     if not problems:  # no unchecked example in the player editions; their text is checked as it is rendered
-        problems = unreviewed(report)  # (the site's by the hooks, see render_site; each PDF's by render/pdf.py)
+        problems = unreviewed(report)  # (the site's by the plugin, see render_site; each PDF's by render/pdf.py)
     if problems:
         raise BuildRefused(problems)
     return report
@@ -186,37 +204,108 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
     ``prepare(lang, config)``, when given, is called before each run and says whether it is a dirty build, or
     (None) that the site in ``lang`` is in place already and need not be built (the incremental builds of
     rulepress/serve/quick.py add their plugin there)."""
+    import copy
+    import io
+
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
-    from mkdocs.utils import yaml_load
+    from mkdocs.exceptions import Abort
+
+    from rulepress.render.site_config import CONFIG
 
     site_pages.TIMING.clear()
     others = site_pages.site_languages(report)
+    merged = checked_site_config(root)
     try:
         with _logged("mkdocs") as logged:
             for lang in [None, *others]:  # the root first: mkdocs empties its site folder before building
                 site_pages.PREPARED = site_pages.SiteInput(report, impacts, lang)
-                overrides: dict[str, Any] = {}
-                if others:  # a book with translations: every site gets its language and the switcher
-                    with open(root / "mkdocs.yml", encoding="utf-8") as stream:
-                        overrides = site_pages.language_config(yaml_load(stream) or {}, report, lang)
+                # A book with translations: every site gets its language and the switcher.
+                overrides = site_pages.language_config(merged, report, lang) if others else {}
                 target = staging if lang is None else staging / lang
-                config = load_config(str(root / "mkdocs.yml"), site_dir=str(target), **overrides)
                 start = len(logged.records)
+                try:
+                    # Relative paths in it are the project's: mkdocs reads them against the file's folder.
+                    # A copy each time: mkdocs consumes the settings it is given (it pops plugins' options).
+                    config = load_config(io.BytesIO(b"{}"), config_file_path=str(root / CONFIG),
+                                         **copy.deepcopy({**merged, **overrides, "site_dir": str(target)}))
+                except Abort:  # mkdocs said what is wrong (logged); the message itself only says "aborted"
+                    raise BuildRefused(_config_problems(root, logged.records[start:])) from None
                 dirty = prepare(lang, config) if prepare is not None else False
                 try:
                     if dirty is not None:
                         mkdocs_build(config, dirty=dirty)
                 except Exception:
-                    # The hooks check the player pages they generate (no rule IDs, no engine notation): mkdocs
+                    # The plugin checks the player pages it generates (no rule IDs, no engine notation): mkdocs
                     # reports that only as an abort, so the problems themselves are the refusal.
                     if site_pages.PREPARED is not None and site_pages.PREPARED.refused:
                         raise BuildRefused(site_pages.PREPARED.refused) from None
+                    said = _Collect.fatal_of(logged.records[start:], "mkdocs")
+                    if said:  # a plugin's or the theme's error: mkdocs logged its words, then aborted
+                        raise BuildRefused(said) from None
+                    template = _template_error(sys.exc_info()[1], root)
+                    if template:
+                        raise BuildRefused([template]) from None
                     raise
                 logged.sites[lang] = logged.records[start:]
         return logged
     finally:
         site_pages.PREPARED = None
+
+
+def checked_site_config(root: Path) -> dict[str, Any]:
+    """The site's configuration (the package's defaults, the project's mkdocs.yml over them), refused with the file
+    and line for what a project may not change, and with mkdocs' own words for what mkdocs finds wrong.  The build
+    asks before it renders anything, so a bad mkdocs.yml costs no PDF."""
+    import copy
+    import io
+
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    from rulepress.render.site_config import CONFIG, site_config
+
+    try:
+        merged = site_config(root)
+    except SourceError as exc:
+        raise BuildRefused([str(exc)]) from None
+    with _logged("mkdocs") as logged:
+        try:
+            load_config(io.BytesIO(b"{}"), config_file_path=str(root / CONFIG), **copy.deepcopy(merged))
+        except Abort:
+            raise BuildRefused(_config_problems(root, logged.records)) from None
+    return merged
+
+
+def _template_error(exc: BaseException | None, root: Path) -> str | None:
+    """A theme template's error (Jinja's), with the template's file (the project's, relative to it) and line."""
+    import jinja2
+
+    from rulepress.errors import relative
+
+    if not isinstance(exc, jinja2.TemplateError):
+        return None
+    filename = getattr(exc, "filename", None)
+    where = relative(Path(filename), root) if filename else getattr(exc, "name", None) or "a theme template"
+    line = getattr(exc, "lineno", None)
+    return f"{where}{f':{line}' if line else ''}: mkdocs: {type(exc).__name__}: {exc}"
+
+
+def _config_problems(root: Path, records: list[logging.LogRecord]) -> list[str]:
+    """mkdocs' own lines about the configuration ("Config value 'key': what is wrong"), each with the file and,
+    when the project's mkdocs.yml sets that key, its line and value."""
+    from rulepress.render.site_config import CONFIG, project_setting
+
+    problems = []
+    for record in records:
+        if record.levelno < logging.ERROR:
+            continue
+        said = _tidy(record.getMessage())
+        key = re.match(r"Config value '([^']+)'", said)
+        line, value = project_setting(root, key.group(1)) if key else (None, None)
+        where = f"{CONFIG}:{line}" if line else CONFIG
+        problems.append(f"{where}: mkdocs: {said}" + (f" (the value: {value!r})" if line else ""))
+    return problems or [f"{CONFIG}: mkdocs refused the configuration and said nothing more"]
 
 
 def expected_pages(report: Report) -> list[str]:
@@ -260,7 +349,10 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
     def site(impacts: dict[str, Any]) -> Callable[[], tuple[list[str], float, float]]:
         def make() -> tuple[list[str], float, float]:  # a copy when nothing it shows changed
             start = time.perf_counter()
-            mkdocs = cached_site(root, report, impacts, staging, render_site)
+            try:
+                mkdocs = cached_site(root, report, impacts, staging, render_site)
+            except OSError as exc:  # mkdocs writes pages without naming them: the folder it was writing, then
+                raise BuildRefused([f"site: {os_problem(exc, staging)}"]) from exc
             problems = mkdocs.fatal("mkdocs") + ([f"mkdocs: {w}" for w in mkdocs.harmless()] if strict else [])
             if problems:
                 raise BuildRefused(problems)
@@ -358,10 +450,12 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
     root = root.resolve()
     target = (site_dir or root / "site").resolve()
     check_target(root, target)
+    check_replaceable(root, target)  # a read-only site/ is found now, not after every PDF is made
     with _interrupts() as interrupts, build_lock(root, wait):
         swept = sweep_leftovers(root, target)
         start = time.perf_counter()
         report = gate(root, strict, books)
+        checked_site_config(root)  # before anything is rendered
         _translate(report)
         timings.verify = time.perf_counter() - start
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -380,6 +474,8 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
             empty_trash(root)  # the kept sites the site's process pruned
         except BuildRefused:
             raise
+        except OSError as exc:  # a full disk, a folder it may not write: what it hit, by name
+            raise BuildRefused([f"rendering failed: {os_problem(exc, staging)}"]) from exc
         except Exception as exc:  # a broken template or page: report it, keep the last good site
             raise BuildRefused([f"rendering failed: {type(exc).__name__}: {exc}"]) from exc
         finally:  # also after KeyboardInterrupt and Terminated, which pass through the except clauses above

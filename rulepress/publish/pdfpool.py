@@ -15,21 +15,26 @@ import ctypes
 import ctypes.util
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
 import queue
 import signal
+import sys
 import time
+import traceback
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rulepress import progress
+from rulepress import environment, progress
 from rulepress.cache import Cache, edition_inputs, get_pdf, pdf_key, preflight_passed, put_pdf, source_epoch
+from rulepress.errors import BuildRefused, os_problem
 from rulepress.render import pdf
 
 if TYPE_CHECKING:
@@ -42,6 +47,33 @@ class Job:
     edition: str
     target: Path
     printing: pdf.PrintInput
+
+
+class WorkerDied(Exception):
+    """The pool broke: a worker ended without answering (killed, out of memory).  ``dead``: pid -> exit code of
+    the workers found dead when it broke (the pool ends the others right after)."""
+
+    def __init__(self, dead: dict[int, int]) -> None:
+        super().__init__("a PDF worker process died")
+        self.dead = dead
+
+
+def _ending(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}" + (" (out of memory?)" if -code == signal.SIGKILL else "")
+    return f"ended with exit code {code}" if code is not None else "ended without a word"
+
+
+def edition_failure(job: Job, exc: BaseException) -> str:
+    """A failed edition as one line naming it: the edition, and for a disk or permission error the file."""
+    what = f"pdf {job.name} ({job.edition} edition of {job.printing.check.book.id})"
+    if isinstance(exc, OSError):
+        return f"{what}: {os_problem(exc, job.target)}"
+    return f"{what}: {type(exc).__name__}: {exc}"
 
 
 @dataclass
@@ -57,13 +89,13 @@ class Done:
 
 
 _JOBS: list[Job] = []
+_STARTED: Any = None  # shared with the workers: the pid of the worker that took each job (0: none yet)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def workers_wanted(jobs: int) -> int:
     """One process per core this process may run on (``$RULEPRESS_JOBS`` overrides), never more than jobs."""
-    env = os.environ.get("RULEPRESS_JOBS", "")
-    cores = int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
+    cores = environment.jobs() or len(os.sched_getaffinity(0))
     return max(1, min(cores, jobs))
 
 
@@ -109,6 +141,8 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
     preflight it there, where it runs in parallel with the other PDFs rather than after all of them.  ``impact``:
     a designer edition's question impact, worked out after the worker was forked (see ``render_editions``)."""
     job = _JOBS[index]
+    if captured and _STARTED is not None:
+        _STARTED[index] = os.getpid()  # if this worker dies, the build can say which edition it was making
     if impact is not None:
         job.printing.impact = impact
     handler = _Captured()
@@ -125,8 +159,12 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
         return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
                     time.perf_counter() - start, tuple(handler.seen), passed=passed)
     except BaseException as exc:  # returned, not raised: one that does not pickle would break the pool
+        named = _named(job, exc)
         if not captured:
-            raise
+            if named is exc:
+                raise
+            raise named from exc
+        exc = named
         try:
             pickle.loads(pickle.dumps(exc))
             return exc
@@ -134,6 +172,24 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
             return RuntimeError(f"{type(exc).__name__}: {exc}")
     finally:
         logger.removeHandler(handler)
+
+
+def _named(job: Job, exc: BaseException) -> BaseException:
+    """A failure while rendering ``job`` as the build reports it: WeasyPrint's (or the renderer's) own words, with
+    the PDF and the book it concerns.  The build's own refusals, a refused fetch (build.py names it) and interrupts
+    pass as they are."""
+    from rulepress.errors import BuildRefused, SourceError
+
+    urls = sys.modules.get("weasyprint.urls")
+    if not isinstance(exc, Exception) or isinstance(exc, BuildRefused) or (
+            urls is not None and isinstance(exc, urls.FatalURLFetchingError)):
+        return exc
+    if isinstance(exc, SourceError):
+        return BuildRefused([str(exc)])
+    frames = traceback.extract_tb(exc.__traceback__)
+    tool = "WeasyPrint" if any(f"{os.sep}weasyprint{os.sep}" in frame.filename for frame in frames) else "rendering"
+    book = job.printing.check.book.path("book.yaml")
+    return BuildRefused([f"pdf/{job.name}.pdf ({book}): {tool}: {type(exc).__name__}: {exc}"])
 
 
 def _quiet_worker(parent: int) -> None:
@@ -239,6 +295,34 @@ class Alongside:
             self.process.join()
 
 
+def _dead_workers(pool: ProcessPoolExecutor | None) -> dict[int, int]:
+    """pid -> exit code of the pool's workers that have ended (asked as the pool breaks)."""
+    processes = list((getattr(pool, "_processes", None) or {}).items())  # None once shut down
+    ended = set(multiprocessing.connection.wait([process.sentinel for _, process in processes], timeout=0))
+    dead = {}
+    for pid, process in processes:
+        if process.sentinel in ended:
+            process.join(timeout=5)  # its pipe closes a moment before the kernel has its exit code
+        if process.exitcode is not None:
+            dead[pid] = process.exitcode
+    return dead
+
+
+def _died(jobs: list[Job], results: dict[int, Done], died: WorkerDied) -> list[str]:
+    """Which editions a dead worker was making (from the pids the workers noted), one line each."""
+    lines = []
+    for index, job in enumerate(jobs):
+        pid = _STARTED[index] if _STARTED is not None else 0
+        if index not in results and pid in died.dead:
+            lines.append(f"pdf {job.name} ({job.edition} edition of {job.printing.check.book.id}): the worker "
+                         f"process rendering it {_ending(died.dead[pid])}; nothing was published")
+    if not lines:
+        codes = ", ".join(_ending(code) for code in died.dead.values()) or "ended"
+        unfinished = ", ".join(job.name for index, job in enumerate(jobs) if index not in results)
+        lines.append(f"pdf: a worker process {codes} before it took a job (unfinished: {unfinished})")
+    return lines
+
+
 def _jobs(report: Report, impacts: dict[str, Any], staging: Path, folder: str = "pdf") -> list[Job]:
     from rulepress.render.languages import pdf_name, translations
 
@@ -305,7 +389,7 @@ def _temporary_files_in(root: Path) -> Iterator[None]:
 def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any, workers: int | None,
                      store: Cache | None, preflight: bool, folder: str, between: Callable[[], None] | None,
                      root: Path, later: Callable[[], dict[str, Any] | None] | None = None) -> None:
-    global _JOBS
+    global _JOBS, _STARTED
     store = store or Cache(root)
     epoch = source_epoch(root)
     jobs = _jobs(report, impacts, staging, folder)
@@ -316,6 +400,7 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
     finished: queue.Queue[tuple[int, Done | BaseException, str]] = queue.Queue()
     count = workers or workers_wanted(len(jobs))
     _JOBS = jobs
+    _STARTED = multiprocessing.get_context("fork").RawArray("q", len(jobs)) if count > 1 else None
     pool: ProcessPoolExecutor | None = None  # forked at the first PDF the cache lacks: a full hit forks nothing
     closed = False
     shown = progress.bar(len(jobs), "PDF editions", unit="pdf")
@@ -354,7 +439,9 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
             def landed(future: Future[Done | BaseException]) -> None:
                 try:
                     finished.put((index, future.result(), key))
-                except BaseException as exc:  # a worker that died (BrokenProcessPool), or cancelled
+                except BrokenProcessPool:  # called as the pool breaks, before it ends the other workers
+                    finished.put((index, WorkerDied(_dead_workers(pool)), key))
+                except BaseException as exc:  # cancelled
                     finished.put((index, exc, key))
 
             impact = job.printing.impact if index in late else None  # worked out after the workers were forked
@@ -389,12 +476,19 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                 fill()
             if waiting and finished.empty():
                 index, key = waiting.pop(0)
-                finished.put((index, _work(index, epoch, False, preflight), key))
+                try:
+                    finished.put((index, _work(index, epoch, False, preflight), key))
+                except OSError as exc:  # a full disk, a folder it may not write: the edition and the file
+                    raise BuildRefused([edition_failure(jobs[index], exc)]) from exc
             try:
                 index, done, key = finished.get(timeout=0.05 if held else None)
             except queue.Empty:
                 between()
                 continue
+            if isinstance(done, WorkerDied):
+                raise BuildRefused(_died(jobs, results, done)) from None
+            if isinstance(done, OSError):
+                raise BuildRefused([edition_failure(jobs[index], done)]) from done
             if isinstance(done, BaseException):
                 raise done
             if count > 1 and not done.reused:
@@ -422,7 +516,7 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
             for worker in workers:
                 worker.terminate()
                 worker.join()
-        _JOBS = []
+        _JOBS, _STARTED = [], None
     for index, job in enumerate(jobs):  # in the order the one-at-a-time loop reports them
         done = results[index]
         job.printing.layout = done.layout

@@ -87,6 +87,25 @@ def check_target(root: Path, target: Path) -> None:
                             f"understands ({MARKER_VERSION}); upgrade rulepress to publish here"])
 
 
+def check_replaceable(root: Path, target: Path) -> None:
+    """Refuse, before any work, a target the swap could not replace: its parent folder must take a new entry (the
+    staging folder renamed in), and an existing target must let its own entries change (a folder moved to another
+    parent rewrites its ``..``; the old site is deleted).  Tried, not guessed from permission bits: a read-only
+    mount or an immutable folder refuses root too."""
+    parent = target.parent
+    while not parent.exists() and parent != parent.parent:  # the build makes the missing folders
+        parent = parent.parent
+    for folder in [parent] + ([target] if target.is_dir() else []):
+        probe = folder / f".rulepress-probe-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            probe.mkdir()
+            probe.rmdir()
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            raise BuildRefused([f"{folder}: cannot be written ({why}), so the build could not publish "
+                                f"{target}; nothing was built"]) from None
+
+
 def new_staging(root: Path, target: Path) -> Path:
     """An empty folder for this build, on the target's filesystem so that publishing is a rename."""
     tag = f"{os.getpid()}-{secrets.token_hex(4)}"

@@ -1,7 +1,9 @@
-"""The covers' content: the texts from book.yaml's ``cover`` key, and a default artwork from the game's palette.
+"""The covers' content: the texts from book.yaml's ``cover`` key, and the front cover's artwork.
 
-The artwork is drawn, not chosen: the game's own colours as its pieces (discs and tiles) gathered around a
-lantern's glow, so every book gets a designed front cover without anyone drawing one.
+The artwork is the book's own: the SVG its ``cover.art`` names (a file in the book's folder, checked like any
+diagram, with ``cover.alt`` saying what it shows), or else a motif drawn from the game's own palette (its pieces'
+colours as discs and tiles in a ring, laid out from the book's ID), so every book gets a designed front cover
+without anyone drawing one, and no book another game's picture.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from rulepress.load.book import Book
 from rulepress.load.rules import render_template
 from rulepress.load.yamlsrc import plain
 from rulepress.render import palette as colours
+from rulepress.render.strings import Strings
+from rulepress.verify import diagram
 
 # Palette names that are the book's chrome rather than a game colour (not drawn as pieces on the cover).
 _CHROME = {"ink", "line", "muted", "soft", "faint", "paper", "sheet", "cover", "cover_ink", "accent"}
@@ -56,36 +60,50 @@ def piece_colours(palette: dict[str, colours.Cmyk]) -> list[colours.Cmyk]:
     return found or [palette["accent"]]
 
 
-def artwork(palette: dict[str, colours.Cmyk], seed: str, print_edition: bool, width: float = 120,
-            height: float = 96) -> str:
-    """An SVG (mm units): a glowing lantern in the middle, the game's pieces scattered around it."""
+@dataclass
+class Artwork:
+    svg: str  # in the edition's colours: CMYK for print, the profile's sRGB for screens
+    alt: str  # what it shows, for the digital edition's readers
+
+
+def cover_art(book: Book, palette: dict[str, colours.Cmyk], print_edition: bool, t: Strings) -> Artwork:
+    """The front cover's artwork: the book's own SVG (``cover.art``), or the motif drawn from its palette."""
+    data: dict[str, Any] = book.data.get("cover") or {}
+    if data.get("art"):
+        svg = diagram.cover_art(book)
+        return Artwork(svg if print_edition else colours.svg_rgb(svg), str(data.get("alt") or ""))
+    svg, discs, tiles = motif(palette, book.id, print_edition)
+    alt = str(data["alt"]) if data.get("alt") else t("cover_motif_alt", discs=discs, tiles=tiles)
+    return Artwork(svg, alt)
+
+
+def motif(palette: dict[str, colours.Cmyk], seed: str, print_edition: bool, width: float = 120,
+          height: float = 96) -> tuple[str, int, int]:
+    """An SVG (mm units): the game's pieces, discs and tiles in its own colours, in two loose rings; with the
+    number of discs and of tiles drawn (for its alternative text)."""
     rng = random.Random(seed)
     paint = [colours.css(c, print_edition) for c in piece_colours(palette)]
-    accent = colours.css(palette["accent"], print_edition)
-    light = colours.css(palette["cover_ink"], print_edition)
     cx, cy = width / 2, height / 2
-    parts = [f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="{accent}" fill-opacity="{o}"/>'
-             for r, o in ((34, 0.18), (25, 0.3), (16, 0.55))]
-    # The lantern: a rounded body, a cap and a ring, in the cover's light ink.
-    parts += [f'<rect x="{cx - 7}" y="{cy - 10}" width="14" height="20" rx="3" fill="{light}"/>',
-              f'<rect x="{cx - 9}" y="{cy - 13}" width="18" height="3.5" rx="1.2" fill="{light}"/>',
-              f'<circle cx="{cx}" cy="{cy - 16}" r="2.4" fill="none" stroke="{light}" stroke-width="1"/>',
-              f'<circle cx="{cx}" cy="{cy}" r="4" fill="{accent}"/>']
-    count = 22
-    for index in range(count):
-        angle = 2 * math.pi * index / count + rng.uniform(-0.12, 0.12)
-        radius = rng.uniform(30, 46)
-        x, y = cx + radius * math.cos(angle) * 1.25, cy + radius * math.sin(angle) * 0.95
-        if not (4 < x < width - 4 and 4 < y < height - 4):
-            continue
-        fill = paint[index % len(paint)]
-        size = rng.uniform(3.2, 5.6)
-        if index % 3:
-            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 1.6:.1f}" fill="{fill}"/>')
-        else:
-            turn = rng.uniform(-25, 25)
-            parts.append(f'<rect x="{x - size / 2:.1f}" y="{y - size / 2:.1f}" width="{size:.1f}" '
-                         f'height="{size:.1f}" rx="0.8" fill="{fill}" '
-                         f'transform="rotate({turn:.0f} {x:.1f} {y:.1f})"/>')
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}mm" height="{height}mm" '
-            f'viewBox="0 0 {width} {height}">' + "".join(parts) + "</svg>")
+    parts: list[str] = []
+    discs = tiles = 0
+    for ring, (count, low, high) in enumerate(((22, 30, 46), (12, 14, 22))):
+        for index in range(count):
+            angle = 2 * math.pi * index / count + rng.uniform(-0.12, 0.12) + ring * 0.3
+            radius = rng.uniform(low, high)
+            x, y = cx + radius * math.cos(angle) * 1.25, cy + radius * math.sin(angle) * 0.95
+            if not (4 < x < width - 4 and 4 < y < height - 4):
+                continue
+            fill = paint[(index + ring) % len(paint)]
+            size = rng.uniform(3.2, 5.6)
+            if index % 3:
+                discs += 1
+                parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 1.6:.1f}" fill="{fill}"/>')
+            else:
+                tiles += 1
+                turn = rng.uniform(-25, 25)
+                parts.append(f'<rect x="{x - size / 2:.1f}" y="{y - size / 2:.1f}" width="{size:.1f}" '
+                             f'height="{size:.1f}" rx="0.8" fill="{fill}" '
+                             f'transform="rotate({turn:.0f} {x:.1f} {y:.1f})"/>')
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}mm" height="{height}mm" '
+           f'viewBox="0 0 {width} {height}">' + "".join(parts) + "</svg>")
+    return svg, discs, tiles

@@ -7,11 +7,12 @@ with a fixed width per letter either wastes room in one language or lets a label
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 from fontTools.ttLib import TTFont
 
-FONTS = Path(__file__).resolve().parent.parent / "fonts"
+from rulepress.data import package_path
+
+FONTS = package_path("fonts")
 
 
 @lru_cache(maxsize=2)

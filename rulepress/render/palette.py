@@ -11,14 +11,15 @@ from __future__ import annotations
 import importlib
 import re
 from functools import lru_cache
-from pathlib import Path
 from types import ModuleType
 
 from PIL import Image, ImageCms
 
+from rulepress.data import package_path
+
 Cmyk = tuple[float, float, float, float]  # percentages, 0-100
 
-COLOR = Path(__file__).parent.parent / "color"
+COLOR = package_path("color")
 PROFILE = COLOR / "artifex-cmyk-swop.icc"
 
 # The book's own colours.  Text, rules and thin lines are 100 % K only (no rich black: it would blur as the

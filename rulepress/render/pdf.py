@@ -324,6 +324,7 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     parts = _fragments(job)
     game = colours.game_palette(check.engine)
     back = cover.cover_text(book, game)
+    art = cover.cover_art(book, game, job.cmyk, t)  # the book's own SVG, or the motif drawn from its palette
     palette = {name: colours.css(value, job.cmyk) for name, value in {**game, **colours.HOUSE}.items()}
     palette["cover"] = colours.css(game[back.background], job.cmyk)
     palette["cover_ink"] = colours.css(game[back.ink], job.cmyk)
@@ -346,7 +347,7 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
         designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(), edition=job.edition,
         edition_label=label, colour=palette, profile=colours.PROFILE.as_uri() if job.cmyk else "",
         gutter=f"{inner:g}mm", outer=f"{outer:g}mm", half=f"{(inner + outer) / 2:g}mm", cover=back,
-        artwork=_data_uri(cover.artwork(game, book.id, job.cmyk)), t=t, lang=t.lang)
+        artwork=_data_uri(art.svg), artwork_alt=art.alt, t=t, lang=t.lang)
     return typeset_html(page, t.lang)  # French spacing and quotation marks, in text nodes only
 
 

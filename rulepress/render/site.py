@@ -1,7 +1,7 @@
-"""The website's pages, generated through mkdocs' own event hooks (see rulepress/render/mkdocs_hooks.py).
+"""The website's pages, generated through rulepress's mkdocs plugin (rulepress/render/mkdocs_plugin.py).
 
 ``pages()`` returns every generated file (Markdown pages and SVG diagrams) for a verified report;
-the hooks hand them to mkdocs-material, which does all the rendering, theming and search.
+the plugin hands them to mkdocs-material, which does all the rendering, theming and search.
 
 The site is one mkdocs project per language: the source language's at the site's root (today's URLs), and
 one under ``<lang>/`` for each language some book is translated into, holding those books' translations
@@ -27,7 +27,7 @@ from rulepress.render.typography import typeset
 from rulepress.verify.gate import BookCheck, Report
 
 PREPARED: SiteInput | None = None  # set by `rulepress build` before it runs mkdocs
-TIMING: dict[str, float] = {}  # seconds the hooks spent generating pages (our work inside mkdocs' run)
+TIMING: dict[str, float] = {}  # seconds the plugin spent generating pages (our work inside mkdocs' run)
 
 
 @dataclass
@@ -138,7 +138,7 @@ def _where(lang: str | None) -> str:
 
 def player_text_problems(report: Report) -> list[str]:
     """Every rule ID or piece of engine notation on the site's player pages (every language's), for the publish
-    stage to refuse on before mkdocs runs (the hooks refuse too, but mkdocs reports a hook's error only as a
+    stage to refuse on before mkdocs runs (the plugin refuses too, but mkdocs reports a plugin's error only as a
     generic abort)."""
     return [problem for lang in [None, *site_languages(report)] for check in site_checks(report, lang)
             for problem in player_problems(check.book, _book_pages(check, None, lang), _where(lang))]
@@ -207,7 +207,7 @@ def nav(report: Report, lang: str | None = None) -> list[Any]:
 def language_config(root_config: dict[str, Any], report: Report, lang: str | None) -> dict[str, Any]:
     """The settings of mkdocs.yml (``root_config``, as read) that the site in ``lang`` overrides: its theme's
     language, its search stemmer, its name, and its language switcher (mkdocs-material's ``extra.alternate``;
-    the hooks point each page's links at the same page in the other languages, see ``alternates``)."""
+    the plugin points each page's links at the same page in the other languages, see ``alternates``)."""
     t = site_words(report, lang)
     theme = dict(root_config.get("theme") or {})
     theme["language"] = t.lang
@@ -221,7 +221,7 @@ def language_config(root_config: dict[str, Any], report: Report, lang: str | Non
         plugins.append(plugin)
     extra = dict(root_config.get("extra") or {})
     # Each language's home page, relative to this site's root: the theme makes them relative to each page and
-    # looks for each language's sitemap.xml beside them (the per-page switcher is the hooks', see alternates).
+    # looks for each language's sitemap.xml beside them (the per-page switcher is the plugin's, see alternates).
     extra["alternate"] = alternates(report, lang, "index.md")
     overrides: dict[str, Any] = {"theme": theme, "plugins": plugins, "extra": extra}
     if lang is not None:  # the source language's site keeps the project's own name

@@ -6,10 +6,9 @@ import argparse
 import errno
 import socket
 import sys
-from pathlib import Path
 
-from rulepress.errors import SourceError
-from rulepress.project import find_root
+from rulepress.errors import SourceError, bounded
+from rulepress.project import project_root
 
 HOST = "127.0.0.1"  # the preview is for the author's own browser, never the network
 
@@ -31,7 +30,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from rulepress.load.book import book_ids  # here, not above: every command imports this module
     from rulepress.serve.server import run_serve
 
-    root = find_root(Path(args.root) if args.root else None)
+    root = project_root(args.root)  # as every command finds it: --root, $RULEPRESS_ROOT, then from here up
     try:
         ids = book_ids(root)
     except SourceError as exc:
@@ -39,7 +38,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 1
     unknown = [book for book in args.book or [] if book not in ids]
     if unknown:
-        print(f"rulepress serve: rules_src/{unknown[0]}: no such book (books: {', '.join(ids)})", file=sys.stderr)
+        print(bounded(f"rulepress serve: rules_src/{unknown[0]}: no such book (books: {', '.join(ids)})"),
+              file=sys.stderr)
         return 1
     if not port_free(args.port):
         print(f"rulepress serve: port {args.port} on {HOST} is in use or not allowed; choose another with --port",

@@ -17,7 +17,7 @@ import watchdog.events
 import watchdog.observers
 from mkdocs.livereload import LiveReloadServer
 
-from rulepress.serve import banner, watcher
+from rulepress.serve import banner, files, watcher
 from rulepress.serve.session import Session
 
 # What a save is; not "opened", "closed_no_write" nor "attrib" (reading a file, as the build does, is no change).
@@ -68,10 +68,41 @@ class PreviewServer(LiveReloadServer):
         self.root = str(self.session.site)
 
     def _serve_request(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes] | None:
-        path = environ["PATH_INFO"].encode("latin-1").decode("utf-8", "ignore")
-        page = path[len(self.mount_path):] if path.startswith(self.mount_path) else path.lstrip("/")
-        self._request.page = page + "index.html" if page == "" or page.endswith("/") else page
-        return super()._serve_request(environ, start_response)
+        """Its author's requests only (rulepress/serve/files.py): its own Host, well-formed paths, no symlink
+        followed, and always the last complete site, also while a rebuild runs (mkdocs' own handler waits for the
+        rebuild and then reads the folder it looked up before, which the rebuild has replaced)."""
+        if not files.own_host(environ.get("HTTP_HOST"), self.server_address[1]):
+            return self._answer(files.refused_host(self.server_address[1]), start_response)
+        path = files.request_path(environ.get("PATH_INFO", ""))
+        if path is None:
+            return self._answer(files.bad_request(), start_response)
+        if environ.get("REQUEST_METHOD", "GET") not in ("GET", "HEAD"):
+            return self._answer(files.Answer("405 Method Not Allowed", b"GET only\n"), start_response)
+        if path.startswith("/livereload/"):  # the browsers' wait for the next build (mkdocs' own)
+            return super()._serve_request(environ, start_response)
+        with self.session.lock:
+            site = self.session.site  # the folder of the last complete build, kept until the one after next
+        page = path.lstrip("/")
+        page = page + "index.html" if page == "" or page.endswith("/") else page
+        self._request.page = page  # the banner's page (see _inject_js_into_html)
+        answer = files.open_file(site, path)
+        if answer.fd is None:
+            return self._answer(answer, start_response)
+        with os.fdopen(answer.fd, "rb") as handle:
+            content = handle.read()
+        if page.endswith(".html"):
+            content = self._inject_js_into_html(content, self._visible_epoch)
+        start_response(answer.status, [("Content-Type", self._guess_type(page)),
+                                       ("Content-Length", str(len(content)))])
+        return [content]
+
+    @staticmethod
+    def _answer(answer: files.Answer, start_response: Any) -> list[bytes]:
+        headers = [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(answer.body)))]
+        if answer.location is not None:
+            headers.append(("Location", answer.location))
+        start_response(answer.status, headers)
+        return [answer.body]
 
     def _inject_js_into_html(self, content: bytes, epoch: int) -> bytes:
         page = getattr(self._request, "page", "index.html")

@@ -13,7 +13,8 @@ from types import ModuleType
 from typing import Any
 
 from rulepress.cache import cached_impacts
-from rulepress.errors import SourceError
+from rulepress.errors import BuildRefused, SourceError
+from rulepress.load import site_folders
 from rulepress.load.book import book_ids
 from rulepress.project import namespace_for
 from rulepress.serve import banner, watcher
@@ -59,6 +60,7 @@ class Session:
         self.stamp: watcher.Stamp = {}
         self.stale: set[str] = set()  # engines whose code on disk failed: their last good modules stand in
         self.site: Path = folder / "site-0"
+        self.previous: Path | None = None  # the site served before self.site, kept until the next swap
         self.generation = 0
         self.lock = threading.Lock()  # the site folder switches while PDF jobs finish in other threads
         self.background = Background(self.root, folder, say, self.pdfs_ready) if pdfs else None
@@ -154,6 +156,12 @@ class Session:
                 self.say(f"  - {problem}")
         return renewed
 
+    def _site_folder_problems(self) -> list[str]:
+        try:
+            return [str(problem) for problem in site_folders.problems(self.root)]
+        except SourceError as exc:  # mkdocs.yml itself cannot be read
+            return [str(exc)]
+
     def render(self, renewed: list[str], full: bool = False) -> None:
         """The site from every book's last good check into a new folder; the old one stays if this fails.
 
@@ -166,13 +174,16 @@ class Session:
         report = Report(books=checks)
         self.generation += 1
         target = self.folder / f"site-{self.generation}"
-        problems: list[str]
-        try:
-            impacts: dict[str, Any] = {check.book.id: cached_impacts(self.root, check) for check in checks}
-            previous = None if full or not (self.site / "index.html").is_file() else self.site
-            problems = self.renderer.render(self.root, report, impacts, previous, target).fatal("mkdocs")
-        except Exception as exc:  # a broken template or page: reported like the build reports it
-            problems = [f"rendering failed: {type(exc).__name__}: {exc}"]
+        problems = self._site_folder_problems()  # before mkdocs or the cache reads a file of them
+        if not problems:
+            try:
+                impacts: dict[str, Any] = {check.book.id: cached_impacts(self.root, check) for check in checks}
+                previous = None if full or not (self.site / "index.html").is_file() else self.site
+                problems = self.renderer.render(self.root, report, impacts, previous, target).fatal("mkdocs")
+            except BuildRefused as refused:  # a bad mkdocs.yml, a page the players must not see: its own lines
+                problems = list(refused.problems)
+            except Exception as exc:  # a broken template or page: reported like the build reports it
+                problems = [f"rendering failed: {type(exc).__name__}: {exc}"]
         self.problems[SITE] = problems
         if problems:
             shutil.rmtree(target, ignore_errors=True)
@@ -185,8 +196,13 @@ class Session:
         with self.lock:
             if self.background is not None:
                 link_pdfs(self.background.pdfs, target)
+            # The site before stays a build longer: a request that looked it up just before the swap still finds
+            # every file of it (the preview never answers 404 for a page, a stylesheet or the search index that
+            # a complete build has).
             old, self.site = self.site, target
-            _discard(old)
+            if self.previous is not None:
+                _discard(self.previous)
+            self.previous = old
         self.say(f"site rebuilt ({time.perf_counter() - start:.2f} s)")
         if self.background is not None:
             for book in renewed:

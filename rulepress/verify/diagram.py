@@ -81,3 +81,28 @@ def drawn_by(game: Any, root: Path) -> str:
         if path.is_relative_to(root.resolve()):
             return f"{name} ({path.relative_to(root.resolve())}:{line})"
     return "render_svg"
+
+
+def cover_art(book: Any) -> str:
+    """The SVG a book's ``cover.art`` names (a file in its folder), checked as an engine's diagram is: plain,
+    self-contained SVG, nothing scripted or fetched; with ``cover.alt``, the words saying what it shows.
+
+    Raises SourceError at ``cover.art``'s line in book.yaml."""
+    from rulepress.errors import SourceError
+    from rulepress.load import confine
+    from rulepress.load.yamlsrc import line_of
+
+    cover = book.data.get("cover") or {}
+    shown, line, name = book.path("book.yaml"), line_of(cover, "art"), str(cover.get("art"))
+    if not cover.get("alt"):
+        raise SourceError(shown, line, "cover.art needs cover.alt: the words saying what the artwork shows (the "
+                                       "digital edition's readers hear them)")
+    folder = book.root / "rules_src" / book.id  # the file must stay in the book's folder (no ../, no symlink out)
+    try:
+        text = confine.read_text(folder, Path(name), confine.shown(folder / name, book.root))
+    except SourceError as exc:
+        raise SourceError(shown, line, f"cover.art '{name}': {exc.message}") from exc
+    found = problem(text)
+    if found:
+        raise SourceError(shown, line, f"cover.art '{name}' {found}")
+    return text

@@ -9,14 +9,14 @@ from types import ModuleType
 
 from rulepress import cache, i18n, progress
 from rulepress.cache import cached_replay
-from rulepress.errors import SourceError, relative
+from rulepress.errors import SourceError, bounded, relative
 from rulepress.load.book import Book, book_ids, load_book
 from rulepress.load.examples import Example, collect_examples, load_examples
 from rulepress.load.orphans import stray_example_folders
 from rulepress.load.problems import Collector, lines_of
 from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
-from rulepress.verify import trace
+from rulepress.verify import diagram, trace
 from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
 from rulepress.verify.replay import ExampleResult, engine_folder
 
@@ -107,7 +107,7 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
                            if folder.is_dir() and folder.name not in ids)
     for book_id in only or ids:
         if book_id not in ids:
-            report.problems.append(f"rules_src/{book_id}: no such book (books: {', '.join(ids)})")
+            report.problems.append(bounded(f"rules_src/{book_id}: no such book (books: {', '.join(ids)})"))
             continue
         sources = cache.book_sources_digest(root, book_id)  # before anything is read
         try:
@@ -146,9 +146,15 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
 
 
 def check_cover(book: Book, engine: ModuleType) -> list[str]:
-    """book.yaml's cover colours must be names in the engine's palette (``render.PALETTE``): checked here, at
-    their lines, rather than when the PDFs are already being rendered."""
+    """book.yaml's cover colours must be names in the engine's palette (``render.PALETTE``), and its artwork
+    (``cover.art``) plain SVG with words saying what it shows: checked here, at their lines, rather than when the
+    PDFs are already being rendered."""
     cover = book.data.get("cover")
+    if isinstance(cover, Mapping) and cover.get("art"):
+        try:
+            diagram.cover_art(book)
+        except SourceError as exc:
+            return [str(exc)]
     if not isinstance(cover, Mapping) or not ({"background", "ink"} & set(cover)):
         return []
     from rulepress.render import palette  # the render stage's palette (with PIL): only for books with a cover

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, NoReturn
 
-from rulepress.errors import SourceError
+from rulepress import environment
 
 IMPORT_SECONDS = 10.0
 """How long importing one engine package may take (``$RULEPRESS_IMPORT_TIMEOUT`` overrides; 0: no limit)."""
@@ -39,26 +39,12 @@ REPLAY_SECONDS = 10.0
 The slowest bundled example replays in about 0.3 s, so the limit only catches engines that never answer."""
 
 
-def seconds(variable: str, default: float) -> float:
-    """The limit set by environment ``variable`` (seconds, 0 for none), else ``default``."""
-    text = os.environ.get(variable, "").strip()
-    if not text:
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):  # also refuses NaN
-        raise SourceError(f"${variable}", None, f"'{text}' is not a number of seconds (0 switches the limit off)")
-    return value
-
-
 def import_seconds() -> float:
-    return seconds("RULEPRESS_IMPORT_TIMEOUT", IMPORT_SECONDS)
+    return environment.import_seconds(IMPORT_SECONDS)
 
 
 def replay_seconds() -> float:
-    return seconds("RULEPRESS_REPLAY_TIMEOUT", REPLAY_SECONDS)
+    return environment.replay_seconds(REPLAY_SECONDS)
 
 
 @dataclass
@@ -168,6 +154,13 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
     def _on_alarm(self, signum: int, frame: FrameType | None) -> None:
         if not self._armed:
             return
+        if frame is not None and frame.f_code in _EDGES:
+            # A limit shorter than the guard's own setting up (a microsecond) fires inside __enter__, outside the
+            # ``with`` whose __exit__ turns it into a fault: raised there it would escape as a traceback.  Fire
+            # again a moment later, inside the guarded code (in __exit__ the code is done: nothing to stop).
+            if frame.f_code is _ENTER:
+                signal.setitimer(signal.ITIMER_REAL, 1e-3)
+            return
         now = time.monotonic()
         if self._outer_due is not None and self._outer_due <= now:  # the outer timer is due: its handler decides
             outer, self._outer_due = self._outer_alarm, None
@@ -233,3 +226,8 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
     def _shown(self, path: Path) -> str:
         path = path.resolve()
         return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
+
+
+# The guard's own frames (its handler too: a re-armed alarm can arrive before the handler has returned).
+_ENTER = engine_guard.__enter__.__code__
+_EDGES = (_ENTER, engine_guard.__exit__.__code__, engine_guard._on_alarm.__code__)

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from rulepress import i18n
-from rulepress.errors import SourceError
+from rulepress.errors import SourceError, bounded
 from rulepress.load.book import Book
 from rulepress.load.examples import Example, Step
 from rulepress.load.rules import render_template
@@ -162,7 +162,7 @@ def replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = Tru
 
 def _frame(example: Example, book: Book, detail: str) -> str:
     rules = ", ".join(book.rule_label(r) for r in example.rules)
-    return f"{example.id} ({example.file}): {detail} [illustrates {rules}]"
+    return f"{example.id} ({example.file}): {bounded(detail)} [illustrates {rules}]"  # an engine may quote a lot
 
 
 def _where(step: Step) -> str:

@@ -43,7 +43,7 @@ class Trace:
 
 def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, list[str]]:
     """Every string literal in the engine's Python that looks like one of the book's rule IDs."""
-    pattern = re.compile(rf"^{re.escape(prefix)}(\.[a-z0-9-]+)+$")
+    pattern = re.compile(rf"{re.escape(prefix)}(\.[a-z0-9-]+)+")
     found: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*.py")):
         # A stray byte that is not UTF-8 only hides literals here; a module that does not parse (one the package
@@ -57,7 +57,7 @@ def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, lis
                     value = literal_eval(token.string)
                 except (ValueError, SyntaxError):
                     continue
-                if isinstance(value, str) and pattern.match(value):
+                if isinstance(value, str) and pattern.fullmatch(value):
                     found.setdefault(value, []).append(f"{relative(path, root)}:{token.start[0]}")
         except (tokenize.TokenError, SyntaxError):
             continue

@@ -15,10 +15,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rulepress.data import package_path
 from rulepress.errors import SourceError
 from rulepress.load.yamlsrc import line_of, load_yaml
 
-FOLDER = Path(__file__).parent
+FOLDER = package_path("render", "strings")
 BASE = "en"
 
 

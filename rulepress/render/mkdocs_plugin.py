@@ -1,0 +1,102 @@
+"""The ``rulepress`` mkdocs plugin (entry point group ``mkdocs.plugins``): the site's pages come from the verified
+books, rendered by mkdocs-material with rulepress's theme overrides and assets (package data).
+
+Named in a configuration as ``- rulepress``; the packaged defaults (rulepress/render/site_config.py) name it, so a
+project's own ``mkdocs.yml`` need not.  Run by ``rulepress build`` (which verifies first and hands over its report
+through :data:`rulepress.render.site.PREPARED`) or by a plain ``mkdocs build``/``mkdocs serve`` of a configuration
+naming it, which verifies here and refuses to build when the books disagree.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from rulepress.render import site, site_config, site_fixes
+from rulepress.render.typography import typeset_html
+from rulepress.verify.gate import verify
+
+
+class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
+    """The books' pages and diagrams, each book's title, colour and mark, and the language switcher."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prepared: site.SiteInput | None = None
+        self.extra_nav: list[Any] = []
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        prepared = site.PREPARED
+        if prepared is None:
+            report = verify(Path(config.config_file_path).parent)
+            if not report.ok:
+                raise PluginError("rulepress: the books do not agree with their engines:\n  "
+                                  + "\n  ".join(report.failures()))
+            prepared = site.SiteInput(report)
+        self.prepared = prepared
+        # The project's own pages (its mkdocs.yml's nav) follow the books'.
+        self.extra_nav = list(config.nav or [])
+        config.nav = site.nav(prepared.report, prepared.lang) + self.extra_nav
+        # rulepress's templates over mkdocs-material's, under the project's own custom_dir if it has one.
+        overrides = str(site_config.overrides_folder())
+        if overrides not in config.theme.dirs:
+            config.theme.dirs.insert(1 if config.theme.custom_dir else 0, overrides)
+        return config
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        assert self.prepared is not None
+        start = time.perf_counter()
+        try:
+            generated = site.pages(self.prepared)
+        except site.PlayerTextError as exc:
+            raise PluginError("rulepress: the player edition shows designer material:\n  "
+                              + "\n  ".join(exc.problems)) from None
+        theme = site_config.theme_folder()
+        for path in site_config.assets():  # the stylesheet and the offline search shim, from the package
+            source = theme / path
+            existing = files.get_file_from_path(path)
+            if existing is not None and existing.abs_src_path and Path(existing.abs_src_path) == source:
+                continue  # a project without pages of its own: the docs folder is the theme's
+            if existing is not None and existing.inclusion.is_included():
+                raise PluginError(f"rulepress: {Path(config.docs_dir).name}/{path}: rulepress ships a file of this "
+                                  "name; give yours another name (and list it under extra_css or extra_javascript)")
+            if existing is not None:
+                files.remove(existing)
+            files.append(File.generated(config, path, abs_src_path=str(source)))
+        for path, content in generated.items():
+            files.append(File.generated(config, path, content=content))
+        site.TIMING["pages"] = site.TIMING.get("pages", 0.0) + time.perf_counter() - start
+        return files
+
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """The page's text in its language's typography (French spacing and quotation marks; text nodes only)."""
+        return typeset_html(html, config.theme["language"])
+
+    def on_page_context(self, context: dict[str, Any], page: Page, config: MkDocsConfig,
+                        nav: Any) -> dict[str, Any]:
+        """A book's pages carry its title, colour and mark, and a language switcher that leads to the same page in
+        the other languages (both used by the theme's overrides, rulepress/render/theme/overrides)."""
+        assert self.prepared is not None
+        book = site.book_of(page.file.src_uri, self.prepared.report, self.prepared.lang)
+        context["rp_book"] = site.book_style(book) if book else None
+        context["rp_alternate"] = site.alternates(self.prepared.report, self.prepared.lang, page.file.src_uri)
+        return context
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        assert self.prepared is not None
+        prepared = self.prepared
+        site_dir = Path(config.site_dir)
+        books = {check.book.id: check.book.title for check in site.site_checks(prepared.report, prepared.lang)}
+        site_fixes.name_books(site_dir, books)
+        # pdf/ and the language sites come after mkdocs has built this one.
+        later = {"pdf"} if prepared.lang is not None else {"pdf", *site.site_languages(prepared.report)}
+        # Not hidden folders: mkdocs writes none, the build renders its PDFs into one meanwhile (.pdf/, then pdf/).
+        folders = {path.name for path in site_dir.iterdir() if path.is_dir() and not path.name.startswith(".")}
+        site_fixes.relative_404(site_dir, sorted(folders | later))
