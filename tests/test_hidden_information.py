@@ -25,7 +25,7 @@ from rulepress.cli import main
 from rulepress.errors import SourceError
 from rulepress.load.book import book_ids
 from rulepress.load.examples import load_example
-from rulepress.protocol import HIDDEN, PUBLIC, Observer, narrator_of, observer_of
+from rulepress.protocol import HIDDEN, PUBLIC, DescriptionError, Observer, narrator_of, observer_of
 from rulepress.verify.gate import BookCheck, load_checked_book
 from rulepress.verify.replay import make_game, replay
 
@@ -234,6 +234,29 @@ def test_lantern_moths_shows_every_lantern_once_the_game_is_scored() -> None:
     assert final.view["lanterns"] == final.snapshot["lanterns"] and final.view["scores"] == final.snapshot["scores"]
 
 
+def test_lantern_moths_draws_a_seats_hand_and_the_other_lanterns_face_down() -> None:
+    game = game_of("lantern-moths")
+    state = game.state_from_description({"garden": {"b2": "amber", "a2": "grey"},
+                                         "hands": {"Ann": ["rose-3"], "Ben": ["jade-1"]},
+                                         "lanterns": {"Ann": ["amber-3"], "Ben": ["violet-2", "violet-3"]}},
+                                        ["Ann", "Ben"], 0)
+    ann, public, everything = (game.render_svg(state, None, seat) for seat in ("Ann", PUBLIC, None))
+    assert "Ann's hand" in ann and "'s hand" not in public and "'s hand" not in everything
+    points = [part.split(">")[-1] for part in ann.split("</text>") if 'text-anchor="end" font-weight="bold"' in part]
+    assert points[-2:] == ["3", "?"]  # Ann's own lantern counts 3; Ben's is face down
+    assert "points: Ann 3, Ben unknown." in ann and "points: Ann 3, Ben 5." in everything
+    assert game.observer.result_view(state, "Ann")["scores"]["Ben"] == {  # type: ignore[union-attr]
+        "points": HIDDEN, "moth_points": HIDDEN, "sets": HIDDEN, "set_bonus": HIDDEN, "moths": 2, "ghosts": HIDDEN}
+
+
+def test_hide_keeps_a_lists_length_and_a_mappings_keys() -> None:
+    assert BaseObserver.hide(["a", "b"]) == [HIDDEN, HIDDEN]
+    assert BaseObserver.hide({"black": 4, "yellow": 4}) == {"black": HIDDEN, "yellow": HIDDEN}
+    assert BaseObserver.hide(7) == HIDDEN
+    assert BaseObserver.others(["Ann", "Ben"], "Ann") == ["Ben"]
+    assert BaseObserver.others(["Ann", "Ben"], PUBLIC) == ["Ann", "Ben"]
+
+
 @pytest.mark.parametrize(("seen", "under"), [("top", [HIDDEN]), ("all", ["rose-2"])])
 def test_lantern_moths_discard_pile_is_seen_as_the_component_data_says(seen: str, under: list[str]) -> None:
     check = check_of("lantern-moths")
@@ -316,6 +339,19 @@ def test_kuhn_poker_agrees_with_openspiel_on_every_hand(deal: tuple[int, int], b
     assert (game.observer.information_state(state, "Ann"), game.observer.information_state(state, "Ben")) == (ann, ben)
 
 
+def test_a_kuhn_hand_is_described_by_its_cards_and_betting() -> None:
+    game = game_of("kuhn-poker")
+    state = game.state_from_description({"cards": {"Ann": "Queen", "Ben": "King"}, "bets": "pb"}, ["Ann", "Ben"], 0)
+    assert game.snapshot(state)["current"] == "Ann" and game.snapshot(state)["set_aside"] == "Jack"
+    assert game.observer.information_state(state, "Ann") == "1pb" and len(game.legal_actions(state)) == 2
+    for description, path in [({"cards": {"Ann": "Queen", "Ben": "Queen"}}, "start.state.cards"),
+                              ({"cards": {"Ann": "Queen", "Ben": "King"}, "bets": "px"}, "start.state.bets"),
+                              ({"cards": {"Ann": "Queen", "Ben": "King"}, "bets": "ppb"}, "start.state.bets")]:
+        with pytest.raises(DescriptionError) as refused:
+            game.state_from_description(description, ["Ann", "Ben"], 0)
+        assert refused.value.path == path
+
+
 def test_the_kuhn_playthrough_matches_openspiels_record_at_every_step() -> None:
     result = replayed("kuhn-poker", example("kuhn-poker", "kp-openspiel-playthrough"))
     assert result.ok, result.message
@@ -377,6 +413,14 @@ def test_the_gate_refuses_prose_that_prints_what_its_seat_cannot_see(book: str, 
     assert result.status == "error"
     told = "everyone (the public view)" if seat is None else seat
     assert f"it prints '{printed}" in result.message and f"told from {told}, who cannot see it" in result.message
+
+
+def test_the_gate_refuses_prose_that_prints_a_hidden_result() -> None:
+    ex = example("lantern-moths", "lm-ghost-moth")
+    text = "Ann has {{ result.scores.Ann.points }} points.\n"
+    assert replayed("lantern-moths", dataclasses.replace(ex, text=text)).ok  # told from Ann: her own lantern
+    result = replayed("lantern-moths", dataclasses.replace(ex, text=text, seat="Ben"))
+    assert result.status == "error" and "it prints '7' (after 'Ann has')" in result.message
 
 
 def test_prose_that_works_with_a_hidden_value_is_refused() -> None:
@@ -501,3 +545,37 @@ def test_explain_as_refuses_what_it_cannot_show(capsys: pytest.CaptureFixture[st
                                                 said: str) -> None:
     code, _, err = run(capsys, "--root", str(root), "explain", *args)
     assert code == 1 and said in err and len(err.strip().splitlines()) == 1
+
+
+# --- the sample builds -------------------------------------------------------------------------------------
+
+
+def test_the_kuhn_sample_builds_its_site_and_pdfs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """samples/kuhn-poker, as it is in the repository, through the command line a designer uses; the diagrams its
+    site publishes for Ben's seat never show Ann's folded Jack."""
+    import shutil
+
+    project = shutil.copytree(KUHN, tmp_path / "kuhn-poker", ignore=shutil.ignore_patterns("site", ".rulepress-*"))
+    code, _, err = run(capsys, "--root", str(project), "build")
+    assert code == 0, err
+    assert sorted(path.name for path in (project / "site" / "pdf").glob("*.pdf")) == [
+        "kuhn-poker-designer.pdf", "kuhn-poker-digital.pdf", "kuhn-poker.pdf"]
+    site = project / "site" / "kuhn-poker"
+    assert "Kuhn Poker" in (site / "index.html").read_text()
+    folded = sorted((site / "diagrams").glob("kp-bluff-and-fold--*.svg"))
+    assert [path.name for path in folded] == ["kp-bluff-and-fold--facing-a-bet.svg", "kp-bluff-and-fold--folded.svg"]
+    assert all("Jack" not in path.read_text() for path in folded)
+    code, out, _ = run(capsys, "--root", str(project), "preflight")
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["ok"] * 3
+
+
+def test_verify_refuses_a_sample_whose_prose_shows_a_hidden_card(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    project = shutil.copytree(KUHN, tmp_path / "kuhn-poker", ignore=shutil.ignore_patterns("site", ".rulepress-*"))
+    path = project / "examples" / "kuhn-poker" / "kp-bluff-and-fold.yaml"
+    path.write_text(path.read_text().replace("Ann bets a chip.", "Ann bets a chip with the {{ final.cards.Ann }}."))
+    code, out, _ = run(capsys, "--root", str(project), "verify")
+    assert code == 1
+    assert "kp-bluff-and-fold.yaml): text (line 37): it prints 'Jack.'" in out
