@@ -138,7 +138,10 @@ def test_designer_edition_keeps_notation_the_player_edition_drops(report: Report
     designer = render.example_markdown(result, check.book, link, designer=True)
     assert "from the rulebook (VI. Basilisk (example))" in designer
     assert "from the rulebook" not in player
-    assert "✔ Verified: replayed against the rules engine</p>" in player
+    assert "✔ Verified: replayed against the rules engine</p>" in player  # the site's page
+    printed = render.example_markdown(result, check.book, link, verified=False)  # the player's PDFs
+    assert "Verified" not in printed and "Verified: replayed" in render.example_markdown(
+        result, check.book, link, designer=True, verified=False)
 
 
 def test_each_caption_once_below_its_diagram(report: Report) -> None:
@@ -200,3 +203,12 @@ def test_a_tile_shape_is_drawn_as_rows_of_squares() -> None:
     rows = picture.split('<span class="row">')[1:]
     assert [row.count('class="sq"') for row in rows] == [3, 1]
     assert [row.count('class="gap"') for row in rows] == [0, 2]
+
+
+def test_notation_is_caught_through_soft_hyphens_and_ties(report: Report) -> None:
+    """The PDFs' HTML carries break points (U+00AD) and tied references: the check still reads the words."""
+    book = _check(report, "lantern").book
+    page = "<!DOCTYPE html><html><body><p>cer\u00adtain: 3 dice, rule\u00a0ln.play</p></body></html>"
+    hidden = check_player_text(page, book, "x")
+    assert any("solver verdict" in message for message in hidden), hidden
+    assert any("rule ID 'ln.play'" in message for message in hidden), hidden

@@ -18,6 +18,7 @@ from rulepress.publish.preflight import preflight_pdf
 from rulepress.render import cover, palette, pdf
 from rulepress.verify.gate import verify
 
+from . import pdfpages
 from .conftest import ROOT
 
 BOOK = "lantern"
@@ -83,7 +84,7 @@ def test_page_count_is_padded_before_the_back_cover(editions: tuple[Path, object
     assert pages[0].startswith("Lantern Rules for a solo roll-and-write adventure")
     assert "A solo roll-and-write adventure." in pages[-1] and "IN THE BOX" in pages[-1]  # the back cover
     assert all(text for text in pages), "a blank page"
-    fillers = [n for n, text in enumerate(pages, start=1) if text.startswith(("Notes", "Lantern at a glance"))]
+    fillers = [n for n, text in enumerate(pages, start=1) if text.startswith("Notes")]
     assert fillers == list(range(len(pages) - len(fillers), len(pages)))  # right before the back cover
 
 
@@ -114,15 +115,15 @@ def test_contents_give_the_page_each_part_starts_on(editions: tuple[Path, object
     folder, _ = editions
     pages = text_of(folder / f"{BOOK}{edition}.pdf")
     contents = " ".join(text for text in pages[1:4] if "Contents" in text)
-    titles = ["Worked examples", "Glossary", "Index"]
+    titles = ["Glossary", "Index"]  # the examples stand beside their rules: no chapter of their own
     if edition:
-        titles[2:2] = ["Designer questions", "What simulated play found", "Change log", "Rule coverage"]
+        titles[1:1] = ["Designer questions", "What simulated play found", "Change log", "Rule coverage"]
     numbers = [int(re.search(re.escape(title) + r" \.+ (\d+)", contents).group(1)) for title in titles]  # type: ignore[union-attr]
     assert numbers == sorted(numbers)
     for title, number in zip(titles, numbers, strict=True):
         assert pages[number - 1].startswith(title) and not pages[number - 2].startswith(title), (title, number)
     after = pages[numbers[-1]:-1]  # after the index's first page, before the back cover
-    fillers = [text for text in after if text.startswith(("Notes", "Lantern at a glance"))]
+    fillers = [text for text in after if text.startswith("Notes")]
     assert after[len(after) - len(fillers):] == fillers  # the index's other pages, then the fillers
     assert all(text.endswith(" Index") or " Index " in text for text in after[:len(after) - len(fillers)])
 
@@ -143,57 +144,51 @@ def test_each_caption_prints_once(editions: tuple[Path, object]) -> None:
         assert text.count(" ".join(caption.split())) == captions.count(caption) + said, caption
 
 
-def running_heads(path: Path) -> list[str]:
-    """The text each page prints above its text block (17 mm top margin): its running head."""
-    heads = []
-    for page in PdfReader(path).pages:
-        parts: list[str] = []
-
-        def visit(text: str, cm: list[float], tm: list[float], font: object, size: float,
-                  top: float = float(page.trimbox.top), parts: list[str] = parts) -> None:
-            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-            if text.strip() and top - y < 15 * MM:
-                parts.append(text.strip())
-
-        page.extract_text(visitor_text=visit)
-        heads.append(" ".join(parts))
-    return heads
+def pages_of(ranges: str) -> list[int]:
+    """ "3–5, 9" -> [3, 4, 5, 9]."""
+    found: list[int] = []
+    for part in ranges.split(", "):
+        first, _, last = part.partition("–")
+        found += list(range(int(first), int(last or first) + 1))
+    return found
 
 
-def test_running_head_names_the_chapter(editions: tuple[Path, object]) -> None:
-    """The head names the first chapter that starts on the page, else the chapter the page continues."""
-    folder, _ = editions
-    path = folder / f"{BOOK}.pdf"
-    heads, pages = running_heads(path), text_of(path)
-    titles = [f"{c.number} {c.title}" for c in load_book(ROOT, BOOK).chapters]
-    first = next(n for n, text in enumerate(pages) if n > 2 and titles[0] in text)
-    last = next(n for n, text in enumerate(pages) if text.startswith("Worked examples") or
-                heads[n] == "Worked examples")
-    current, checked = "", 0
-    for number in range(first, last):
-        body = pages[number].replace(heads[number], "", 1)
-        starting = [t for t in titles if t in body]
-        assert heads[number] == (starting[0] if starting else current), number + 1
-        current = starting[-1] if starting else current
-        checked += 1
-    assert checked >= 5 and heads[last] == "Worked examples"
-
-
-def test_index_lists_the_pages_a_term_is_on(editions: tuple[Path, object]) -> None:
+def test_index_gives_sub_entries_and_page_ranges(editions: tuple[Path, object]) -> None:
+    """Every index entry's pages (ranges included) hold the term or one of its names; a term used in several
+    sections has a sub-entry for each, named for the section; a plural is folded into its term, not a "see"."""
     folder, _ = editions
     pages = text_of(folder / f"{BOOK}.pdf")
-    index = next(text for text in pages if text.startswith("Index"))
+    start = next(n for n, text in enumerate(pages) if text.startswith("Index"))
+    lines = [line for page in pdfpages.read(folder / f"{BOOK}.pdf")[start:-1] for line in page.lines]
     book = load_book(ROOT, BOOK)
-    checked = 0
-    for term in book.glossary:
-        found = re.search(re.escape(term.term) + r", ((?:\d+, )*\d+)", index)
+    checked, subs, ranges = 0, 0, 0
+    entry = re.compile(r"(.+?), ((?:\d+(?:–\d+)?, )*\d+(?:–\d+)?)$")
+    terms = {term.term: term for term in book.glossary}
+    titles = {rule.title for rule in book.rules.values()}
+    current = None
+    for line in lines:
+        found = entry.fullmatch(line.strip())
         if not found:
             continue
-        names = [term.term.lower(), *(a.lower() for a in term.aliases)]
-        for number in map(int, found.group(1).split(", ")):
-            assert any(name in pages[number - 1].lower() for name in names), (term.term, number)
+        name, numbers = found.groups()
+        if name in terms:
+            current = terms[name]
+        elif name in titles and current is not None:
+            subs += 1
+        else:
+            continue
+        ranges += "–" in numbers
+        names = [current.term.lower(), *(a.lower() for a in current.aliases)]
+        rule = book.rules[current.rule]
+        for number in pages_of(numbers):  # a page using the term, or the page of the rule defining it
+            text = pages[number - 1].lower()
+            assert any(n in text for n in names) or f"{rule.number} {rule.title}".lower() in text, (name, number)
             checked += 1
-    assert checked >= 10
+    assert checked >= 10 and subs >= 3 and ranges >= 1, (checked, subs, ranges)
+    index = " ".join(pages[start:-1])
+    for term in book.glossary:
+        for alias in term.aliases:
+            assert (f"{alias}, see {term.term}" in index) != pdf.inflection_of(alias, term.term), alias
 
 
 def test_digital_edition_is_tagged_titled_and_described(editions: tuple[Path, object]) -> None:
@@ -207,7 +202,7 @@ def test_digital_edition_is_tagged_titled_and_described(editions: tuple[Path, ob
         with book.open_outline() as outline:
             titles = [item.title for item in outline.root]
         assert titles[:3] == ["Contents", "1 About Lantern", "2 The adventure sheet"]
-        assert titles[-3:] == ["Worked examples", "Glossary", "Index"]
+        assert titles[-2:] == ["Glossary", "Index"]
     captions = [cp.caption for r in report.results for cp in r.checkpoints.values() if cp.caption]  # type: ignore[attr-defined]
     described = [a for a in alts if a.startswith("Diagram: ")]
     assert len(described) == len(captions)
@@ -251,13 +246,12 @@ def test_engine_diagrams_are_cmyk_captionless_and_readable(book_id: str) -> None
     assert float(root.get("viewBox", "0 0 0 0").split()[2]) == 480  # printed across the text block
 
 
-def test_example_lead_keeps_title_first_paragraph_and_diagram_together() -> None:
-    head = '<h2>T</h2><p class="verified">v</p><p><em>Rules:</em> r</p><p>one</p>'
+def test_example_lead_keeps_title_rules_and_first_paragraph_together() -> None:
+    head = '<h3>T</h3><p class="credit">c</p><p><em>Rules:</em> r</p>'
     steps = '<div class="transcript"><p>Steps:</p></div>'
-    # The diagram right after the first paragraph joins the block; the second paragraph does not.
-    assert pdf._example_blocks(head + "<figure>F</figure><p>two</p>" + steps) == \
-        f'<div class="example-lead">{head}<figure>F</figure></div><p>two</p>{steps}'
-    # A diagram after the second paragraph stays out: the block is not allowed to grow to the whole example.
-    assert pdf._example_blocks(head + "<p>two</p><figure>F</figure>" + steps) == \
-        f'<div class="example-lead">{head}</div><p>two</p><figure>F</figure>{steps}'
+    # The paragraph opening the example joins the block; the diagram and the rest do not (they break alone).
+    assert pdf._example_blocks(head + "<p>one</p><figure>F</figure><p>two</p>" + steps) == \
+        f'<div class="example-lead">{head}<p>one</p></div><figure>F</figure><p>two</p>{steps}'
+    assert pdf._example_blocks(head + "<figure>F</figure>" + steps) == \
+        f'<div class="example-lead">{head}</div><figure>F</figure>{steps}'
     assert pdf._example_blocks(head + steps) == f'<div class="example-lead">{head}</div>{steps}'

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -100,8 +99,8 @@ def test_moving_the_gutter_gives_the_layout_made_with_it(lantern: Any, tmp_path:
 
 
 def test_index_and_fillers_follow_the_body_page_numbers(lantern: Any, tmp_path: Path) -> None:
-    """The tail (index, fillers, back cover) is numbered on from the body: its folios and the "at a glance" page
-    give the body's pages; the index lists the pages of the body its terms are used on."""
+    """The tail (index, fillers, back cover) is numbered on from the body: its folios follow the body's pages; the
+    index lists the pages of the body its terms are used on."""
     job = pdf.PrintInput(lantern, tmp_path, edition="designer")
     timing: dict[str, float] = {}
     with pdf.font_scratch():
@@ -114,8 +113,7 @@ def test_index_and_fillers_follow_the_body_page_numbers(lantern: Any, tmp_path: 
     assert all(number < index for pages in layout.index_pages.values() for number in pages)
     for number in range(index, len(texts)):  # index and fillers: each prints its own page number
         assert str(number) in texts[number - 1].split(), number
-    glance = next(text for text in texts if "Lantern at a glance" in text)
-    assert re.search(rf"Index\s+{index}\b", glance) and re.search(rf"Glossary\s+{anchors['glossary']}\b", glance)
+    assert not any("Lantern at a glance" in text for text in texts)  # no filler page repeats the contents
 
 
 def _texts(page: Any) -> list[tuple[float, str]]:
@@ -137,7 +135,7 @@ def test_the_tail_starts_on_the_side_and_number_it_is_given(lantern: Any, tmp_pa
     either way its pages carry the folios that follow the body's, on the outer edge."""
     job = pdf.PrintInput(lantern, tmp_path, edition="print")
     with pdf.font_scratch():
-        tail = pdf._render(job, pdf.Layout(), "tail", pdf.Tail(first, {}, pdf.MAX_FILLERS))
+        tail = pdf._render(job, pdf.Layout(), "tail", pdf.Tail(first, pdf.MAX_FILLERS))
     start = pdf._anchor_pages(tail)["index"]
     assert start == (2 if first % 2 == 0 else 1)
     for number, page in enumerate(tail.pages[start - 1:-1], start=first):  # the back cover has no folio
@@ -163,3 +161,54 @@ def _folios(page_box: Any) -> list[tuple[float, str, float]]:
         if type(box).__name__ == "MarginBox" and box.at_keyword.startswith("@bottom"):
             walk(box)
     return found
+
+
+def test_soft_hyphens_mark_words_but_never_names_ids_or_code() -> None:
+    from rulepress.render.typography import SOFT_HYPHEN, typeset_html
+
+    page = ('<p>Understanding understanding: ll.components, rose-2, dusk_in_refill, Fireflies, '
+            '<code>rulepress analyze</code>, <a class="term" href="#t">remaining</a>, see https://example.org/remaining'
+            '</p><h2>Understanding</h2>')
+    done = typeset_html(page, "en", hyphenate=True).replace(SOFT_HYPHEN, "~")
+    assert "Understanding un~der~stand~ing:" in done  # a capitalised word may be a name: left whole
+    for kept in ("ll.components", "rose-2", "dusk_in_refill", "Fireflies", "<code>rulepress analyze</code>",
+                 ">remaining</a>", "https://example.org/remaining", "<h2>Understanding</h2>"):
+        assert kept in done, kept
+    assert typeset_html("<p>règlement</p>", "fr", hyphenate=True).replace(SOFT_HYPHEN, "~") == "<p>rè~gle~ment</p>"
+    assert typeset_html(page, "en") == page  # the site: English text untouched
+
+
+def test_references_are_tied_to_their_numbers() -> None:
+    from rulepress.render.typography import NBSP, typeset_html
+
+    done = typeset_html("<p>see rule 4.4, p. 11, rule ll.fog.draw and the rule of thumb; ferule 3</p>", "en",
+                        joined=("p.", "rule"))
+    assert f"rule{NBSP}4.4, p.{NBSP}11, rule{NBSP}ll.fog.draw and the rule of thumb; ferule 3" in done
+
+
+def test_page_ranges_and_plurals() -> None:
+    assert pdf.page_ranges([9, 3, 4, 5, 11, 12]) == "3–5, 9, 11–12"
+    assert pdf.page_ranges([7]) == "7" and pdf.page_ranges([]) == ""
+    for plural, term in [("Dusk cards", "Dusk card"), ("Fireflies", "Firefly"), ("wild dice", "Wild die"),
+                         ("Wolves", "Wolf"), ("Lueurs étranges", "Lueur étrange"), ("lit wicks", "Lit wick")]:
+        assert pdf.inflection_of(plural, term), plural
+    for other, term in [("sheet", "Adventure sheet"), ("grey column", "shared column"), ("Decks", "Desk")]:
+        assert not pdf.inflection_of(other, term), other
+
+
+def test_each_example_goes_after_the_section_of_its_first_rule(lantern: Any) -> None:
+    from rulepress.render import markdown as render
+
+    book = lantern.book
+    placed = render.example_sections(book, lantern.results)
+    sections = render.sections(book)
+    assert sum(len(results) for results in placed.values()) == len(lantern.results)
+    order = [rule.id for chapter in book.chapters for rule in chapter.rules]
+    for last, results in placed.items():
+        for result in results:
+            first = result.example.rules[0]
+            section = sections[first]
+            # the slot is the last rule of that section: after it comes the next section (or the chapter's end)
+            assert sections[last] == section or book.rules[section].level == 1
+            after = order.index(last) + 1
+            assert after == len(order) or sections[order[after]] != section

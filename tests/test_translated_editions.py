@@ -221,6 +221,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     project = make_project(tmp_path_factory.mktemp("translated") / "project")
     _translate(project)
+    with (project / "rules_src" / "mini" / "book.yaml").open("a") as book:
+        book.write("examples: chapter\n")  # the examples in a chapter of their own (the bundled books: beside-rules)
     target = project.parent / "site"
     build(project, site_dir=target)
     return target

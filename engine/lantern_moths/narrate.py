@@ -26,9 +26,10 @@ _tr = translator(__name__)
 _, ngettext = _tr.gettext, _tr.ngettext
 
 # Engine notation that must never reach the player edition (checked by rulepress.render.player_text).
-# (Cards named "amber-2" are the book's own shorthand, taught in the components chapter, so they may appear.)
+# Cards are named in players' words ("a rose moth worth 2"): the engine's "rose-2" is its own notation.
 NOTATION: dict[str, str] = {
     "garden list": r"\b[a-c][1-3](?: [a-c][1-3]){2,}\b",  # a1 b2 c3: places as the engine lists them
+    "card ID": r"\b(?:amber|rose|jade|violet)-[1-3]\b",  # rose-2: players read "a rose moth worth 2"
 }
 
 

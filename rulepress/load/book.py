@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rulepress.errors import SourceError, excerpt
-from rulepress.load import checks, confine, orphans, schema, textpolicy
+from rulepress.load import checks, confine, orphans, profile, schema, textpolicy
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.problems import Collector
 from rulepress.load.provenance import Provenance, load_provenance
@@ -160,6 +160,7 @@ def load_book(root: Path, book_id: str) -> Book:
     found.extend(textpolicy.field_errors(data, shown, "book", plain=textpolicy.BOOK_FIELDS))
     context = {**plain(book.components), "book": plain(data)}
     _check_cover(book, context, found)
+    found.extend(profile.check_output_intent(book, shown))
     complete = _load_chapters(book, context, found)
     found.extend(orphans.unlisted_chapters(folder, root, [c for c in data["chapters"] if SAFE_CHAPTER.fullmatch(c)],
                                            line_of(data, "chapters")))

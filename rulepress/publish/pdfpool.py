@@ -186,6 +186,8 @@ def _named(job: Job, exc: BaseException) -> BaseException:
         return exc
     if isinstance(exc, SourceError):
         return BuildRefused([str(exc)])
+    if isinstance(exc, OSError):  # a full disk, a permission: the file it hit, whoever's code hit it
+        return BuildRefused([edition_failure(job, exc)])
     frames = traceback.extract_tb(exc.__traceback__)
     tool = "WeasyPrint" if any(f"{os.sep}weasyprint{os.sep}" in frame.filename for frame in frames) else "rendering"
     book = job.printing.check.book.path("book.yaml")

@@ -124,7 +124,10 @@ def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> 
 
 
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
-                     examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False) -> str:
+                     examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False,
+                     after: dict[str, str] | None = None) -> str:
+    """A chapter's rules; ``after`` maps a rule ID to what follows that rule's own text (the PDFs put the examples
+    of a section there, see :func:`example_sections`)."""
     parts = []
     t = words(book)
     for rule in chapter.rules:
@@ -139,6 +142,8 @@ def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
         if shown:
             refs = ", ".join(f"[{r.example.title}]({link.example(r.example.id)})" for r in shown)
             parts.append(f'<p class="rule-examples" markdown="span">{t("rule_examples")} {refs}</p>')
+        if after and rule.id in after:
+            parts.append(after[rule.id])
         parts.append("")
     return "\n\n".join(p for p in parts if p is not None) + "\n"
 
@@ -171,10 +176,46 @@ def examples_by_rule(results: list[ExampleResult]) -> dict[str, list[ExampleResu
     return index
 
 
+def sections(book: Book) -> dict[str, str]:
+    """Each rule's section: the rule itself for a chapter's or a level-2 rule, its level-2 rule for a sub-rule."""
+    found: dict[str, str] = {}
+    for chapter in book.chapters:
+        current = chapter.id
+        for rule in chapter.rules:
+            if rule.level <= 2:
+                current = rule.id
+            found[rule.id] = current
+    return found
+
+
+def example_sections(book: Book, results: list[ExampleResult]) -> dict[str, list[ExampleResult]]:
+    """Where each example goes when examples stand beside their rules: after the section of the first rule it
+    names (a level-2 rule and its sub-rules; a chapter's whole text for a chapter's own rule). Keyed by the last
+    rule of that section, the examples in their order."""
+    section_end: dict[str, str] = {}  # rule ID -> the last rule of its section
+    for chapter in book.chapters:
+        rules = chapter.rules
+        for index, rule in enumerate(rules):
+            if rule.level == 1:
+                section_end[rule.id] = rules[-1].id
+                continue
+            root = index
+            while rules[root].level > 2 and root > 0:
+                root -= 1  # a sub-rule's section is its level-2 rule's
+            stop = next((n for n in range(root + 1, len(rules)) if rules[n].level <= 2), len(rules))
+            section_end[rule.id] = rules[stop - 1].id
+    placed: dict[str, list[ExampleResult]] = {}
+    for result in results:
+        first = result.example.rules[0]
+        placed.setdefault(section_end[first], []).append(result)
+    return placed
+
+
 def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: str = "##",
-                     designer: bool = False) -> str:
+                     designer: bool = False, verified: bool = True) -> str:
     """One worked example. The player edition (``designer=False``, also the website) tells the steps in the
-    engine's narration; the designer edition adds the source note and the engine's own notation and rule IDs."""
+    engine's narration; the designer edition adds the source note and the engine's own notation and rule IDs.
+    ``verified=False`` leaves out the "verified" mark (the player's PDFs: that is the site's and the designer's)."""
     example = result.example
     t = words(book)
     rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in example.rules)
@@ -182,7 +223,7 @@ def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: s
     mark = translation_mark(book, f"example:{example.id}") if designer else None
     if mark:
         lines += [mark, ""]
-    if result.ok:
+    if result.ok and (verified or designer):
         source = _source_note(example) if designer else ""
         lines.append(f'<p class="verified" title="{html.escape(t("verified_title"))}">'
                      f"{html.escape(t('verified'))}{source}</p>")
@@ -247,7 +288,8 @@ def _step_line(entry: TranscriptLine, book: Book, link: Linker, designer: bool) 
         if rule is None:
             why = entry.rejected_by if designer else t("refused")
         else:
-            why = f"[{t('rule_ref', number=rule.number)}]({link.rule(rule.id)})" + (f" `{rule.id}`" if designer else "")
+            why = (f"[{t('rule_ref', number=rule.number)}]({link.rule(rule.id)}){{.ref}}"
+                   + (f" `{rule.id}`" if designer else ""))
         return f"{number}<del>{escape_md(text)}</del> — {t('not_allowed')} ({why})"
     return f"{number}{escape_md(text)}"
 

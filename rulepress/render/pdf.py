@@ -42,11 +42,12 @@ from markupsafe import Markup
 from rulepress.cache import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
+from rulepress.load.profile import output_intent
 from rulepress.render import cover
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
 from rulepress.render.player_text import check_player_text
-from rulepress.render.typography import sort_key, typeset_html
+from rulepress.render.typography import soft_hyphens, sort_key, typeset_html
 from rulepress.verify.gate import BookCheck
 
 if TYPE_CHECKING:
@@ -116,6 +117,8 @@ class Layout:
 
     gutter_mm: float = BASE_GUTTER_MM
     index_pages: dict[str, list[int]] = field(default_factory=dict)  # term slug -> pages it is used on
+    # term slug -> (the section it is used in, its page), in the book's order; "" for its glossary entry
+    index_uses: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
 
 def gutter_mm(pages: int) -> float:
@@ -135,7 +138,6 @@ class Tail:
     """What the part after the body (index, fillers, back cover) is laid out with, from the body's layout."""
 
     first: int  # the page number the index starts on
-    anchors: dict[str, int]  # the body's anchors and their pages (the "at a glance" page cites them)
     fillers: int = 0  # filler pages to lay out; the ones the page count does not need are dropped
 
 
@@ -209,6 +211,7 @@ def _html(markdown_text: str) -> str:
 
 
 _TERM_LINK = re.compile(r'<a class="term" href="#(term-[a-z0-9-]+)">')
+_RULE_OR_USE = re.compile(r'<h[1-3][^>]* id="([^"]+)"|<a class="term" id="(ix-term-[a-z0-9-]+-\d+)"')
 
 
 def _mark_terms(fragment: str, counter: Iterator[int]) -> str:
@@ -218,15 +221,33 @@ def _mark_terms(fragment: str, counter: Iterator[int]) -> str:
 
 
 def _example_blocks(fragment: str) -> str:
-    """Keep an example's title, verified mark, rules line and first paragraph together on one page, with its
-    diagram when the diagram comes right after that paragraph; the rest may break anywhere."""
-    paragraphs = [m.start() for m in re.finditer(r"<p>", fragment)]  # the rules line, then the example's text
-    stops = [len(fragment), fragment.find('<div class="transcript"')] + paragraphs[2:3]
-    end = min(stop for stop in stops if stop > 0)
-    figure = fragment.find("<figure")
-    if 0 <= figure < end:
-        end = fragment.index("</figure>", figure) + len("</figure>")
+    """Keep an example's title, its marks, its rules line and the paragraph that opens it together on one page
+    (``.example-lead``); its diagrams and steps follow, each diagram whole, the steps breaking between steps."""
+    rules = fragment.find("<p><em>")  # the rules line: the lead's last paragraph but one
+    if rules < 0:
+        return fragment
+    end = fragment.index("</p>", rules) + len("</p>")
+    following = re.match(r"\s*<p>", fragment[end:])
+    if following:
+        end = fragment.index("</p>", end + following.end()) + len("</p>")
     return f'<div class="example-lead">{fragment[:end]}</div>{fragment[end:]}'
+
+
+def examples_beside_rules(book: Any) -> bool:
+    """Whether the book's PDFs print each example beside its rules (book.yaml ``examples: beside-rules``, the
+    default) rather than in a chapter of their own (``examples: chapter``)."""
+    return book.data.get("examples", "beside-rules") == "beside-rules"
+
+
+def _use_sections(fragment: str, sections: dict[str, str]) -> dict[str, str]:
+    """Each glossary-term use's anchor in a chapter's HTML and the section (a rule ID) it stands in."""
+    found, current = {}, ""
+    for match in _RULE_OR_USE.finditer(fragment):
+        if match.group(1):
+            current = sections.get(match.group(1), current)  # an example's heading is not a rule: still in it
+        else:
+            found[match.group(2)] = current
+    return found
 
 
 def _linker(check: BookCheck, uris: dict[tuple[str, str], str]) -> render.Linker:
@@ -238,15 +259,68 @@ def _linker(check: BookCheck, uris: dict[tuple[str, str], str]) -> render.Linker
     )
 
 
-def _index(book: Any, used: dict[str, list[int]]) -> list[dict[str, Any]]:
-    """Every glossary term and alias, in the book's language's alphabetical order (accents with their letter in
-    French), with the pages it is used on and its definition's."""
+def page_ranges(pages: Any) -> str:
+    """Page numbers as a reader's index prints them: "3–5, 9" (runs of consecutive pages joined)."""
+    numbers = sorted(set(pages))
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
+
+
+IRREGULAR_PLURALS = {"die": "dice", "mouse": "mice", "child": "children", "foot": "feet", "tooth": "teeth",
+                     "man": "men", "woman": "women", "person": "people", "œil": "yeux", "ciel": "cieux"}
+MAX_SUB_ENTRIES = 6  # past this many sections, an index entry's sub-entries are its chapters
+
+
+def _plural_of(word: str, of: str) -> bool:
+    return (word == of or word in (of + "s", of + "es", of + "x") or IRREGULAR_PLURALS.get(of) == word
+            or (of.endswith("y") and word == of[:-1] + "ies")
+            or (of.endswith(("f", "fe")) and word == of.rstrip("e")[:-1] + "ves")
+            or (of.endswith("al") and word == of[:-2] + "aux"))
+
+
+def inflection_of(name: str, term: str) -> bool:
+    """Whether ``name`` is ``term`` or ``term`` with words in the plural ("Dusk cards", "Fireflies", "wild dice",
+    "Wolves", "Lueurs étranges"): an index folds it into the entry instead of printing "Dusk cards, see Dusk card"."""
+    ours, theirs = name.lower().split(), term.lower().split()
+    return len(ours) == len(theirs) and all(_plural_of(a, b) for a, b in zip(ours, theirs, strict=True))
+
+
+def _index(book: Any, layout: Layout) -> list[dict[str, Any]]:
+    """The index: every glossary term, in the book's language's alphabetical order (accents with their letter in
+    French), with the pages of its definition (its rule and its glossary entry) and, when it is used in more than
+    one section, a sub-entry for each section with its pages; every other name of it as a "see" entry, except its
+    plural, folded into it."""
     entries = []
     for term in book.glossary:
         slug = render.term_slug(term.term)
-        for name in [term.term, *term.aliases]:
-            entries.append({"name": name, "slug": slug, "see": term.term if name != term.term else "",
-                            "pages": used.get(slug, []), "rule": term.rule})
+        uses = layout.index_uses.get(slug, [])
+        own = render.sections(book)[term.rule]
+        elsewhere: dict[str, list[int]] = {}
+        for section, page in uses:
+            if section not in ("", own):
+                elsewhere.setdefault(section, []).append(page)
+        if len(elsewhere) > MAX_SUB_ENTRIES:  # by chapter, so that an entry stays a few lines long
+            chapters: dict[str, list[int]] = {}
+            for section, pages in elsewhere.items():
+                chapters.setdefault(book.rules[section].chapter, []).extend(pages)
+            elsewhere = chapters
+        if len(elsewhere) > 1:
+            main = [page for section, page in uses if section in ("", own)]
+            subs = [{"name": book.rules[section].title, "pages": page_ranges(pages)}
+                    for section, pages in elsewhere.items()]
+        else:
+            main, subs = [page for _, page in uses], []
+        entries.append({"name": term.term, "slug": slug, "see": "", "pages": page_ranges(main), "subs": subs})
+        named = [term.term]
+        for alias in term.aliases:
+            if not any(inflection_of(alias, other) for other in named):
+                entries.append({"name": alias, "slug": slug, "see": term.term, "pages": "", "subs": []})
+            named.append(alias)
     lang = render.words(book).lang
     return sorted(entries, key=lambda e: sort_key(e["name"], lang))
 
@@ -275,19 +349,42 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     short, restore = _tokens(uris)
     link = _linker(check, short)
 
-    def as_html(markdown_text: str) -> str:
-        return restore(_html(markdown_text))
+    # The language's "p." and "rule", and the engines' own "rule" (their messages, printed in the designer's steps).
+    joined = (t("page_abbrev"), t("rule_ref", number="").strip(), "rule")
 
+    def as_html(markdown_text: str) -> str:
+        # Break points and tied references once per edition, here (print_html lays out the page three times).
+        return restore(typeset_html(_html(markdown_text), t.lang, hyphenate=True, joined=joined, spacing=False))
+
+    beside = examples_beside_rules(book)
+
+    def example_html(result: Any) -> str:
+        text = render.example_markdown(result, book, link, heading="###" if beside else "##",
+                                     designer=job.designer, verified=False)
+        return _example_blocks(_with_alt(as_html(text), alts))
+
+    slots: dict[str, str] = {}  # a placeholder in a chapter's Markdown -> the examples it stands for, as HTML
+    after: dict[str, str] = {}
+    if beside:
+        for rule_id, results in render.example_sections(book, check.results).items():
+            slot = f"rulepress-examples-{secrets.token_hex(8)}"
+            after[rule_id] = f'<div class="{slot}"></div>'
+            slots[after[rule_id]] = ('<aside class="examples">' + "".join(
+                f'<section class="example">{example_html(r)}</section>' for r in results) + "</aside>")
     counter = iter(range(1, 1_000_000))
-    chapters = [{"id": c.id, "html": _mark_terms(as_html(render.chapter_markdown(c, book, link,
-                                                                                  designer=job.designer)), counter)}
-                for c in book.chapters]
+    chapters = []
+    sections = render.sections(book)
+    uses: dict[str, str] = {}
+    for chapter in book.chapters:
+        fragment = as_html(render.chapter_markdown(chapter, book, link, designer=job.designer, after=after))
+        for placeholder, examples in slots.items():
+            fragment = fragment.replace(placeholder, examples)
+        fragment = _mark_terms(fragment, counter)
+        uses.update(_use_sections(fragment, sections))
+        chapters.append({"id": chapter.id, "html": fragment})
     toc = [{"id": r.id, "label": f"{r.number} {r.title}", "level": r.level}
            for c in book.chapters for r in c.rules if r.level <= 2]
-    examples = [{"html": _example_blocks(_with_alt(as_html(render.example_markdown(r, book, link, heading="##",
-                                                                                   designer=job.designer)),
-                                                   alts))}
-                for r in check.results]
+    examples = [] if beside else [{"html": example_html(r)} for r in check.results]
     designer = []
     if job.designer:
         assert check.trace is not None
@@ -300,7 +397,8 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
             {"id": "rule-coverage", "title": t("rule_coverage"),
              "html": as_html(render.coverage_markdown(book, check.trace, link))},
         ]
-    job.fragments = {"chapters": chapters, "toc": toc, "examples": examples, "designer": designer}
+    job.fragments = {"chapters": chapters, "toc": toc, "examples": examples, "designer": designer, "beside": beside,
+                     "uses": uses}
     return job.fragments
 
 
@@ -336,19 +434,20 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     page = _template().render(
         book=book, facts=render.book_facts(book), chapters=parts["chapters"], toc=parts["toc"],
         examples=parts["examples"],
-        glossary=[{"term": term.term, "slug": render.term_slug(term.term), "definition": term.definition,
+        glossary=[{"term": term.term, "slug": render.term_slug(term.term),
+                   "definition": soft_hyphens(term.definition, t.lang),
                    "rule": term.rule,
                    "number": book.rules[term.rule].number}
                   for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang))],
-        index=_index(book, layout.index_pages) if part != "body" else [], part=part,
-        fillers=tail.fillers if tail is not None else 0, pages=tail.anchors if tail is not None else {},
-        first_page=first - side, side=side,
-        at_a_glance=[e for e in parts["toc"] if e["level"] == 1],
-        designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(), edition=job.edition,
-        edition_label=label, colour=palette, profile=colours.PROFILE.as_uri() if job.cmyk else "",
+        index=_index(book, layout) if part != "body" else [], part=part,
+        fillers=tail.fillers if tail is not None else 0, first_page=first - side, side=side,
+        beside=parts["beside"], designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(),
+        edition=job.edition,
+        edition_label=label, colour=palette, profile=output_intent(book).as_uri() if job.cmyk else "",
         gutter=f"{inner:g}mm", outer=f"{outer:g}mm", half=f"{(inner + outer) / 2:g}mm", cover=back,
         artwork=_data_uri(art.svg), artwork_alt=art.alt, t=t, lang=t.lang)
-    return typeset_html(page, t.lang)  # French spacing and quotation marks, in text nodes only
+    # French spacing and quotation marks, in text nodes only (the break points are the fragments', _fragments).
+    return typeset_html(page, t.lang)
 
 
 def _css_string(text: str) -> Markup:
@@ -373,6 +472,23 @@ def _used_pages(anchors: dict[str, int]) -> dict[str, list[int]]:
         if match or anchor.startswith("term-"):
             used.setdefault(match.group(1) if match else anchor, set()).add(number)
     return {slug: sorted(pages) for slug, pages in used.items()}
+
+
+def _uses(anchors: dict[str, int], sections: dict[str, str], book: Any) -> dict[str, list[tuple[str, int]]]:
+    """Term slug -> (section, page) of each of its uses and of the rule defining it, and ("", page) for its
+    glossary entry."""
+    found: dict[str, set[tuple[str, int]]] = {}
+    rule_sections = render.sections(book)
+    for term in book.glossary:
+        if term.rule in anchors:
+            found.setdefault(render.term_slug(term.term), set()).add((rule_sections[term.rule], anchors[term.rule]))
+    for anchor, number in anchors.items():
+        match = re.fullmatch(r"ix-(term-[a-z0-9-]+)-\d+", anchor)
+        if match:
+            found.setdefault(match.group(1), set()).add((sections.get(anchor, ""), number))
+        elif anchor.startswith("term-"):
+            found.setdefault(anchor, set()).add(("", number))
+    return {slug: sorted(pairs, key=lambda pair: (pair[1], pair[0])) for slug, pairs in found.items()}
 
 
 def _render(job: PrintInput, layout: Layout, part: str = "book", tail: Tail | None = None,
@@ -413,8 +529,11 @@ def _move_gutter(pages: list[Any], dx_mm: float) -> list[Any]:
     """``pages`` with each mirrored page's content moved ``dx_mm`` away from the spine (right on right-hand pages,
     left on left-hand ones; the covers stay): the same pages a layout with a gutter ``dx_mm`` wider gives, since
     the text block keeps its width (``margins``).  WeasyPrint's own layout places boxes the same way
-    (``Box.translate``); each page's anchors, links and bookmarks are then read again from the moved boxes."""
+    (``Box.translate``), but it lays out backgrounds (table heads, tile-shape squares, tints) once a page is
+    done, in page coordinates: they are laid out again from the moved boxes, or they would stay where the
+    narrower gutter put them.  Each page's anchors, links and bookmarks are then read again from the moved boxes."""
     from weasyprint.document import Page
+    from weasyprint.layout.background import layout_backgrounds
 
     moved = []
     for number, page in enumerate(pages, start=1):
@@ -427,8 +546,15 @@ def _move_gutter(pages: list[Any], dx_mm: float) -> list[Any]:
             child.translate(dx, 0)
         box.margin_left += dx
         box.margin_right -= dx
+        layout_backgrounds(box, _no_background_images)
         moved.append(Page(box))
     return moved
+
+
+def _no_background_images(url: str, **_: Any) -> None:
+    """The books' style sets no background image (rule text brings no CSS): nothing to fetch again."""
+    raise RuntimeError(f"a background image ({url}) on a page moved to its gutter: pdf._move_gutter lays out "
+                       "colour backgrounds only")
 
 
 def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
@@ -447,11 +573,12 @@ def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
         body = _render(job, layout, "body", timing=timing)
         anchors = _anchor_pages(body)
         layout.index_pages = _used_pages(anchors)
+        layout.index_uses = _uses(anchors, _fragments(job)["uses"], job.check.book)
         first = anchors["index"]
         if set(body.pages[first - 1].anchors) != {"index"}:  # the body's last page is dropped for the tail's
             raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the index does not start a page")
         fillers = MAX_FILLERS if job.cmyk else 0
-        tail = _render(job, layout, "tail", Tail(first, anchors, fillers), timing)
+        tail = _render(job, layout, "tail", Tail(first, fillers), timing)
         pages = _join(job, body, tail, first, fillers)
         gutter = gutter_mm(len(pages))
         if sum(margins(gutter)) == sum(margins(guess)):

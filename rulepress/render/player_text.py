@@ -84,13 +84,15 @@ def _html_lines(text: str) -> Iterator[tuple[int, str]]:
                 yield line, piece
 
 
-# French typography (render/typography.py) puts no-break spaces before ": ; ! ?" and inside « »: undone before
-# matching, so that "do\u00a0: light, tile\u00a0: b2," in a French page is still the notation "do: light, tile: b2,".
+# French typography (render/typography.py) puts no-break spaces before ": ; ! ?" and inside « », and the PDFs
+# tie "rule 4.4" and mark break points with soft hyphens: undone before matching, so that
+# "do\u00a0: light, tile\u00a0: b2," in a French page is still the notation "do: light, tile: b2,".
 _TYPOGRAPHY = re.compile("[\u00a0\u202f]+(?=[;:!?»])|(?<=«)[\u00a0\u202f]+")
 
 
 def _untypeset(line: str) -> str:
-    return _TYPOGRAPHY.sub("", line).replace("\u00a0", " ").replace("\u202f", " ")
+    # Soft hyphens (the PDFs' break points) go too: "ex\u00adhaust\u00aded" is still the word it hides.
+    return _TYPOGRAPHY.sub("", line).replace("\u00a0", " ").replace("\u202f", " ").replace("\u00ad", "")
 
 
 def check_player_text(text: str, book: Book, where: str = "") -> list[str]:

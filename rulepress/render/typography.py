@@ -11,8 +11,15 @@ French (the only language with rules here; every other language is left as writt
 Only text nodes change. Tags and their attributes (``href``, ``src``, data URIs, and ``alt``, which is read
 aloud rather than printed), comments, and the content of ``code``, ``pre``, ``kbd``, ``samp``, ``script``,
 ``style``, ``svg`` and ``math`` pass through byte for byte, as do URLs written out in the text; a text node with
-nothing to change is passed through as it came, entities and all. Hyphenation is the PDFs' (WeasyPrint's
-``hyphens: auto`` with pyphen's patterns for the document's ``lang``), not this module's.
+nothing to change is passed through as it came, entities and all.
+
+Hyphenation, for the PDFs (``typeset_html(..., hyphenate=True)``), in every language pyphen has patterns for:
+every word of five letters or more gets soft hyphens (U+00AD) where pyphen's dictionary for ``lang`` allows a
+break (the dictionaries WeasyPrint's ``hyphens: auto`` uses). WeasyPrint's own automatic hyphenation only ever
+tries the first word of the next line, which left English justified with loose lines and almost no hyphens; with
+every break point marked, the line breaker picks the best one (the template says ``hyphens: manual``). Never
+hyphenated: headings, terms and table heads (``NO_HYPHENS``), code, words with a capital (names), and words
+joined to others by ``. - _ / @ #`` or digits (rule IDs, card IDs, commands, file names).
 """
 
 from __future__ import annotations
@@ -20,9 +27,12 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
+
+import pyphen
 
 NBSP = "\u00a0"
+SOFT_HYPHEN = "\u00ad"
 NNBSP = "\u202f"
 _SPACES = " \t\r\n\f" + NBSP + NNBSP + "\u2009"
 _SP = f"[{re.escape(_SPACES)}]"
@@ -90,6 +100,42 @@ def _french_rules(text: str) -> str:
 
 RULES: dict[str, Callable[[str, str], str]] = {"fr": french}
 
+# Elements whose words are never hyphenated: headings (and the running heads and bookmarks made from them), the
+# title, terms being defined, table heads, the contents, and a glossary term where it is used.
+NO_HYPHENS = {"title", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "th", "nav"}
+MIN_WORD = 5  # letters; shorter words are never broken (with 2 letters at least on either side: CSS's "5 2 2")
+# A run of lower-case letters, with what touches it on either side: a word joined to another by one of these, or
+# to a digit, is part of a name (ll.components, amber-3, dusk_in_refill, --impact), never broken.
+_WORD = re.compile(r"(?<![\w.\-_/@#:\u2010\u2011])([^\W\d_]+)(?![\w\-_/@#\u2010\u2011]|\.\w)")
+
+
+@cache
+def _dictionary(lang: str) -> pyphen.Pyphen | None:
+    found = pyphen.language_fallback(lang.replace("-", "_"))
+    return pyphen.Pyphen(lang=found, left=2, right=2) if found else None
+
+
+@lru_cache(maxsize=65536)
+def _hyphenated_word(word: str, lang: str) -> str:
+    dictionary = _dictionary(lang)
+    if dictionary is None or len(word) < MIN_WORD or not word.islower():
+        return word
+    return dictionary.inserted(word, hyphen=SOFT_HYPHEN)
+
+
+def soft_hyphens(text: str, lang: str) -> str:
+    """``text`` with soft hyphens where ``lang``'s dictionary allows a break (see the module's notes)."""
+    if _dictionary(lang) is None:
+        return text
+    pieces = _URL.split(text)
+    urls = _URL.findall(text)
+    out = []
+    for index, piece in enumerate(pieces):
+        out.append(_WORD.sub(lambda m: _hyphenated_word(m.group(1), lang), piece))
+        if index < len(urls):
+            out.append(urls[index])
+    return "".join(out)
+
 
 def typeset(text: str, lang: str) -> str:
     """Plain text (a title, a navigation label) in ``lang``'s typography."""
@@ -97,15 +143,29 @@ def typeset(text: str, lang: str) -> str:
     return rule(text, "") if rule else text
 
 
-def typeset_html(source: str, lang: str) -> str:
-    """An HTML document or fragment with ``lang``'s typography applied to its text nodes only."""
-    rule = RULES.get(lang)
-    if rule is None:
+def typeset_html(source: str, lang: str, hyphenate: bool = False, joined: tuple[str, ...] = (),
+                 spacing: bool = True) -> str:
+    """An HTML document or fragment with ``lang``'s typography applied to its text nodes only; ``hyphenate``
+    (the PDFs) also marks the break points of its words, and a word of ``joined`` ("rule", "p.") is tied to the
+    number or rule ID that follows it by a no-break space, so that "rule 4.4" and "p. 11" are never split.
+    ``spacing=False`` leaves the language's spacing and quotation marks to a later pass over the whole page."""
+    spaces = RULES.get(lang) if spacing else None
+    breaking = hyphenate and _dictionary(lang) is not None
+    # before a number ("rule 4.4", "p. 11") or a rule ID ("rule ll.challenge.mix", in the designer's steps)
+    tie = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, joined)) + r") (?=\d|[a-z]+\.[a-z])") if joined else None
+    if spaces is None and not breaking and tie is None:
         return source
+
+    def rule(text: str, before: str, plain: bool) -> str:
+        text = spaces(text, before) if spaces else text
+        text = tie.sub("\\1" + NBSP, text) if tie else text
+        return soft_hyphens(text, lang) if breaking and plain else text
+
     out: list[str] = []
     last_text: int | None = None  # index in ``out`` of the last text node emitted
     before = ""
     skip: list[str] = []  # open verbatim elements
+    unbroken: list[str] = []  # open elements whose words are not hyphenated
     position = 0
     while position < len(source):
         match = _TAG.search(source, position)
@@ -127,7 +187,7 @@ def typeset_html(source: str, lang: str) -> str:
                     text = out[last_text][len(stripped):] + text
                     out[last_text] = stripped
                     before = html.unescape(stripped)[-1:]
-                changed = rule(text, before)
+                changed = rule(text, before, not unbroken)
                 out.append(segment if changed == original else html.escape(changed, quote=False))
                 if changed:  # an emptied node ("«<em> </em>") leaves the context to the one before it
                     last_text, before = len(out) - 1, changed[-1]
@@ -148,6 +208,14 @@ def typeset_html(source: str, lang: str) -> str:
             out.append(tag + source[position:stop])
             position = stop
             continue
+        if name in NO_HYPHENS or (name == "a" and not closing and 'class="term"' in tag):
+            if not closing and not tag.endswith("/>"):
+                unbroken.append(name)
+            elif closing and name in unbroken:
+                while unbroken and unbroken.pop() != name:
+                    pass
+        elif closing and name == "a" and unbroken and unbroken[-1] == "a":
+            unbroken.pop()
         if name in _VERBATIM:
             if not closing and not tag.endswith("/>"):
                 skip.append(name)
