@@ -12,10 +12,12 @@ import importlib
 import re
 from functools import lru_cache
 from types import ModuleType
-
-from PIL import Image, ImageCms
+from typing import TYPE_CHECKING
 
 from rulepress.data import package_path
+
+if TYPE_CHECKING:
+    from PIL import ImageCms
 
 Cmyk = tuple[float, float, float, float]  # percentages, 0-100
 
@@ -48,8 +50,12 @@ def device_cmyk(colour: Cmyk) -> str:
     return "device-cmyk(" + " ".join(f"{v / 100:.4g}" for v in colour) + ")"
 
 
+# PIL is imported where colours are converted, not with the module: rulepress.basegame needs the palette's inks in
+# the browser too (rulepress/render/referee.py), where there is no PIL.
 @lru_cache(maxsize=1)
 def _transform() -> ImageCms.ImageCmsTransform:
+    from PIL import ImageCms
+
     # Relative colorimetric with black-point compensation: what a proofing tool shows for paper and ink.
     return ImageCms.buildTransform(
         ImageCms.getOpenProfile(str(PROFILE)), ImageCms.createProfile("sRGB"), "CMYK", "RGB",
@@ -59,6 +65,8 @@ def _transform() -> ImageCms.ImageCmsTransform:
 @lru_cache(maxsize=4096)
 def rgb(colour: Cmyk) -> str:
     """The screen colour of these inks on paper (``#rrggbb``), through the output-intent profile."""
+    from PIL import Image, ImageCms
+
     pixel = Image.new("CMYK", (1, 1), tuple(round(v * 2.55) for v in colour))
     red, green, blue = ImageCms.applyTransform(pixel, _transform()).getpixel((0, 0))
     return f"#{red:02x}{green:02x}{blue:02x}"

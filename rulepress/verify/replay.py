@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,6 +23,7 @@ from rulepress.load.yamlsrc import line_of
 from rulepress.protocol import PUBLIC, DescriptionError, Event, Game, Observer, RuleViolation, narrator_of, observer_of
 from rulepress.verify import diagram, hidden
 from rulepress.verify import steps as shapes
+from rulepress.verify.frames import FrameError, StepFrame, make_frame
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 
 _MISSING = object()
@@ -74,6 +75,7 @@ class ExampleResult:
     # must print nothing that these do not show: verify/hidden.py).
     told_final: dict[str, Any] | None = None
     told_result: dict[str, Any] | None = None
+    frames: list[StepFrame] = field(default_factory=list)  # the position after every action (drawn replays only)
 
     @property
     def ok(self) -> bool:
@@ -231,6 +233,7 @@ class _Replay:
         self.observer = self.observer_of(game)
         try:
             self.all_drawn(game, state, "by the setup")
+            self.frame(game, state, None)
         except (_Mismatch, _Broken):
             raise
         except Exception as exc:
@@ -267,8 +270,11 @@ class _Replay:
                 elif step.kind == "checkpoint":
                     self.outcome.checkpoints[step.data["checkpoint"]] = self.checkpoint(step, game, state, pending)
                     pending = []
+                    if self.outcome.frames:  # its caption goes with the position it shows
+                        self.outcome.frames[-1].checkpoints.append(str(step.data["checkpoint"]))
                 else:
                     pending.extend(self.act(step, game, state))
+                    self.frame(game, state, step)
             except (_Mismatch, _Broken):
                 raise
             except Exception as exc:
@@ -288,6 +294,29 @@ class _Replay:
             raise
         except Exception as exc:
             raise self.crashed(exc) from exc
+
+    def frame(self, game: Game, state: Any, step: Step | None) -> None:
+        """The position after ``step`` (None: the setup) for the site's step-through (verify/frames.py); a refused
+        step keeps the position before it."""
+        if not self.draw:
+            return
+        frames = self.outcome.frames
+        if step is None:
+            made = self.new_frame(game, state, 0)
+        else:
+            line = self.outcome.transcript[-1]
+            made = (replace(frames[-1], step=step.index, checkpoints=[]) if line.rejected_by and frames
+                    else self.new_frame(game, state, step.index))
+            made.narrations = dict(line.narrations) or {lang: "" for lang in self.languages}
+            made.rejected_by = line.rejected_by
+        frames.append(made)
+
+    def new_frame(self, game: Game, state: Any, index: int) -> StepFrame:
+        try:
+            return make_frame(game, state, index, self.languages, self.observer, self.example.seat,
+                              diagram.drawn_by(game, self.book.root))
+        except FrameError as exc:  # the site shows every frame: refused here, as a checkpoint's diagram is
+            raise _Broken(f"{self.where}: {exc}") from exc
 
     def all_drawn(self, game: Game, state: Any, when: str) -> None:
         """Every outcome the last ``chance:`` (or ``start.chance``) forced has been drawn: one left over would
