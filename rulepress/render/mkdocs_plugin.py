@@ -63,10 +63,12 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
         tries = any(path.endswith("/referee/config.json") for path in generated)
         pyodide = tries and self.prepared.lang is None
         for path in site_config.assets():  # the stylesheet, the scripts and the offline search shim, from the package
-            if path.startswith(f"{in_browser.PYODIDE}/") and not pyodide:
-                continue
             source = theme / path
             existing = files.get_file_from_path(path)
+            if path.startswith(f"{in_browser.PYODIDE}/") and not pyodide:
+                if existing is not None and existing.abs_src_path and Path(existing.abs_src_path) == source:
+                    files.remove(existing)  # the docs folder is the theme's (see below): it collected Pyodide too
+                continue
             if existing is not None and existing.abs_src_path and Path(existing.abs_src_path) == source:
                 continue  # a project without pages of its own: the docs folder is the theme's
             if existing is not None and existing.inclusion.is_included():

@@ -77,9 +77,11 @@ def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang
         parts = [f'<span class="rp-said">{escape(said)}</span>']
         if frame.rejected_by is not None:
             parts.append(f'<span class="rp-refused">{escape(_refused(frame.rejected_by, book, t))}</span>')
-        parts.append(f'<span class="rp-alt">{escape(_in(frame.alts, t.lang))}</span>')
-        parts += [f'<span class="rp-note">{escape(caption)}</span>' for name in frame.checkpoints
-                  if (caption := result.checkpoints[name].caption)]
+        captions = [caption for name in frame.checkpoints if (caption := result.checkpoints[name].caption)]
+        # The text alternative: the engine's words for the position, else a caption, as the page's diagrams have.
+        alt = _in(frame.alts, t.lang) or " ".join(captions) or t("diagram")
+        parts.append(f'<span class="rp-alt">{escape(alt)}</span>')
+        parts += [f'<span class="rp-note">{escape(caption)}</span>' for caption in captions]
         attributes = _attributes({"data-svg": posixpath.relpath(path, here),
                                   "data-rule": _rule_link(frame.rejected_by, book, here),
                                   "data-opens": "" if opens[index] is None else str(opens[index]),

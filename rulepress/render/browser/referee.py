@@ -97,7 +97,10 @@ class Referee:
             try:
                 action = game.parse_action(trial, step)
             except RuleViolation as exc:  # some engines can only name an action by checking it
+                self._mine(step.get("player"))
                 return json.dumps(self._refusal(exc, ", ".join(f"{k}: {v}" for k, v in step.items())))
+            step_of = getattr(game, "action_step", None)
+            self._mine(step_of(trial, action).get("player") if step_of is not None else step.get("player"))
             try:
                 return json.dumps(self._played(game, state, action))
             except RuleViolation as exc:
@@ -148,14 +151,13 @@ class Referee:
         if not isinstance(step, Mapping) or "do" not in step:
             raise Refused("a move is written as an example's step, a mapping with 'do', e.g. "
                           "'{player: Ann, do: mark, square: b2}'")
-        step = {str(k): v for k, v in step.items() if k != "illegal"}
-        if self.player is not None:
-            current = getattr(game, "current", None)
-            who = step.get("player", current(state) if callable(current) else None)
-            if who != self.player:
-                raise Refused(f"this example is told from {self.player}'s seat: only {self.player}'s moves can be "
-                              f"tried here")
-        return step
+        return {str(k): v for k, v in step.items() if k != "illegal"}
+
+    def _mine(self, player: Any) -> None:
+        """Refuse a move of another seat than the example's (its legality would tell what that player holds)."""
+        if self.player is not None and player != self.player:
+            raise Refused(f"this example is told from {self.player}'s seat: only {self.player}'s moves can be "
+                          f"tried here")
 
     def _played(self, game: Game, state: Any, action: Any) -> dict[str, Any]:
         """``action`` on a copy of ``state``: the next position, or RuleViolation (``state`` is left as it was)."""
