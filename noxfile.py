@@ -80,9 +80,10 @@ OPENSPIEL = "open_spiel==2.0.2"
 def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
 
-    ``nox -s bench -- --only openspiel`` runs the engines against OpenSpiel's tic-tac-toe alone."""
-    system_packages(session)
-    session.install(*PINS, "-e", ".", OPENSPIEL)
+    ``nox -s bench -- --only openspiel`` runs the engines against OpenSpiel's tic-tac-toe alone, ``--only browser``
+    the in-browser engine's budgets in Chromium and the site's size with and without it (benchmarks/browser.py)."""
+    system_packages(session, browser=True)
+    session.install(*PINS, "-e", ".", OPENSPIEL, "playwright")
     session.run("python", "benchmarks/bench.py", *session.posargs)
 
 

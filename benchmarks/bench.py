@@ -19,6 +19,7 @@ from typing import Any
 
 from against_openspiel import report as against_openspiel  # benchmarks/, beside this file
 from author_loop import bench_author_loop, bench_tree_memory, uncached
+from browser import bench_browser
 
 from rulepress.analyze.impact import summarise
 from rulepress.analyze.simulate import play, random_policy
@@ -177,12 +178,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
-    parser.add_argument("--only", choices=["openspiel"], help="run one section only")
+    parser.add_argument("--only", choices=["openspiel", "browser"], help="run one section only")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
     if args.only == "openspiel":
         bench_against_openspiel(root, args.runs)
+        return
+    if args.only == "browser":
+        bench_browser(root, max(3, args.runs // 2))
         return
     bench_verify(root, args.runs)
     bench_engines(root, args.games, args.runs)
@@ -194,6 +198,7 @@ def main() -> None:
             bench_memory(root)
         bench_author_loop(root, max(1, args.runs // 2))
         bench_tree_memory(root)
+    bench_browser(root, max(3, args.runs // 2))
 
 
 if __name__ == "__main__":

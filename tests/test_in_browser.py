@@ -265,3 +265,13 @@ def test_a_public_example_of_a_hidden_game_is_tried_as_everyone_sees_it(checks: 
     assert all(frame.seat == PUBLIC and frame.player is None for frame in result.frames)
     kept = pickle.loads(result.frames[0].position or b"")
     assert kept.chance.drawn() == []
+
+
+def test_rulepress_serve_gives_pyodide_the_types_browsers_require() -> None:
+    """A browser imports a module script only as JavaScript and compiles WebAssembly as it streams only from
+    ``application/wasm``: the preview server says both."""
+    from rulepress.serve.server import PreviewServer
+
+    assert PreviewServer._guess_type("assets/vendor/pyodide/pyodide.asm.wasm") == "application/wasm"
+    assert "javascript" in PreviewServer._guess_type("assets/vendor/pyodide/pyodide.mjs")
+    assert "javascript" in PreviewServer._guess_type("assets/vendor/pyodide/pyodide.asm.mjs")

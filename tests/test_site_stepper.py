@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,7 @@ from rulepress.render.palette import svg_rgb
 from rulepress.render.stepper import _said
 from rulepress.render.strings import strings
 from rulepress.render.typography import typeset
+from rulepress.verify import diagram
 from rulepress.verify.gate import BookCheck, load_checked_book
 from rulepress.verify.replay import ExampleResult, replay
 from tests.conftest import ROOT
@@ -139,6 +141,27 @@ def test_every_frame_is_the_replays(browser: Any, fetched: list[str], served: st
     assert page.get_attribute(".rp-previous", "type") == "button" and page.inner_text(".rp-previous").strip()
     assert not page.rp_errors
     page.close()
+
+
+@pytest.mark.parametrize("book", sorted({case[0] for case in CASES}))
+def test_every_example_page_steps_through_checked_diagrams(real_site: Path, book: str) -> None:
+    """Not only the examples stepped through above: every example page of every book has its frames, each a file
+    of the site that passes the gate's diagram check, with words for it, and where the referee's position is."""
+    check = _check(book)
+    for example in check.examples:
+        page = (real_site / book / "examples" / f"{example.id}.html").read_text(encoding="utf-8")
+        items = re.findall(r'<li data-svg="([^"]+)"([^>]*)>(.*?)</li>', page, re.DOTALL)
+        steps = sum(step.kind == "action" for step in example.steps)
+        if "refused" in example.start:  # a setup the rules refuse: no position to step through
+            assert not items, example.id
+            continue
+        assert len(items) == steps + 1, example.id
+        for svg, attributes, words in items:
+            drawn = (real_site / book / "examples" / unquote(svg)).resolve()
+            assert drawn.is_relative_to(real_site.resolve()) and diagram.problem(drawn.read_text()) is None
+            assert re.search(r'<span class="rp-alt">[^<]+</span>', words), f"{example.id}: a frame without words"
+            assert 'data-opens="' in attributes, f"{example.id}: a frame no move can be tried from"
+        assert 'data-referee="' in page
 
 
 _ADD_BOOK = """async ([url]) => {
