@@ -386,8 +386,26 @@ def test_the_gate_refuses_a_diagram_that_shows_what_its_seat_cannot_see(monkeypa
     _drawing_everything(game_of("kuhn-poker"), monkeypatch)
     result = replayed("kuhn-poker", ex)
     assert result.status == "error"
-    assert "checkpoint 'state-2': the diagram drawn for Ann changes when only cards" in result.message
+    # The first diagram published is the step-through's frame of the dealt position (verify/frames.py), before any
+    # checkpoint's: the gate refuses it there.
+    assert "the position after step 0: the diagram drawn for Ann changes when only cards" in result.message
     assert "it shows what Ann cannot see" in result.message
+
+
+def test_the_gate_refuses_a_checkpoint_diagram_that_shows_what_its_seat_cannot_see(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A diagram that leaks only as a checkpoint draws it (with its caption) is refused at that checkpoint."""
+    ex = example("kuhn-poker", "kp-openspiel-playthrough")
+    game = game_of("kuhn-poker")
+    framed = type(game).render_svg
+
+    def leaky(self: Any, state: Any, caption: str | None = None, seat: str | None = None) -> str:
+        return framed(self, state, caption, None if caption is not None else seat)
+
+    monkeypatch.setattr(type(game), "render_svg", leaky)
+    result = replayed("kuhn-poker", ex)
+    assert result.status == "error"
+    assert "checkpoint 'state-2': the diagram drawn for Ann changes when only cards" in result.message
 
 
 def test_the_gate_refuses_a_view_that_shows_what_its_seat_cannot_see(monkeypatch: pytest.MonkeyPatch) -> None:

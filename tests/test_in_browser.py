@@ -275,3 +275,22 @@ def test_rulepress_serve_gives_pyodide_the_types_browsers_require() -> None:
     assert PreviewServer._guess_type("assets/vendor/pyodide/pyodide.asm.wasm") == "application/wasm"
     assert "javascript" in PreviewServer._guess_type("assets/vendor/pyodide/pyodide.mjs")
     assert "javascript" in PreviewServer._guess_type("assets/vendor/pyodide/pyodide.asm.mjs")
+
+
+def test_the_french_site_tries_moves_in_french(checks: dict[str, BookCheck]) -> None:
+    """The referee narrates in its site's language, from the engine's own catalog, as explain's words would be."""
+    from rulepress.i18n import language
+
+    check = checks["last-lantern"]
+    example = _example(check, "ll-first-tile-path")
+    result = replay(example, check.book, check.engine)
+    config = json.loads(stepper.referee_config([result], check.book, check.engine, strings("fr"), "x"))
+    referee = Referee(config, str(ROOT / "engine"))
+    shown = _open(referee, result, 0)
+    position = explain.position_before(check.book, check.engine, example, 1)
+    with language("fr"):
+        french = [explain.words(position.game, position.state, m) for m in position.game.legal_actions(position.state)]
+    assert [m["words"] for m in shown["moves"]] == french
+    with language("en"):
+        assert french != [explain.words(position.game, position.state, m)
+                          for m in position.game.legal_actions(position.state)]

@@ -90,8 +90,9 @@ def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang
     settings = {"data-words": embedded_json({key: t.table[key] for key in WORDS})}
     if referee is not None:
         settings["data-referee"] = embedded_json(referee)
-    block = "\n".join([f"## {render.escape_md(t('stepper_title'))} {{#rp-stepper}}", "",
-                       f'<div class="rp-stepper" data-rp-stepper{_attributes(settings)}>',
+    # Out of the search index: the frames repeat the example's words, step after step.
+    block = "\n".join([f"## {render.escape_md(t('stepper_title'))} {{#rp-stepper data-search-exclude}}", "",
+                       f'<div class="rp-stepper" data-rp-stepper data-search-exclude{_attributes(settings)}>',
                        '<ol class="rp-frames" hidden>', *items, "</ol>", "</div>", ""])
     return block, files
 
