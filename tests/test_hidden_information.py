@@ -396,6 +396,7 @@ def test_the_gate_refuses_a_view_that_shows_what_its_seat_cannot_see(monkeypatch
     result = replayed("lantern-moths", example("lantern-moths", "lm-plant"))
     assert result.status == "error"
     assert "the observer's view for Ann changes when only hands (a hand: its holder only)" in result.message
+    assert "is dealt again (hands.Ben.0: " in result.message  # the first place the two views differ
 
 
 @pytest.mark.parametrize(("book", "example_id", "seat", "printed"), [
@@ -421,6 +422,20 @@ def test_the_gate_refuses_prose_that_prints_a_hidden_result() -> None:
     assert replayed("lantern-moths", dataclasses.replace(ex, text=text)).ok  # told from Ann: her own lantern
     result = replayed("lantern-moths", dataclasses.replace(ex, text=text, seat="Ben"))
     assert result.status == "error" and "it prints '7' (after 'Ann has')" in result.message
+
+
+def test_where_two_views_and_two_texts_first_differ() -> None:
+    from rulepress.verify.hidden import first_change, prose_leak
+
+    assert first_change({"a": [1, 2]}, {"a": [1, 2]}) is None
+    assert first_change({"a": [1, 2], "b": 3}, {"a": [1, 5], "b": 4}) == "a.1: 2 -> 5"
+    assert first_change({"a": 1}, {"a": 1, "b": 2}) == "b: '(none)' -> 2"
+    assert first_change({"a": 1, "b": 2}, {"a": 1}) == "b: 2 -> '(gone)'"
+    assert first_change([1, 2], [1, 2, 3]) == "value: [1, 2] -> [1, 2, 3]"
+    assert prose_leak("Ann holds\nthe Queen.", "Ann holds\nthe Queen.") is None
+    assert prose_leak("Ann holds\nthe Queen now.", "Ann holds\nthe hidden now.") == (
+        1, "'Queen' (after 'Ann holds the'), where the seat's view has 'hidden'")
+    assert prose_leak("Ben wins", "Ben wins 2") == (0, "'(the end)' (after 'Ben wins'), where the seat's view has ' '")
 
 
 def test_prose_that_works_with_a_hidden_value_is_refused() -> None:
@@ -493,6 +508,17 @@ def test_a_diagram_mapping_is_schema_checked(tmp_path: Path) -> None:
     book = dataclasses.replace(check_of("kuhn-poker").book, root=tmp_path)
     with pytest.raises(SourceError, match="unknown key 'captoin' .*did you mean 'caption'"):
         load_example(folder / "kp-check-then-call.yaml", book)
+
+
+def test_a_diagram_told_from_a_seat_needs_no_caption() -> None:
+    ex = example("kuhn-poker", "kp-check-then-call")
+    steps = [dataclasses.replace(step, data={**step.data, "diagram": {"as": "Ben"}}) if step.kind == "checkpoint"
+             else step for step in ex.steps]
+    result = replayed("kuhn-poker", dataclasses.replace(ex, steps=steps))
+    assert result.ok, result.message
+    drawn = result.checkpoints["ann-again"]
+    assert drawn.caption is None and drawn.seat == "Ben" and drawn.view is not None
+    assert "King" in (drawn.svg or "") and "Queen" not in (drawn.svg or "")  # Ben's card up, Ann's face down
 
 
 def test_the_alternative_text_narrates_the_diagrams_view() -> None:
