@@ -563,6 +563,16 @@ def test_explain_as_a_seat_shows_its_view_its_string_and_only_its_actions(capsys
     assert code == 0 and "Ann: Jack" in out and "Ben: Queen" in out  # the designer's whole state
 
 
+def test_explain_as_a_seat_keeps_a_hidden_choice_hidden(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "explain", "last-lantern", "ll-seed-voices-collision", "--step", "7", "--as", "Howard")
+    assert code == 0 and "choice: hidden" in out and "choice: snail" not in out
+    assert "Howard's legal actions (3):" in out and "Coco chooses" not in out
+    code, out, _ = run(capsys, "explain", "last-lantern", "ll-seed-voices-collision", "--step", "7", "--as", "Milo")
+    assert code == 0 and "choice: snail" in out
+    code, out, _ = run(capsys, "explain", "last-lantern", "ll-seed-voices-collision", "--step", "2", "--as", "Milo")
+    assert "Milo's legal actions (1):" in out and "{do: draw}" in out  # an action nobody owns is everyone's
+
+
 @pytest.mark.parametrize(("root", "args", "said"), [
     (KUHN, ["kuhn-poker", "kp-bluff-and-fold", "--as", "Cat"], "--as Cat: not a player of kp-bluff-and-fold"),
     (ROOT, ["lantern", "ln-campfire", "--as", "Adventurer"], "the lantern engine has no observer"),
