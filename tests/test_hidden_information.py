@@ -366,6 +366,20 @@ def test_the_kuhn_playthrough_matches_openspiels_record_at_every_step() -> None:
     assert "King" in (result.checkpoints["state-4"].svg or "")  # the showdown shows it
 
 
+def test_the_kuhn_deal_draws_from_what_openspiels_chance_nodes_offer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenSpiel's states 0 and 1 are the deal's chance nodes: LegalActions() [0, 1, 2] (Deal:0-2), then, after
+    Deal:1, [0, 2].  The setup draws the same: from the three cards, then from the Jack and the King."""
+    from rulepress.protocol import Chance
+
+    offered: list[list[str]] = []
+    draw = Chance.draw_from
+    monkeypatch.setattr(Chance, "draw_from", lambda self, population, what="outcome": (
+        offered.append(list(population)), draw(self, population, what))[1])
+    state = game_of("kuhn-poker").new_state(["Ann", "Ben"], 0, ["Queen", "King"])
+    assert offered == [["Jack", "Queen", "King"], ["Jack", "King"]]
+    assert state.cards == {"Ann": "Queen", "Ben": "King"} and state.aside == "Jack"
+
+
 def test_a_folded_card_is_never_printed_for_the_other_seat() -> None:
     result = replayed("kuhn-poker", example("kuhn-poker", "kp-bluff-and-fold"))
     assert result.ok, result.message
