@@ -414,9 +414,9 @@ def test_the_gate_refuses_a_view_that_shows_what_its_seat_cannot_see(monkeypatch
 
 
 @pytest.mark.parametrize(("book", "example_id", "seat", "printed"), [
-    ("lantern-moths", "lm-dusk-refill", None, "jade-3"),  # Ben's cards, told from the public view
-    ("lantern-moths", "lm-dusk-refill", "Ann", "jade-3"),  # ... and from Ann's
-    ("lantern-moths", "lm-draw", None, "violet-3"),  # a card drawn from the deck (an event)
+    ("lantern-moths", "lm-dusk-refill", None, "jade"),  # Ben's cards (the jade moth worth 3), told from the public view
+    ("lantern-moths", "lm-dusk-refill", "Ann", "jade"),  # ... and from Ann's
+    ("lantern-moths", "lm-draw", None, "violet"),  # a card drawn from the deck (an event)
     ("lantern-moths", "lm-ghost-moth", "Ben", "7"),  # Ann's score before the game is scored
     ("kuhn-poker", "kp-bluff-and-fold", "Ann", "Queen"),  # Ben's card, told from Ann's seat
 ])
