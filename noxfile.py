@@ -77,6 +77,18 @@ OPENSPIEL = "open_spiel==2.0.2"
 
 
 @nox.session
+def analysis(session: nox.Session) -> None:
+    """Every book analysed at the defaults (500 games, up to 8000) with two seeds: the same findings in both."""
+    session.install("-e", ".[test]")
+    env = {"RULEPRESS_ANALYSIS_GAMES": os.environ.get("RULEPRESS_ANALYSIS_GAMES", "500"),
+           "RULEPRESS_ANALYSIS_BUDGET": os.environ.get("RULEPRESS_ANALYSIS_BUDGET", "8000"),
+           "RULEPRESS_ANALYSIS_BOOKS": os.environ.get("RULEPRESS_ANALYSIS_BOOKS", "lantern-moths,last-lantern,lantern"),
+           "RULEPRESS_ANALYSIS_WORKERS": os.environ.get("RULEPRESS_ANALYSIS_WORKERS", "2")}
+    session.run("pytest", "-q", "-s", "-p", "no:cacheprovider", "tests/test_analysis_campaign.py", *session.posargs,
+                env=env)
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
 

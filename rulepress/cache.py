@@ -376,7 +376,7 @@ def impacts_kept(root: Path, check: BookCheck, store: Cache | None = None) -> bo
 
 
 def _impact_key(root: Path, check: BookCheck) -> str:
-    from rulepress.analyze.impact import report_path
+    from rulepress.analyze.analysis import report_path  # the saved analysis holds each answer's simulated play
 
     book = check.book
     saved = report_path(root, book.id)
@@ -397,14 +397,18 @@ def _impact_key(root: Path, check: BookCheck) -> str:
 # -- the designer's analysis section ---------------------------------------------------------------------------
 
 
-def cached_designer_markdown(root: Path, book_id: str, cmyk: bool = False, heading: bool = True) -> str:
+def cached_designer_markdown(root: Path, book_id: str, words: Any, book: Book | None = None, cmyk: bool = False,
+                             heading: bool = True) -> str:
     """:func:`~rulepress.analyze.report.designer_markdown` (the saved analysis with its matplotlib plots: seconds
-    a book, and matplotlib's memory), reused while the saved analysis, its engine and rulepress are unchanged.
+    a book, and matplotlib's memory), reused while the saved analysis, what decides play, the edition's language and
+    rule titles, and rulepress are unchanged.
 
     The site and the designer PDF show it on every build; without this every build would import matplotlib and
     draw every plot again.
     """
     from rulepress.analyze.analysis import report_path
+    from rulepress.analyze.fingerprint import play_digests
+    from rulepress.analyze.report import designer_markdown
 
     saved = report_path(root, book_id)
     try:
@@ -413,19 +417,16 @@ def cached_designer_markdown(root: Path, book_id: str, cmyk: bool = False, headi
     except (OSError, ValueError, AttributeError):
         data, package = b"", ""
     if not data:  # never analysed: an empty section, nothing to draw
-        from rulepress.analyze.report import designer_markdown
-
-        return designer_markdown(root, book_id, cmyk=cmyk, heading=heading)
+        return designer_markdown(root, book_id, words, book, cmyk=cmyk, heading=heading)
     store = Cache(root)
-    # The section says when the engine changed since the analysis: the engine's code is part of the key.
-    key = key_of(code_digest(), book_id, f"cmyk={cmyk} heading={heading}", data,
-                 tree_digest(root / "engine" / package) if package else "")
+    # The section says when play changed since the analysis: what decides play is part of the key.
+    rules = json.dumps([(r.id, r.number, r.title) for r in book.rules.values()] if book else [])
+    key = key_of(code_digest(), book_id, f"cmyk={cmyk} heading={heading} lang={getattr(words, 'lang', '')}", data,
+                 json.dumps(play_digests(root, package, book_id), sort_keys=True) if package else "", rules)
     kept = store.get("designer", key)
     if kept is not None:
         return kept.decode()
-    from rulepress.analyze.report import designer_markdown
-
-    text = designer_markdown(root, book_id, cmyk=cmyk, heading=heading)
+    text = designer_markdown(root, book_id, words, book, cmyk=cmyk, heading=heading)
     store.put("designer", key, text.encode())
     return text
 

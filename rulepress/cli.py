@@ -358,7 +358,10 @@ def _add_analysis(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     analyze = sub.add_parser("analyze", help="simulate play: dead rules, unreached endings, unused components, "
                                              "balance, questions that do not matter")
     analyze.add_argument("book")
-    analyze.add_argument("--games", type=int, default=1000, help="games per policy and per answer (default: 1000)")
+    analyze.add_argument("--games", type=int, default=None,
+                         help="games per configuration to start with (default: 500)")
+    analyze.add_argument("--budget", type=int, default=None,
+                         help="games per configuration at most, played while a finding is undecided (default: 8000)")
     analyze.add_argument("--seed", type=int, default=0, help="the run's seed: the same seed gives the same analysis")
     analyze.add_argument("--workers", type=int, default=None, help="local Dask workers (default: one per core; "
                                                                    "0: in this process)")

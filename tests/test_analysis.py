@@ -1,4 +1,5 @@
-"""`rulepress analyze`: findings from simulated play, balance figures, plots (few games: fast)."""
+"""`rulepress analyze`: findings from simulated play with their evidence, settings per question, balance figures,
+the dashboard (few games, seeded: fast; the long campaign is `nox -s analysis`)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from rulepress.analyze import plots
-from rulepress.analyze.analysis import analyse, balance, configs, save, tracking
+from rulepress.analyze import plots, stats
+from rulepress.analyze.analysis import Run, Verdicts, analyse, compare, rare_rules, save, seat_advantages
+from rulepress.analyze.balance import balance, difficulty, predictors
 from rulepress.analyze.cluster import pool
+from rulepress.analyze.fingerprint import changed_since, engine_fingerprint, play_digests
+from rulepress.analyze.plan import Config, bundles, configs, variants
 from rulepress.analyze.report import designer_markdown
 from rulepress.analyze.tally import Tally, quantile, wilson
 from rulepress.cli import main
+from rulepress.render.strings import strings
 from rulepress.verify.gate import BookCheck, load_checked_book
 from rulepress.verify.replay import replay
 
@@ -28,216 +33,416 @@ def moths(root: Path) -> BookCheck:
 
 
 @pytest.fixture(scope="module")
+def last(root: Path) -> BookCheck:
+    return load_checked_book(root, "last-lantern")
+
+
+@pytest.fixture(scope="module")
 def moths_analysis(root: Path, moths: BookCheck) -> dict:
     with pool(0) as workers:
-        return analyse(workers, root, moths, 20, seed=1)
+        return analyse(workers, root, moths, 20, seed=1, budget=40)
 
 
-def test_configurations_cover_policies_answers_and_option_sets(moths: BookCheck) -> None:
-    labels = [c.label for c in configs(moths)]
-    assert labels[:2] == ["random play", "greedy play"]
-    assert "lm.q3 = one-more-round" in labels
-    assert "option set alternatives" in labels
-    assert len(labels) == len(set(labels))
+# -- what is played ------------------------------------------------------------------------------------------------
+
+def test_an_option_set_of_other_answers_is_never_the_texts_game(moths: BookCheck, root: Path) -> None:
+    labels = {c.label: c for c in configs(moths)}
+    assert [c.label for c in configs(moths)][:2] == ["random play", "greedy play"]
+    bundle = labels["option set alternatives"]
+    assert bundle.role == "bundle" and not bundle.text
+    assert bundles(moths.engine) == {"alternatives"}  # declared (ANSWER_BUNDLES) and derived from the options
+    lantern = load_checked_book(root, "lantern")
+    assert bundles(lantern.engine) == {"loss-certain", "loss-exhausted", "six-wild-distinct", "campfire-bonus"}
+    assert variants(lantern.engine) == {}
+    assert labels["lm.q3 = one-more-round"].baseline == "greedy play"
 
 
-def test_deck_out_ending_never_reached(moths_analysis: dict) -> None:
-    ends = [f for f in moths_analysis["findings"] if f["kind"] == "end-never-reached"]
-    assert len(ends) == 1
-    end = ends[0]
-    assert end["rules"] == ["lm.night.deck-out"]
-    assert (end["file"], end["line"]) == ("rules_src/lantern-moths/chapters/night.md", 22)
-    games = 20 * len(moths_analysis["configs"])
-    assert end["message"] == (f"end condition rule 6.4 (The deck runs out) was never reached in {games} simulated "
-                              f"games; games ended by: rule 6.3 (The fourth Dusk card) 100.0%")
+def test_a_bundle_is_found_without_a_declaration(moths: BookCheck, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(moths.engine, "ANSWER_BUNDLES")
+    assert bundles(moths.engine) == {"alternatives"}  # it sets question options to non-default answers
 
 
-def test_dead_rule_names_rule_file_and_line(moths_analysis: dict) -> None:
-    dead = {f["rules"][0]: f for f in moths_analysis["findings"] if f["kind"] == "dead-rule"}
-    assert "lm.turn.stuck" in dead  # nobody is ever stuck: the pass never happens in play
-    assert (dead["lm.turn.stuck"]["file"], dead["lm.turn.stuck"]["line"]) == (
-        "rules_src/lantern-moths/chapters/turn.md", 58)
-    assert "lm.turn.plant.full" not in dead  # a refusal: it never fires as an event, and is not reported
+def test_each_question_is_played_where_it_matters(last: BookCheck) -> None:
+    found = {}
+    for config in configs(last):
+        if config.role == "answer":
+            found.setdefault(config.question, set()).add(config.setting)
+    assert set(variants(last.engine)) == {"glow-shrooms", "blossoms", "eerie-lights", "moving-branches",
+                                          "frozen-lake", "basilisk"}
+    assert found["ll.q18"] == {"frozen-lake", "basilisk"}  # from its option's rules
+    assert found["ll.q19"] == {"eerie-lights"}
+    assert found["ll.q20"] == {"glow-shrooms + frozen-lake", "glow-shrooms + basilisk"}  # simulated_with
+    assert found["ll.q24"] == {"basilisk"}
+    assert found["ll.q14"] == {"the text's game"}
+    labels = {c.label: c for c in configs(last)}
+    combined = labels["glow-shrooms + frozen-lake"]
+    assert combined.role == "baseline" and combined.options == {"glow": True, "lake": True} and combined.text
+    assert labels["ll.q20 = no (glow-shrooms + frozen-lake)"].baseline == "glow-shrooms + frozen-lake"
 
 
-def test_balance_has_intervals(moths_analysis: dict) -> None:
-    figures = moths_analysis["balance"]["random play"]
-    assert figures["games"] == 20
-    low, high = figures["seats"]["seat 1"]["ci95"]
-    assert 0 <= low <= figures["seats"]["seat 1"]["rate"] <= high <= 1
-    assert set(figures["ends"]) == {"fourth-dusk"}
-    assert sum(figures["length"]["histogram"].values()) == 20
+def test_a_setting_naming_an_unknown_option_is_refused_with_its_line(last: BookCheck) -> None:
+    from rulepress.analyze.plan import settings
+    from rulepress.errors import SourceError
+
+    question = next(q for q in last.book.questions if q.id == "ll.q20")
+    bad = type(question)(**{**question.__dict__, "simulated_with": [{"options": {"glowing": True}}]})
+    with pytest.raises(SourceError) as caught:
+        settings(last, bad)
+    assert (caught.value.file, caught.value.line) == ("rules_src/last-lantern/questions.yaml", question.line)
+    assert "simulated_with names the option 'glowing'" in caught.value.message
+
+
+# -- rare things, with thresholds that scale with the games played ----------------------------------------------
+
+def _tally(games: int, fired: dict[str, int] | None = None) -> Tally:
+    tally = Tally(games=games, finished=games)
+    tally.fired.update(fired or {})
+    return tally
+
+
+def test_the_discard_pile_is_nearly_dead_by_itself(root: Path, moths: BookCheck) -> None:
+    everywhere = {rule: 1000 for rule in moths.book.rules}
+    rare = {**everywhere, "lm.turn.draw.discard": 0}
+    runs = [Run(Config("random play", "random"), _tally(1000, rare)),
+            Run(Config("greedy play", "greedy"), _tally(1000, rare)),
+            Run(Config("option set alternatives", "greedy", {"discard_source": "hand_limit"}, role="bundle"),
+                _tally(1000, {**everywhere, "lm.turn.draw.discard": 850})),
+            Run(Config("lm.q11 = hand-limit", "greedy", {"discard_source": "hand_limit"}, "lm.q11", "hand-limit",
+                       "answer", baseline="greedy play"), _tally(1000, {**everywhere, "lm.turn.draw.discard": 550}))]
+    verdicts = Verdicts([], [])
+    rare_rules(root, moths, runs, 0.05, verdicts)
+    [found] = [f for f in verdicts.findings if f.subject == "rule:lm.turn.draw.discard"]
+    assert found.kind == "nearly-dead-rule"
+    assert found.message == ("rule 4.3.1 (The discard pile) never happened in 2000 games of the text's game "
+                             "(2 settings); it happens only under other answers: option set alternatives (85.0% of "
+                             "1000), lm.q11 = hand-limit (55.0% of 1000)")
+    assert (found.file, found.line) == ("rules_src/lantern-moths/chapters/turn.md", 21)
+    assert found.evidence["games"] == 2000 and found.evidence["bound"] < 0.01
+
+
+def test_a_rare_rule_is_undecided_until_enough_games(root: Path, moths: BookCheck) -> None:
+    """0 of 100 games cannot tell under 1% from over; 0 of 2000 can: the threshold scales with the games."""
+    everywhere = {rule: 100 for rule in moths.book.rules}
+    few = [Run(Config("greedy play", "greedy"), _tally(100, {**everywhere, "lm.turn.stuck": 0}))]
+    verdicts = Verdicts([], [])
+    rare_rules(root, moths, few, 0.05, verdicts)
+    assert "rule:lm.turn.stuck" not in {f.subject for f in verdicts.findings}
+    [waiting] = [u for u in verdicts.undecided if u["subject"] == "rule:lm.turn.stuck"]
+    assert waiting["configs"] == ["greedy play"] and waiting["games"] == 100
+    many = [Run(Config("greedy play", "greedy"), _tally(2000, {**{r: 2000 for r in moths.book.rules},
+                                                              "lm.turn.stuck": 0}))]
+    verdicts = Verdicts([], [])
+    rare_rules(root, moths, many, 0.05, verdicts)
+    [dead] = [f for f in verdicts.findings if f.subject == "rule:lm.turn.stuck"]
+    assert dead.kind == "dead-rule" and dead.tracked_by == []  # tracking comes later, by subject
+    assert dead.message.startswith("rule 4.7 (When no action is possible) never happened in 2000 games")
+
+
+def test_bounds_and_correction() -> None:
+    assert stats.upper_bound(0, 300) == pytest.approx(0.00994, abs=1e-4)  # the rule of three, exactly
+    assert stats.upper_bound(0, 300, 0.05 / 50) > 0.02  # corrected for 50 rules tested: wider
+    assert stats.lower_bound(30, 300) > 0.07
+    # 44 metrics each at p = 0.03: none survives the correction (the old 2 SE test called them all moves).
+    assert min(stats.corrected([0.03] * 43 + [0.9])) > 0.03
+    assert stats.corrected([0.001, 0.04, 0.5])[0] == pytest.approx(0.003)
+    low, high = wilson(0, 400)
+    assert low == 0.0 and 0.009 < high < 0.0096
+    assert quantile(Counter({1: 1, 2: 2, 3: 1}), 0.5) == 2
+
+
+# -- seats ---------------------------------------------------------------------------------------------------------
+
+def _seated(wins_by_game: list[tuple[int, list[int]]]) -> Tally:
+    tally = Tally()
+    for players, winners in wins_by_game:
+        tally.add_game({"rounds": 8}, True, players, winners)
+    return tally
+
+
+def test_a_seat_is_judged_at_its_own_player_count(moths: BookCheck) -> None:
+    # 3 players: seat 3 wins 45% of 1500 games against a fair third; 2 players: fair.
+    games = [(3, [2] if i % 20 < 9 else [i % 2]) for i in range(1500)] + [(2, [i % 2]) for i in range(1500)]
+    tally = _seated(games)
+    verdicts = Verdicts([], [])
+    seat_advantages(moths, [Run(Config("greedy play", "greedy"), tally), Run(Config("random play", "random"), tally)],
+                    0.05, verdicts)
+    found = {f.subject: f for f in verdicts.findings}
+    assert set(found) == {"seat:greedy play/3/3", "seat:greedy play/3/1", "seat:greedy play/3/2"}  # random play: none
+    third = found["seat:greedy play/3/3"]
+    assert third.message.startswith("under greedy play with 3 players seat 3 wins 45.0% of 1500 games against a fair "
+                                    "share of 33.3% (95% interval 42.5% to 47.5%")
+    assert third.evidence["players"] == 3 and third.evidence["games"] == 1500
+    rows = balance(tally, moths)["seats"]
+    assert [(r["players"], r["seat"]) for r in rows] == [(2, 1), (2, 2), (3, 1), (3, 2), (3, 3)]
+    assert rows[0]["fair"] == 0.5 and rows[2]["fair"] == pytest.approx(1 / 3)
+
+
+# -- questions: game by game -----------------------------------------------------------------------------------------
+
+def test_an_answer_that_changes_no_game_is_the_limit_of_the_evidence(last: BookCheck) -> None:
+    base = Tally()
+    for game in range(1000):
+        base.add_game({"rounds": 7, "won": game % 3 == 0}, True, 3, None, trace=game)
+    same = compare(Run(Config("ll.q14 = abandon", "cooperative", {"unplaceable": "abandon"}, "ll.q14", "abandon",
+                              "answer", baseline="cooperative play"), base),
+                   Run(Config("cooperative play", "cooperative"), base), 0.05)
+    assert same.changed == 0 and same.games == 1000
+    assert all(t["difference"] == 0 for t in same.tests if t["key"])
+    moved = Tally()
+    for game in range(1000):
+        moved.add_game({"rounds": 8, "won": game % 2 == 0}, True, 3, None, trace=game + (game % 2))
+    changed = compare(Run(Config("a", "cooperative", role="answer"), moved), Run(Config("b", "cooperative"), base),
+                      0.05)
+    assert changed.changed == 500
+    won = next(t for t in changed.tests if t["metric"] == "won")
+    assert won["difference"] == pytest.approx(0.5 - 334 / 1000)
+    assert won["ci95"][0] > 0.1  # paired: the same deals, a decided move
+    length = next(t for t in changed.tests if t["metric"] == "length")
+    assert length["difference"] == 1.0 and length["ci95"] == [1.0, 1.0]
+
+
+def test_analysis_plays_on_where_a_finding_is_undecided(moths_analysis: dict) -> None:
+    played = {c["label"]: c["games"] for c in moths_analysis["configs"]}
+    assert moths_analysis["games"] == 20 and moths_analysis["budget"] == 40
+    assert played["greedy play"] == 40  # rare rules needed more games than 20
+    assert min(played.values()) == 20  # an answer that was decided did not
+    assert moths_analysis["looks"] == 2 and moths_analysis["alpha"] == 0.025
+    assert all(u["games"] <= 2 * 40 for u in moths_analysis["undecided"])
+    subjects = {f["subject"] for f in moths_analysis["findings"]}
+    assert "rule:lm.night.deck-out" not in subjects  # 0 of 80 games cannot yet say "under 1%": undecided
+    assert "rule:lm.night.deck-out" in {u["subject"] for u in moths_analysis["undecided"]}
 
 
 def test_analysis_is_the_same_for_the_same_seed(root: Path, moths: BookCheck, moths_analysis: dict) -> None:
     with pool(0) as workers:
-        again = analyse(workers, root, moths, 20, seed=1)
+        again = analyse(workers, root, moths, 20, seed=1, budget=40)
     assert json.dumps(again, sort_keys=True) == json.dumps(moths_analysis, sort_keys=True)
 
 
-def test_tracking_counts_a_question_on_the_rule_or_a_section_above(moths: BookCheck) -> None:
-    assert "lm.q3" in tracking(moths.book, ["lm.night.deck-out"])
-    assert tracking(moths.book, ["lm.overview.goal"]) == []
+def test_findings_are_tracked_by_subject(moths_analysis: dict, root: Path, moths: BookCheck) -> None:
+    from rulepress.analyze.findings import tracking
+
+    assert tracking(moths.book, "rule:lm.night.deck-out") == ["lm.q18"]  # tracks: in questions.yaml
+    assert tracking(moths.book, "rule:lm.round.refill") == []  # lm.q2, lm.q3... name it, but track other things
+    assert tracking(moths.book, "word:next to") == ["lm.q1"]  # lm.q1 quotes it
+    for finding in moths_analysis["findings"]:
+        if finding["kind"].startswith("question-"):
+            assert finding["tracked_by"] == [finding["subject"].split(":", 1)[1]]
 
 
-def test_wilson_interval_and_quantile() -> None:
-    low, high = wilson(0, 400)
-    assert low == 0.0 and 0.009 < high < 0.0096  # never "0% for certain" from 400 games
-    assert wilson(5, 10)[0] == pytest.approx(0.2366, abs=1e-4)
-    assert quantile(Counter({1: 1, 2: 2, 3: 1}), 0.5) == 2
+# -- figures -------------------------------------------------------------------------------------------------------
+
+def test_every_ending_is_shown_those_never_reached_at_zero(moths_analysis: dict) -> None:
+    ends = moths_analysis["balance"]["greedy play"]["ends"]
+    assert list(ends) == ["lm.night.fourth", "lm.night.deck-out"]
+    assert ends["lm.night.deck-out"]["count"] == 0 and ends["lm.night.deck-out"]["rate"] == 0.0
+    assert 0.05 < ends["lm.night.deck-out"]["ci95"][1] < 0.15  # 0 of 40 games: an interval, not "never"
+    assert ends["lm.night.fourth"]["count"] == 40
+
+
+def test_difficulty_by_setting_easiest_first(last: BookCheck) -> None:
+    def won(rate: float) -> Tally:
+        tally = Tally()
+        for game in range(200):
+            tally.add_game({"rounds": 7, "won": game < rate * 200}, True, 3, None)
+        return tally
+
+    runs = [(Config("cooperative play", "cooperative"), won(0.3)),
+            (Config("option set basilisk", "cooperative", {"basilisk": True}, role="variant", setting="basilisk"),
+             won(0.02)),
+            (Config("option set glow-shrooms", "cooperative", {"glow": True}, role="variant",
+                    setting="glow-shrooms"), won(0.31)),
+            (Config("random play", "random"), won(0.0))]
+    rows = difficulty(last, runs)
+    assert [row["setting"] for row in rows] == ["glow-shrooms", "the text's game", "basilisk"]
+    assert rows[2]["win"]["count"] == 4 and rows[2]["win"]["ci95"][0] < 0.02 < rows[2]["win"]["ci95"][1]
+    # Every ending the setting can reach, those never reached at 0%; not another challenge's loss.
+    assert rows[0]["ends"]["ll.astray.loss"]["count"] == 0 and "ll.challenge.blossoms.loss" not in rows[0]["ends"]
+    assert "ll.challenge.basilisk.loss" in rows[2]["ends"]
+
+
+def test_the_rules_that_go_with_winning(moths: BookCheck) -> None:
+    tally = Tally()
+    for game in range(300):
+        winner = game % 3
+        captures = [(3 if seat == winner else 1) + (game + seat) % 3 for seat in range(3)]
+        noise = [(game + seat) % 2 for seat in range(3)]
+        tally.add_game({"rounds": 8}, True, 3, [winner],
+                       by_seat={"lm.round.capture": captures, "lm.turn.flip": noise})
+    rows = predictors(moths, tally)
+    assert [row["rule"] for row in rows] == ["lm.round.capture"]  # the flips are noise: left out
+    assert 0.5 < rows[0]["r"] < 0.999 and rows[0]["games"] == 300
+    assert rows[0]["ci95"][0] < rows[0]["r"] < rows[0]["ci95"][1]
+    exact = Tally()  # a rule that happens exactly when a player wins is the outcome itself, not a predictor
+    for game in range(300):
+        exact.add_game({"rounds": 8}, True, 3, [game % 3], by_seat={"lm.scoring.winner": [s == game % 3 for s in
+                                                                                        range(3)]})
+    assert predictors(moths, exact) == []
 
 
 def test_tally_merges_like_one_run() -> None:
     a, b, whole = Tally(), Tally(), Tally()
     games = [({"rounds": 3, "won": True, "end": "x"}, [0]), ({"rounds": 5, "won": False, "end": "y"}, [1, 0])]
     for (metrics, winners), part in zip(games, (a, b), strict=True):
-        part.add_game(metrics, True, 2, winners)
-        whole.add_game(metrics, True, 2, winners)
+        part.add_game(metrics, True, 2, winners, trace=7)
+        whole.add_game(metrics, True, 2, winners, trace=7)
     assert a.merge(b) == whole
-    assert whole.ties == 1 and whole.seat_wins == Counter({0: 2, 1: 1})
-    assert balance(whole)["first_player"]["fair"] == 0.5
+    assert whole.ties == Counter({2: 1}) and whole.seat_wins == Counter({(2, 0): 2, (2, 1): 1})
+    assert list(whole.outcomes) == [1, 3] and list(whole.lengths) == [3, 5]
+    assert balance(whole, None)["seats"][0]["fair"] == 0.75  # three wins over two games of two seats
+
+
+# -- what decides play, and the dashboard ----------------------------------------------------------------------------
+
+def test_the_fingerprint_covers_play_not_narration(root: Path, tmp_path: Path) -> None:
+    for folder in ("engine/lantern_moths", "rules_src/lantern-moths"):
+        shutil.copytree(root / folder, tmp_path / folder)
+    before = engine_fingerprint(tmp_path, "lantern_moths", "lantern-moths")
+    saved = play_digests(tmp_path, "lantern_moths", "lantern-moths")
+    narrate = tmp_path / "engine/lantern_moths/narrate.py"
+    narrate.write_text(narrate.read_text() + "\nEXTRA = 'a new sentence'\n")
+    game = tmp_path / "engine/lantern_moths/game.py"
+    text = game.read_text()
+    game.write_text(text.replace('"""', '"""Reworded. ', 1) + "\n# a comment\n")
+    assert engine_fingerprint(tmp_path, "lantern_moths", "lantern-moths") == before
+    game.write_text(text + "\nRULE_CHANGE = 1\n")
+    assert engine_fingerprint(tmp_path, "lantern_moths", "lantern-moths") != before
+    assert changed_since(saved, tmp_path, "lantern_moths", "lantern-moths") == ["engine/lantern_moths/game.py"]
+    game.write_text(text)
+    data = tmp_path / "rules_src/lantern-moths/components.yaml"
+    data.write_text(data.read_text().replace("hand_size: 5", "hand_size: 6"))
+    assert changed_since(saved, tmp_path, "lantern_moths", "lantern-moths") == [
+        "rules_src/lantern-moths/components.yaml"]
+
+
+def test_dashboard_ranks_findings_names_the_engine_and_speaks_the_editions_language(
+        root: Path, tmp_path: Path, moths_analysis: dict, moths: BookCheck) -> None:
+    for folder in ("engine/lantern_moths", "rules_src/lantern-moths"):
+        shutil.copytree(root / folder, tmp_path / folder)
+    save(tmp_path, moths_analysis)
+    en = designer_markdown(tmp_path, "lantern-moths", strings("en"), moths.book)
+    assert en.startswith("## What simulated play found")
+    assert "These figures are from the engine as it is now." in en
+    severities = [line.split("*")[1] for line in en.splitlines() if line.startswith("- *")][:6]
+    assert severities == sorted(severities, key=["error", "warning", "note"].index)
+    assert "| players | seat | games | wins | fair share | 95% interval |" in en
+    assert "| rule 6.4 (The deck runs out) | 0 | 0.0% |" in en  # an ending never reached, at 0%
+    assert "<svg" in en and "#4a6fa5" in en
+    press = designer_markdown(tmp_path, "lantern-moths", strings("en"), moths.book, cmyk=True)
+    assert re.search(r"#[0-9a-fA-F]{6}\b", press) is None  # the designer PDF is CMYK throughout
+    game = tmp_path / "engine/lantern_moths/game.py"
+    game.write_text(game.read_text() + "\nRULE_CHANGE = 1\n")
+    stale = designer_markdown(tmp_path, "lantern-moths", strings("en"), moths.book)
+    assert ("These figures are from the engine before its latest changes to `engine/lantern_moths/game.py`; "
+            "`rulepress analyze lantern-moths` brings them up to date.") in stale
+    fr = designer_markdown(tmp_path, "lantern-moths", strings("fr"), moths.book)
+    assert fr.startswith("## Ce qu'ont révélé les parties simulées")
+    for english in ("games per configuration", "Findings", "fair share", "How games end", "tracked by"):
+        assert english not in fr
+    assert "| règle 6.4 (The deck runs out) | 0 | 0,0\u202f% |" in fr
+    assert designer_markdown(tmp_path, "lantern", strings("en")) == ""  # never analysed
 
 
 def test_plots_are_svg(moths_analysis: dict) -> None:
-    figures = moths_analysis["balance"]["random play"]
+    figures = moths_analysis["balance"]["greedy play"]
     svg = plots.seat_win_rates(figures, "Wins per seat")
     assert svg is not None and svg.startswith("<svg") and "Wins per seat" in svg
     assert "<style" not in svg  # its "*" rule would reach every SVG of the page
     ids = re.findall(r'\bid="([^"]+)"', svg + plots.length_histogram(figures, "Length"))
     assert ids and len(ids) == len(set(ids))  # two plots on one page share no ID
-    assert plots.length_histogram(figures, "Length").startswith("<svg")
     assert plots.seat_win_rates({"length": figures["length"]}, "none") is None
-
-
-def test_designer_markdown_lists_untracked_first(root: Path, tmp_path: Path, moths_analysis: dict) -> None:
-    shutil.copytree(root / "engine" / "lantern_moths", tmp_path / "engine" / "lantern_moths")
-    save(tmp_path, moths_analysis)
-    text = designer_markdown(tmp_path, "lantern-moths")
-    assert text.startswith("## What simulated play found")
-    assert "The engine has changed since" not in text
-    (tmp_path / "engine/lantern_moths/extra.py").write_text("X = 1\n")
-    assert "**The engine has changed since: run it again.**" in designer_markdown(tmp_path, "lantern-moths")
-    first = next(line for line in text.splitlines() if line.startswith("- *"))
-    assert "**untracked**" in first
-    assert "<svg" in text and "#4a6fa5" in text
-    press = designer_markdown(tmp_path, "lantern-moths", cmyk=True)
-    assert re.search(r"#[0-9a-fA-F]{6}\b", press) is None  # the designer PDF is CMYK throughout
-    assert "device-cmyk(0.552 0.327 0 0.353)" in press  # #4a6fa5
-    assert designer_markdown(tmp_path, "lantern") == ""
 
 
 def test_cli_analyze_json(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     project = tmp_path / "p"
     for folder in ("rules_src/lantern-moths", "engine/lantern_moths", "examples/lantern-moths"):
         shutil.copytree(root / folder, project / folder)
-    assert main(["--root", str(project), "analyze", "lantern-moths", "--games", "5", "--workers", "0",
-                 "--json"]) == 0
+    assert main(["--root", str(project), "analyze", "lantern-moths", "--games", "5", "--budget", "5",
+                 "--workers", "0", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["games"] == 5
+    assert printed["games"] == 5 and printed["budget"] == 5
     assert json.loads((project / "reports/analysis/lantern-moths.json").read_text()) == printed
 
 
-def test_cli_analyze_refuses_zero_games(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_analyze_refuses_zero_games_and_a_budget_below_them(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--root", str(root), "analyze", "lantern-moths", "--games", "0"]) == 1
-    assert capsys.readouterr().err == ("rulepress: --games: needs at least 1 game per configuration, not 0\n")
-
-
-def test_first_player_advantage_beyond_noise_is_a_finding(moths: BookCheck) -> None:
-    from rulepress.analyze.analysis import Config, seat_advantages
-
-    lopsided, fair = Tally(), Tally()
-    for game in range(200):
-        lopsided.add_game({"rounds": 5}, True, 2, [0] if game % 10 else [1])  # seat 1 wins 90%
-        fair.add_game({"rounds": 5}, True, 2, [game % 2])
-    [found] = seat_advantages(moths, [(Config("random play", "random"), lopsided), (Config("fair", "random"), fair)])
-    assert found.message == ("under random play the first player wins 90.0% of 200 games against a fair share of "
-                             "50.0% (95% interval of the difference +35.1 to +43.4 points)")
-    assert found.rules == ["lm.setup.start", "lm.round.start-player"]
-    assert (found.file, found.line) == ("rules_src/lantern-moths/chapters/setup.md", 26)
+    assert capsys.readouterr().err == "rulepress: --games: needs at least 1 game per configuration, not 0\n"
+    assert main(["--root", str(root), "analyze", "lantern-moths", "--games", "50", "--budget", "10"]) == 1
+    assert capsys.readouterr().err == "rulepress: --budget: must be at least --games (50), not 10\n"
 
 
 def test_analysis_includes_lint_findings(root: Path) -> None:
     check = load_checked_book(root, "lantern")
     check.results = [replay(e, check.book, check.engine, draw=False) for e in check.examples]
     with pool(0) as workers:
-        analysis = analyse(workers, root, check, 2)
+        analysis = analyse(workers, root, check, 2, budget=2)
     [overlap] = [f for f in analysis["findings"] if f["kind"] == "range-overlap"]
     assert overlap["message"] == "score.bands: ranges 'heroic' (1-5) and 'master' (5-15) overlap at 5"
     assert (overlap["file"], overlap["line"], overlap["severity"]) == ("rules_src/lantern/components.yaml", 74,
                                                                       "error")
+    assert overlap["tracked_by"] == ["ln.q4"]
 
 
-def _tally(games: int, fired: dict[str, int] | None = None, **fields: Counter[str]) -> Tally:
-    tally = Tally(games=games, finished=games)
-    tally.fired.update(fired or {})
-    for name, counts in fields.items():
-        getattr(tally, name).update(counts)
-    return tally
+def test_a_setting_never_won_is_a_finding_once_the_games_decide_it(last: BookCheck) -> None:
+    from rulepress.analyze.analysis import unwinnable_settings
+
+    def won(games: int, wins: int) -> Tally:
+        tally = Tally()
+        for game in range(games):
+            tally.add_game({"rounds": 7, "won": game < wins}, True, 3, None)
+        return tally
+
+    runs = [Run(Config("cooperative play", "cooperative"), won(1000, 300)),
+            Run(Config("option set blossoms", "cooperative", {"blossoms": True}, role="variant", setting="blossoms"),
+                won(1000, 0)),
+            Run(Config("option set basilisk", "cooperative", {"basilisk": True}, role="variant", setting="basilisk"),
+                won(60, 0))]
+    verdicts = Verdicts([], [])
+    unwinnable_settings(last, runs, 0.05, verdicts)
+    [never] = verdicts.findings
+    assert never.kind == "setting-never-won" and never.subject == "setting:blossoms"
+    assert never.message == "blossoms: cooperative play won 0 of 1000 games (at most 0.4% of games, 95%)"
+    assert [u["subject"] for u in verdicts.undecided] == ["setting:basilisk"]  # 0 of 60: not yet
 
 
-def test_nearly_dead_under_the_texts_options(root: Path, moths: BookCheck) -> None:
-    from rulepress.analyze.analysis import Config, dead_rules
+def test_an_ending_players_almost_never_see(last: BookCheck) -> None:
+    from rulepress.analyze.analysis import rare_endings
 
-    everywhere = {rule: 100 for rule in moths.book.rules}
-    rare = {**everywhere, "lm.turn.draw.discard": 0}
-    runs = [(Config("random play", "random"), _tally(100, rare)),
-            (Config("greedy play", "greedy"), _tally(100, rare)),
-            (Config("lm.q11 = hand-limit", "greedy", {"discard_source": "hand_limit"}, "lm.q11", "hand-limit"),
-             _tally(100, {**everywhere, "lm.turn.draw.discard": 5}))]
-    [found] = dead_rules(root, moths, runs)
-    assert found.kind == "nearly-dead-rule"
-    assert found.message == ("rule 4.3.1 (The discard pile) fired in under 0.1% of the games under the text's "
-                             "options; only under: lm.q11 = hand-limit")
-    assert (found.file, found.line) == ("rules_src/lantern-moths/chapters/turn.md", 21)
-    assert dead_rules(root, moths, [(c, _tally(100, everywhere)) for c, _ in runs]) == []
-
-
-def test_unused_component_and_unmade_choice(moths: BookCheck) -> None:
-    from rulepress.analyze.analysis import Config, unmade_choices, unused_components
-
-    inventory = moths.engine.inventory(moths.book.components)
-    touched = Counter({f"{kind}:{name}": 1 for kind, names in inventory.items() for name in names})
-    del touched["card:ghost"]
-    offered = Counter({"draw": 1, "plant": 1, "discard": 1})
-    random_run = _tally(10, touched=touched, offered=offered, chosen=offered)
-    random_run.kind_rule.update({"discard": "lm.turn.draw.discard"})
-    greedy_run = _tally(10, touched=touched, chosen=Counter({"draw": 1, "plant": 1}))
-    runs = [(Config("random play", "random"), random_run), (Config("greedy play", "greedy"), greedy_run)]
-    [unused] = unused_components(moths, runs)
-    assert unused.message == "card never used in any simulated game: ghost"
-    assert unused.rules == ["lm.components"]
-    [choice] = unmade_choices(moths, runs)
-    assert choice.message == "the action 'discard' is legal in random play but greedy play never chooses it"
-    assert (choice.rules, choice.line) == (["lm.turn.draw.discard"], 21)
+    base = Tally(games=2000, finished=2000)
+    base.fired.update({"ll.end.victory": 650, "ll.lantern.loss": 1347, "ll.astray.loss": 3})
+    glow = Tally(games=2000, finished=2000)
+    glow.fired.update({"ll.astray.loss": 80})
+    verdicts = Verdicts([], [])
+    rare_endings(last, [Run(Config("cooperative play", "cooperative"), base),
+                        Run(Config("option set glow-shrooms", "cooperative", {"glow": True}, role="variant",
+                                   setting="glow-shrooms"), glow)], 0.05, verdicts)
+    rare = {f.subject: f for f in verdicts.findings}
+    assert set(rare) >= {"end:ll.astray.loss"}
+    assert rare["end:ll.astray.loss"].message.startswith("rule 8.3 (") and "ends 3 of 2000 games" in \
+        rare["end:ll.astray.loss"].message
+    assert "end:ll.end.victory" not in rare and "end:ll.lantern.loss" not in rare
 
 
-def test_question_without_effect_and_metrics_that_move(moths: BookCheck, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rulepress.analyze import analysis
-    from rulepress.analyze.analysis import Config, question_effects
+def test_a_question_the_policy_almost_never_meets_says_so(last: BookCheck) -> None:
+    from rulepress.analyze.analysis import question_effects
 
-    monkeypatch.setattr(analysis, "example_changes", lambda check, question, answer: [])
-    base = Tally()
-    moved = Tally()
-    for game in range(100):
-        base.add_game({"rounds": 8 + game % 3}, True, 2, [0])
-        moved.add_game({"rounds": 12 + game % 3}, True, 2, [0])
-    greedy = Config("greedy play", "greedy")
-    answer = Config("lm.q16 = middle", "greedy", {"grey_tile": "middle"}, "lm.q16", "middle")
-    [quiet] = question_effects(moths, [(greedy, base), (answer, base)])
-    assert quiet.kind == "question-no-effect"
-    assert quiet.message == ("lm.q16: no answer other than 'shuffled' changes an example or a simulated metric beyond "
-                             "noise (100 games each, greedy play): the question may not matter in play")
-    assert quiet.tracked_by == ["lm.q16"] and quiet.file == "rules_src/lantern-moths/questions.yaml"
-    [moves] = question_effects(moths, [(greedy, base), (answer, moved)])
-    assert moves.kind == "question-moves"
-    assert moves.message == ("lm.q16: answering 'middle' instead of 'shuffled' moves most: rounds mean: 8.99 -> "
-                             "12.99")
+    def games(changed: int, won_when_changed: bool) -> Tally:
+        tally = Tally()
+        for game in range(1000):
+            moved = game < changed
+            tally.add_game({"rounds": 7, "won": won_when_changed if moved else game % 3 == 0}, True, 3, None,
+                           trace=game + 10_000 * moved)
+        return tally
 
-
-def test_error_bars_are_never_negative_when_a_rate_sits_on_its_interval() -> None:
-    from rulepress.analyze.plots import _error_bars
-
-    shares = {"all": {"rate": 1.0, "ci95": [0.97, 0.9999999999]}, "none": {"rate": 0.0, "ci95": [1e-12, 0.03]}}
-    low, high = _error_bars(shares, ["all", "none"])
-    assert low == pytest.approx([3.0, 0.0]) and high == pytest.approx([0.0, 3.0])
-    assert min(low + high) >= 0.0
+    base = Run(Config("cooperative play", "cooperative"), games(0, False))
+    rare = Run(Config("ll.q14 = abandon", "cooperative", {"unplaceable": "abandon"}, "ll.q14", "abandon", "answer",
+                      baseline="cooperative play"), games(2, True))
+    often = Run(Config("ll.q15 = yes", "cooperative", {"pool_familiars": True}, "ll.q15", "yes", "answer",
+                       baseline="cooperative play"), games(400, True))
+    verdicts = Verdicts([], [])
+    question_effects(last, [base, rare, often], 0.05, verdicts)
+    found = {f.subject: f for f in verdicts.findings}
+    assert found["question:ll.q14"].kind == "question-unexercised"  # 2 of 1000 games: the situation is rare
+    assert "changed 2 game(s)" in found["question:ll.q14"].message
+    assert found["question:ll.q15"].kind == "question-moves"  # 400 games, the win rate moves far
+    assert found["question:ll.q15"].evidence["moves"][0]["metric"] == "won"

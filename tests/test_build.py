@@ -121,3 +121,15 @@ def test_pdf_workers_leave_no_temporary_files(mini: Path, tmp_path: Path, monkey
     assert (mini / "site" / "pdf" / "mini.pdf").is_file()
     assert sorted(path.name for path in scratch.iterdir()) == []
     assert sorted(path.name for path in (mini / ".rulepress-cache" / "staging").iterdir()) == []
+
+
+def test_lint_warnings_are_one_line_with_a_count_by_kind(mini: Path) -> None:
+    """A newcomer's build says how many lint warnings of each kind and the command that lists them, not a wall."""
+    chapter = mini / "rules_src/mini/chapters/play.md"
+    chapter.write_text(chapter.read_text() + "\nA stone may go on a space next to another space. Place the "
+                       "Moon Token on any space next to it.\n")
+    lines = build(mini)
+    lint_lines = [line for line in lines if line.startswith("warning:")]
+    assert lint_lines == ["warning: lint: 2 warning(s) no designer question tracks (term-undefined 1, "
+                          "word-undefined 1); `rulepress lint` lists them"]
+    assert not any("Moon Token" in line for line in lines)  # the findings themselves: `rulepress lint`

@@ -347,23 +347,31 @@ def test_each_pdf_is_preflighted_in_its_worker_and_the_staged_check_reuses_the_p
     assert cache.cached_preflight(made[0], mini) == [] and checked == [preflight.edition_of(made[0])]
 
 
-def test_the_designer_section_is_drawn_once_until_its_analysis_or_engine_changes(
+def test_the_designer_section_is_drawn_once_until_its_analysis_or_what_decides_play_changes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from rulepress.analyze import report
     from rulepress.project import default_root
+    from rulepress.render.strings import strings
 
-    for folder in ("reports", "engine/lantern"):  # what the section is made from, nothing of the checkout written
+    # What the section is made from, nothing of the checkout written.
+    for folder in ("reports", "engine/lantern", "rules_src/lantern"):
         shutil.copytree(default_root() / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     drawn: list[str] = []
     real = report.designer_markdown
     monkeypatch.setattr(report, "designer_markdown", lambda *a, **k: drawn.append(a[1]) or real(*a, **k))
-    first = cache.cached_designer_markdown(tmp_path, "lantern")
+    en = strings("en")
+    first = cache.cached_designer_markdown(tmp_path, "lantern", en)
     assert "<svg" in first and drawn == ["lantern"]  # matplotlib's plots
-    assert cache.cached_designer_markdown(tmp_path, "lantern") == first and drawn == ["lantern"]
-    assert cache.cached_designer_markdown(tmp_path, "lantern", cmyk=True) != first and len(drawn) == 2
+    assert "from the engine as it is now" in first
+    assert cache.cached_designer_markdown(tmp_path, "lantern", en) == first and drawn == ["lantern"]
+    assert cache.cached_designer_markdown(tmp_path, "lantern", en, cmyk=True) != first and len(drawn) == 2
+    assert cache.cached_designer_markdown(tmp_path, "lantern", strings("fr")) != first and len(drawn) == 3
     engine = tmp_path / "engine/lantern/__init__.py"
-    engine.write_text(engine.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
-    assert "The engine has changed since" in cache.cached_designer_markdown(tmp_path, "lantern") and len(drawn) == 3
+    engine.write_text(engine.read_text(encoding="utf-8") + "\n# a comment decides no play\n", encoding="utf-8")
+    assert cache.cached_designer_markdown(tmp_path, "lantern", en) == first and len(drawn) == 3
+    engine.write_text(engine.read_text(encoding="utf-8") + "\nPLAYS = 1\n", encoding="utf-8")
+    stale = cache.cached_designer_markdown(tmp_path, "lantern", en)
+    assert "before its latest changes to `engine/lantern/__init__.py`" in stale and len(drawn) == 4
 
 
 def test_a_parsed_yaml_file_is_kept_with_its_lines_and_a_refused_one_never(

@@ -58,7 +58,7 @@ def test_whole_analysis_identical_on_one_and_two_workers(mini: Path) -> None:
     runs = []
     for workers in (1, 2):
         with pool(workers) as running:
-            runs.append(json.dumps(analyse(running, mini, check, 300, seed=9), sort_keys=True))
+            runs.append(json.dumps(analyse(running, mini, check, 300, seed=9, budget=300), sort_keys=True))
     assert runs[0] == runs[1]
     assert json.loads(runs[0])["configs"][0]["games"] == 300
 
@@ -75,3 +75,15 @@ def test_existing_scheduler_over_tcp_gives_the_same_results(root: Path) -> None:
         with pool(scheduler=cluster.scheduler_address) as remote:
             assert remote.workers == 1
             assert simulate(remote, root, check, {}, 40, policy="random", seed=2) == expected
+
+
+def test_playing_on_gives_the_games_playing_all_at_once_would(root: Path) -> None:
+    from rulepress.analyze.impact import simulate_many
+
+    check = load_checked_book(root, "lantern-moths")
+    with pool(0) as here:
+        [whole] = simulate_many(here, root, check, [({}, "random")], 150, seed=3)
+        [first] = simulate_many(here, root, check, [({}, "random")], 100, seed=3)
+        [rest] = simulate_many(here, root, check, [({}, "random")], 150, seed=3, first=100)
+    assert first.merge(rest) == whole
+    assert list(whole.traces[:100]) == list(first.traces[:100]) and whole.games == 150

@@ -58,34 +58,78 @@ def test_bundled_books_have_no_range_gap(root: Path) -> None:
         assert _kind(lint(load_book(root, book)), "range-gap") == []
 
 
-def test_digits_equal_to_data(root: Path, tmp_path: Path) -> None:
-    project = _copy(root, tmp_path)
-    path = project / "rules_src/lantern/chapters/end.md"
-    lines = path.read_text().splitlines()
-    lines.insert(5, "Roll all 6 dice again.")
+def _append(project: Path, book: str, chapter: str, text: str) -> int:
+    """A paragraph at the end of a chapter (its last rule's text); its line."""
+    path = project / "rules_src" / book / "chapters" / chapter
+    lines = path.read_text().rstrip("\n").splitlines() + ["", text]
     path.write_text("\n".join(lines) + "\n")
-    found = [f for f in _kind(lint(load_book(project, "lantern")), "number-not-from-data") if f.line == 6]
-    assert [f.message for f in found] == ["'6 dice' is written as digits but equals component data dice.count, "
-                                          "dice.faces: print it with {{ dice.count }}"]
-    assert found[0].rules == ["ln.end.win"] and found[0].file == "rules_src/lantern/chapters/end.md"
+    return len(lines)
 
 
-def test_glossary_unused_and_cycles(root: Path) -> None:
-    findings = lint(load_book(root, "lantern"))
-    [unused] = _kind(findings, "glossary-unused")
+def test_bundled_books_earn_only_the_findings_judged_right(root: Path) -> None:
+    """docs/ANALYSIS.md judges every finding of the three books; these are all of them (the four noisy kinds are
+    gone: 57 of 61 wrong or noise findings came from them)."""
+    found = {book: sorted((f.kind, f.subject) for f in lint(load_book(root, book)))
+             for book in ("lantern-moths", "last-lantern", "lantern")}
+    assert found == {
+        "lantern-moths": [],
+        "last-lantern": [("component-not-in-data", "component:character tokens"),
+                         ("component-not-in-data", "component:character wheels"),
+                         ("component-not-in-data", "component:cloth bags"),
+                         ("component-not-in-data", "component:cover boards"),
+                         ("word-undefined", "word:surrounded"), ("word-undefined", "word:touch")],
+        "lantern": [("glossary-unused", "term:Six-wild combination"), ("range-overlap", "data:score.bands")]}
+
+
+def test_a_count_that_contradicts_the_data(root: Path, tmp_path: Path) -> None:
+    project = _copy(root, tmp_path)
+    line = _append(project, "lantern", "end.md", "Roll all 5 dice again. Keep the 6 dice. It asks for three dice "
+                                                 "showing one.")
+    [wrong] = _kind(lint(load_book(project, "lantern")), "number-contradicts-data")
+    assert wrong.message == "'all 5 dice' says 5, but the component data gives dice.count = 6"
+    assert (wrong.file, wrong.line, wrong.rules, wrong.severity) == ("rules_src/lantern/chapters/end.md", line,
+                                                                     ["ln.end.titles"], "error")
+    assert wrong.subject == "data:dice.count"
+
+
+def test_a_spatial_word_the_book_never_defines(root: Path, tmp_path: Path) -> None:
+    [touch] = [f for f in lint(load_book(root, "last-lantern")) if f.subject == "word:touch"]
+    assert touch.kind == "word-undefined" and touch.severity == "warning"
+    assert touch.rules == ["ll.ability.fog", "ll.challenge.lake.place", "ll.challenge.basilisk.place",
+                           "ll.summary.journey"]
+    assert touch.message.startswith("'touch' relates pieces of the board in 4 place(s) (rule 6.5 (Through the Fog), ")
+    assert touch.tracked_by == []  # ll.q18 names ll.challenge.lake.place, but it asks about another thing
+    # Qualified at the place of use ("edge to edge"), a relation is no finding; defined once, none at all.
+    project = _copy(root, tmp_path, "lantern-moths")
+    line = _append(project, "lantern-moths", "turn.md", "A moth may hop to a tile next to its own tile.")
+    [next_to] = _kind(lint(load_book(project, "lantern-moths")), "word-undefined")
+    assert next_to.subject == "word:next to" and next_to.line == line
+    assert next_to.tracked_by == ["lm.q1"]  # lm.q1 quotes "next to": tracked by subject
+    _append(project, "lantern-moths", "turn.md", "Two tiles are next to each other when they share a side.")
+    assert _kind(lint(load_book(project, "lantern-moths")), "word-undefined") == []
+
+
+def test_a_range_that_does_not_say_whether_its_ends_count(root: Path, tmp_path: Path) -> None:
+    project = _copy(root, tmp_path)
+    _append(project, "lantern", "end.md", "Roll between 2 and 4 dice. Roll between 1 and 3 inclusive.")
+    [between] = _kind(lint(load_book(project, "lantern")), "word-undefined")
+    assert between.message == ("'between 2 and 4' does not say whether 2 and 4 are included: \"Roll between 2 and 4 "
+                               "dice.\"")
+
+
+def test_a_term_nothing_defines(root: Path, tmp_path: Path) -> None:
+    project = _copy(root, tmp_path, "lantern-moths")
+    line = _append(project, "lantern-moths", "turn.md", "Then put the Moon Token on a Garden tile.")
+    [term] = _kind(lint(load_book(project, "lantern-moths")), "term-undefined")
+    assert term.subject == "term:Moon Token" and term.line == line  # "Garden" is a glossary term: defined
+    assert term.message == ("'Moon Token' is used in 1 place(s) (first in rule 4.7 (When no action is possible)) but "
+                            "no glossary entry, rule title or component name defines it")
+
+
+def test_glossary_unused(root: Path) -> None:
+    [unused] = _kind(lint(load_book(root, "lantern")), "glossary-unused")
     assert unused.message == "glossary term 'Six-wild combination' is used by no rule"
     assert (unused.file, unused.line) == ("rules_src/lantern/glossary.yaml", 46)
-    cycles = {f.message for f in _kind(findings, "xref-cycle")}
-    assert ("cross-references go round in a circle: ln.setup.assign.campfire -> ln.sheet.campfire -> "
-            "ln.setup.assign.campfire") in cycles
-
-
-def test_glossary_used_before_definition(root: Path) -> None:
-    findings = _kind(lint(load_book(root, "lantern")), "glossary-before-definition")
-    magic = next(f for f in findings if "'Magic Spell'" in f.message)
-    assert magic.message == ("'Magic Spell' is used in rule 2.1 (Symbols and circles) before rule 5.4, "
-                             "ln.fight.magic-spell defines it")
-    assert (magic.file, magic.line) == ("rules_src/lantern/chapters/sheet.md", 9)
 
 
 def test_component_data_printed_by_no_rule(root: Path, tmp_path: Path) -> None:
@@ -96,14 +140,6 @@ def test_component_data_printed_by_no_rule(root: Path, tmp_path: Path) -> None:
     assert unused.message == "component data 'lanterns_extra' is printed by no rule"
     assert unused.file == "rules_src/lantern/components.yaml"
     assert unused.line == len(path.read_text().splitlines())
-
-
-def test_unreferenced_rule_unless_exercised(root: Path) -> None:
-    book = load_book(root, "lantern")
-    found = {f.rules[0] for f in _kind(lint(book), "rule-unreferenced")}
-    assert "ln.fight.planning" in found
-    assert "ln.fight.planning" not in {f.rules[0] for f in _kind(lint(book, {"ln.fight.planning"}),
-                                                                  "rule-unreferenced")}
 
 
 def test_rules_without_provenance(root: Path, tmp_path: Path) -> None:
@@ -123,7 +159,7 @@ def test_cli_lint_json_and_exit_status(root: Path, capsys: pytest.CaptureFixture
     assert main(["--root", str(root), "lint", "lantern", "--json"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert "range-overlap" in {r["kind"] for r in records}
-    assert all({"file", "line", "rules", "severity", "tracked_by"} <= set(r) for r in records)
+    assert all({"file", "line", "rules", "severity", "tracked_by", "subject"} <= set(r) for r in records)
 
 
 def test_cli_lint_fails_on_untracked_error(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -139,22 +175,36 @@ def test_cli_lint_fails_on_untracked_error(root: Path, tmp_path: Path, capsys: p
 
 
 def test_components_chapter_counts_without_data(root: Path) -> None:
-    found = {f.line: f for f in _kind(lint(load_book(root, "last-lantern")), "component-unnamed")}
-    bags = found[9]
-    assert bags.message == "the components chapter counts '2 cloth bags' with no value from components.yaml"
-    assert (bags.file, bags.rules) == ("rules_src/last-lantern/chapters/components.md", ["ll.components.list"])
-    assert _kind(lint(load_book(root, "lantern-moths")), "component-unnamed") == []  # every count is templated
+    found = {f.subject: f for f in _kind(lint(load_book(root, "last-lantern")), "component-not-in-data")}
+    assert set(found) == {"component:cover boards", "component:cloth bags", "component:character tokens",
+                          "component:character wheels"}  # "1 Canopy game board": one board is never in doubt
+    bags = found["component:cloth bags"]
+    assert bags.message == "the components chapter counts '2 cloth bags' with a number the component data does not hold"
+    assert (bags.file, bags.line, bags.rules) == ("rules_src/last-lantern/chapters/components.md", 9,
+                                                  ["ll.components.list"])
+    assert _kind(lint(load_book(root, "lantern-moths")), "component-not-in-data") == []  # every count is templated
+
+
+def test_tracked_by_subject_not_by_shared_rules(root: Path) -> None:
+    [overlap] = _kind(lint(load_book(root, "lantern")), "range-overlap")
+    assert overlap.rules == ["ln.end.titles"]
+    assert overlap.tracked_by == ["ln.q4"]  # ln.q12 names ln.end.titles too, but asks whether a loss is scored
 
 
 def test_gate_findings_split_by_severity_and_tracking(root: Path, tmp_path: Path) -> None:
-    from rulepress.analyze.lint import gate_findings
+    from rulepress.analyze.lint import gate_findings, summary
 
     problems, warnings = gate_findings(load_book(root, "lantern"))
-    assert problems == []  # the overlap is an error, but ln.q4 tracks it
-    assert ("rules_src/lantern/components.yaml:74: range-overlap: score.bands: ranges 'heroic' (1-5) and 'master' "
-            "(5-15) overlap at 5 [rule ln.end.titles]") in warnings
+    assert problems == []  # the overlap is an error, but ln.q4 tracks it: the designer knows, no warning either
+    assert warnings == ["rules_src/lantern/glossary.yaml:46: glossary-unused: glossary term 'Six-wild combination' "
+                        "is used by no rule [rule ln.fight.six-wild]"]
     project = _copy(root, tmp_path)
     line = _untracked_table(project)
     problems, _ = gate_findings(load_book(project, "lantern"))
     assert problems == [f"rules_src/lantern/components.yaml:{line}: range-gap: luck: no range covers 3-4 (between "
                         "'low' and 'high')"]
+    _, more = gate_findings(load_book(root, "last-lantern"))
+    # 'surrounded' is ll.q23's subject: tracked, so not a warning.
+    assert summary(warnings + more) == ("lint: 6 warning(s) no designer question tracks (component-not-in-data 4, "
+                                        "glossary-unused 1, word-undefined 1); `rulepress lint` lists them")
+    assert summary([]) is None

@@ -26,6 +26,9 @@ BENCH_CONFIGS: dict[str, dict[str, Any]] = {
     "campfire-bonus": {"campfire_row_bonus": True},
 }
 
+# Option sets that bundle answers other than the text's: `rulepress analyze` never counts them as the text's game.
+ANSWER_BUNDLES = ("loss-certain", "loss-exhausted", "six-wild-distinct", "campfire-bonus")
+
 
 def make_game(components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> LanternGame:
     """The game for this component data and these option overrides (unknown ones raise DescriptionError)."""

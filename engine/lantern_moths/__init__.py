@@ -34,6 +34,10 @@ BENCH_CONFIGS: dict[str, dict[str, Any]] = {
     },
 }
 
+# Option sets that bundle answers other than the text's: `rulepress analyze` plays them but never counts them as the
+# text's game (a rule that fires only under them is still reported as nearly dead).
+ANSWER_BUNDLES = ("alternatives",)
+
 POLICIES: dict[str, Callable[[Any, Any, Any], Any]] = {"greedy": greedy}
 
 __all__ = ["BOOK_ID", "BENCH_CONFIGS", "OPTIONS", "POLICIES", "LanternMothsGame", "make_game", "narrate"]

@@ -1,117 +1,145 @@
 """``rulepress analyze BOOK``: what simulated play says is wrong or undetermined in a rulebook.
 
-N games are played per policy (random and every engine policy, with the text's options), per answer of every
-designer question with an engine option, and per option set the engine exports (``BENCH_CONFIGS``), under the
-engine's ``IMPACT_POLICY``.  From which rules fired, which components were used, which choices were made and
-how games ended come the findings; from the games' metrics come the balance figures.  The lint findings
-(:mod:`rulepress.analyze.lint`, the text against its data) join them, so one run reports both.  Every finding
-names the rules it concerns and the designer questions that already track it ("untracked" when none does).
+The configurations come from :mod:`rulepress.analyze.plan`.  Every configuration first plays ``games`` games; then,
+while a finding is undecided (its interval straddles the threshold that matters), the configurations it rests on
+play on, doubling, up to ``budget`` games each.  A finding is reported only once decided, with its evidence (games,
+counts, intervals); what is still undecided when the budget is spent is listed as such, never as a finding.  Tests
+run at 5% divided by the number of looks, corrected for their number (:mod:`rulepress.analyze.stats`).
+
+The lint findings (:mod:`rulepress.analyze.lint`, the text against its data) join them, so one run reports both.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rulepress.analyze import balance as figures
+from rulepress.analyze import stats
 from rulepress.analyze.cluster import Pool
-from rulepress.analyze.impact import (
-    alternatives,
-    engine_fingerprint,
-    example_changes,
-    impact_policy,
-    measurable_moves,
-    simulate_many,
-)
-from rulepress.analyze.tally import Tally, quantile, wilson
+from rulepress.analyze.findings import Finding, track
+from rulepress.analyze.fingerprint import engine_fingerprint, play_digests
+from rulepress.analyze.impact import example_changes, impact_policy, simulate_many
+from rulepress.analyze.lint import lint
+from rulepress.analyze.plan import Config, configs, possible
+from rulepress.analyze.tally import Tally
 from rulepress.load.book import Book
 from rulepress.verify.gate import BookCheck
 from rulepress.verify.trace import engine_rule_literals
 
 REPORTS = Path("reports") / "analysis"
-NEARLY_DEAD = 0.001  # a rule firing in under 0.1% of a configuration's games is nearly dead there
+RARE = 0.01  # a rule (ending, component, choice) in under 1% of a setting's games is nearly dead there
+CHANGED = 0.01  # an answer changing under 1% of games: the policy (almost) never meets the situation
+SEAT_MARGIN = 0.05  # a seat within 5 points of its fair share is fair
+SHARE_MARGIN = 0.02  # an answer moving a win rate by under 2 points does not matter
+LENGTH_MARGIN = 0.02  # nor one moving the game's length by under 2%
+DEFAULT_GAMES = 500
+DEFAULT_BUDGET = 8000
 # Engine lines that name a rule without making it happen: refusals, and an option's list of the rules it bears on.
 INERT = ("RuleViolation", "DescriptionError", "raise ", "refuse", "OptionSpec")
 
 
-@dataclass(frozen=True)
-class Config:
-    """One way of playing the book: a policy and the engine options it plays under."""
-
-    label: str
-    policy: str
-    options: dict[str, Any] = field(default_factory=dict)
-    question: str | None = None
-    answer: str | None = None
-    variant: bool = False  # an option set the engine exports (a challenge, an expansion): off in the text's game
-
-    @property
-    def default(self) -> bool:
-        return not self.options
+@dataclass
+class Run:
+    config: Config
+    tally: Tally
 
 
 @dataclass
-class Finding:
-    kind: str
-    message: str
-    rules: list[str]
-    file: str
-    line: int | None
-    severity: str = "warning"
-    tracked_by: list[str] = field(default_factory=list)
+class Verdicts:
+    findings: list[Finding]
+    undecided: list[dict[str, Any]]  # what the budget did not decide: {"subject", "message", "configs"}
+    examples: set[str] = field(default_factory=set)  # questions an answer of which changes an example
+    answers: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # question -> each answer's comparison
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "severity": self.severity, "message": self.message, "rules": self.rules,
-                "file": self.file, "line": self.line, "tracked_by": self.tracked_by,
-                "untracked": not self.tracked_by}
+    def wanting(self) -> set[str]:
+        return {label for item in self.undecided for label in item["configs"]}
 
 
-def configs(check: BookCheck) -> list[Config]:
-    """Every configuration to play, the text's options first; an answer equal to the defaults is not repeated."""
-    engine = check.engine
-    policies = ["random", *getattr(engine, "POLICIES", {})]
-    found = [Config(f"{policy} play", policy) for policy in policies]
-    main = impact_policy(engine)[0]
-    for question in check.book.questions:
-        if question.option is None or question.status == "dropped":
-            continue
-        for answer in alternatives(question):
-            found.append(Config(f"{question.id} = {answer}", main, {question.option: question.option_value(answer)},
-                                question.id, answer))
-    for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items():
-        if options and all(c.options != options or c.policy != main for c in found):
-            found.append(Config(f"option set {name}", main, dict(options), variant=True))
-    return found
-
-
-def analyse(workers: Pool, root: Path, check: BookCheck, games: int, seed: int = 0,
-            progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Play every configuration and return the analysis as plain data (what ``--json`` prints and is saved)."""
+def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GAMES, seed: int = 0,
+            progress: Callable[[int], None] | None = None, budget: int | None = None,
+            grow: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Play every configuration, on until every finding is decided or ``budget`` games per configuration are
+    played, and return the analysis as plain data (what ``--json`` prints and is saved).  ``grow(n)`` is told
+    of ``n`` more games to come each time the analysis plays on."""
+    budget = max(budget or max(games, DEFAULT_BUDGET), games)
     every = configs(check)
-    tallies = simulate_many(workers, root, check, [(c.options, c.policy) for c in every], games, progress, seed)
-    runs = list(zip(every, tallies, strict=True))
-    from rulepress.analyze.lint import lint  # lint builds on this module's Finding
+    looks = 1 + max(0, math.ceil(math.log2(budget / games))) if games else 1
+    alpha = stats.ALPHA / looks
+    runs = [Run(c, t) for c, t in zip(every, simulate_many(workers, root, check, [c.play for c in every], games,
+                                                           progress, seed), strict=True)]
+    level = games
+    while True:
+        verdicts = evaluate(root, check, runs, alpha)
+        wanted = [run for run in runs if run.config.label in verdicts.wanting() and run.tally.games < budget]
+        if not wanted or level >= budget:
+            break
+        following = min(2 * level, budget)
+        if grow:
+            grow(sum(following - run.tally.games for run in wanted))
+        more = simulate_many(workers, root, check, [run.config.play for run in wanted], following, progress, seed,
+                             first=level)
+        for run, tally in zip(wanted, more, strict=True):
+            run.tally.merge(tally)
+        level = following
+    found = verdicts.findings
+    found += lint(check.book)
+    track(check.book, found)
+    return {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package, check.book.id),
+            "inputs": play_digests(root, check.book.engine_package, check.book.id),
+            "engine_package": check.book.engine_package, "seed": seed, "games": games, "budget": budget,
+            "alpha": alpha, "looks": looks, "policy": impact_policy(check.engine)[0],
+            "configs": [_config_record(run) for run in runs],
+            "balance": {run.config.label: figures.balance(run.tally, check, alpha, run.config) for run in runs
+                        if run.config.text},
+            "difficulty": figures.difficulty(check, [(r.config, r.tally) for r in runs], alpha),
+            "predictors": figures.predictors(check, _main(check, runs).tally if _main(check, runs) else None, alpha),
+            "limits": figures.limits(check, [(r.config, r.tally) for r in runs]),
+            "findings": [f.as_dict() for f in found], "undecided": verdicts.undecided,
+            "questions": verdicts.answers}
 
-    findings = (dead_rules(root, check, runs) + unreached_ends(check, runs) + unused_components(check, runs)
-                + unmade_choices(check, runs) + question_effects(check, runs) + seat_advantages(check, runs))
-    # The text checked against its data, with "exercised" now including what play made happen.
-    exercised = {rule for result in check.results for rule in result.exercised}
-    findings += lint(check.book, exercised | {rule for _, tally in runs for rule in tally.fired})
-    for finding in findings:
-        if not finding.tracked_by:
-            finding.tracked_by = tracking(check.book, finding.rules)
-    return {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package),
-            "engine_package": check.book.engine_package, "seed": seed,
-            "games": games, "configs": [_config_record(config, tally) for config, tally in runs],
-            "balance": {config.label: balance(tally) for config, tally in runs if config.default},
-            "findings": [f.as_dict() for f in findings]}
+
+def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Verdicts:
+    """Every finding the games so far decide, and what they leave undecided."""
+    verdicts = Verdicts([], [], _examples_changed(check))
+    rare_rules(root, check, runs, alpha, verdicts)
+    unreached_ends(check, runs, alpha, verdicts)
+    rare_endings(check, runs, alpha, verdicts)
+    unused_components(check, runs, alpha, verdicts)
+    unmade_choices(check, runs, alpha, verdicts)
+    unwinnable_settings(check, runs, alpha, verdicts)
+    seat_advantages(check, runs, alpha, verdicts)
+    question_effects(check, runs, alpha, verdicts)
+    return verdicts
 
 
-def _config_record(config: Config, tally: Tally) -> dict[str, Any]:
+_CHANGED: dict[int, set[str]] = {}
+
+
+def _examples_changed(check: BookCheck) -> set[str]:
+    """The questions some answer of which changes an example's replay (worked out once per check: the replays do
+    not depend on the games played)."""
+    if id(check) not in _CHANGED:
+        _CHANGED.clear()
+        _CHANGED[id(check)] = {q.id for q in check.book.questions if q.option and q.status != "dropped"
+                               and any(example_changes(check, q, a) for a in q.answers if a != q.assumed)}
+    return _CHANGED[id(check)]
+
+
+def _main(check: BookCheck, runs: list[Run]) -> Run | None:
+    main = impact_policy(check.engine)[0]
+    return next((run for run in runs if run.config.default and run.config.policy == main), None)
+
+
+def _config_record(run: Run) -> dict[str, Any]:
+    config, tally = run.config, run.tally
     return {"label": config.label, "policy": config.policy, "options": config.options, "question": config.question,
-            "answer": config.answer, "games": tally.games, "finished": tally.finished,
+            "answer": config.answer, "role": config.role, "setting": config.setting, "players": list(config.players),
+            "baseline": config.baseline, "games": tally.games, "finished": tally.finished,
             "fired": dict(sorted(tally.fired.items())), "touched": dict(sorted(tally.touched.items())),
             "offered": dict(sorted(tally.offered.items())), "chosen": dict(sorted(tally.chosen.items())),
             "summary": tally.summary(), "histograms": {k: {str(v): n for v, n in sorted(h.items())}
@@ -121,6 +149,80 @@ def _config_record(config: Config, tally: Tally) -> dict[str, Any]:
 def _where(book: Book, rule_id: str) -> tuple[str, int | None]:
     rule = book.rules.get(rule_id)
     return (rule.file, rule.line) if rule else (book.path("components.yaml"), None)
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%" if value >= 0.001 or value == 0 else f"{100 * value:.2f}%"
+
+
+# -- rare things: rules, endings, components, choices --------------------------------------------------------------
+
+@dataclass
+class Rarity:
+    """How often something happened in each setting of the text's game, and what that decides."""
+
+    counts: list[tuple[Config, int, int]]  # (config, games it happened in, games)
+    others: list[tuple[Config, int, int]]  # the same under other answers and bundles
+    level: float  # the one-sided level of each bound (corrected for how many things are tested)
+
+    @property
+    def rare(self) -> bool:
+        return all(stats.upper_bound(k, n, self.level) < RARE for _, k, n in self.counts)
+
+    @property
+    def common(self) -> bool:
+        return any(stats.lower_bound(k, n, self.level) > RARE for _, k, n in self.counts)
+
+    @property
+    def unsure(self) -> list[str]:
+        """The settings whose games cannot yet tell rare from not."""
+        return [c.label for c, k, n in self.counts
+                if stats.upper_bound(k, n, self.level) >= RARE and stats.lower_bound(k, n, self.level) <= RARE]
+
+    def evidence(self) -> dict[str, Any]:
+        worst = max(self.counts, key=lambda item: stats.upper_bound(item[1], item[2], self.level))
+        return {"games": sum(n for _, _, n in self.counts), "happened": sum(k for _, k, _ in self.counts),
+                "settings": len(self.counts), "threshold": RARE,
+                "bound": stats.upper_bound(worst[1], worst[2], self.level), "bound_setting": worst[0].label,
+                "elsewhere": {c.label: [k, n] for c, k, n in self.others if k}}
+
+    def elsewhere(self) -> str:
+        return ", ".join(f"{c.label} ({_pct(k / n)} of {n})" for c, k, n in self.others if k and n)
+
+
+def _rarity(runs: list[Run], count: Callable[[Tally], int], family: int, alpha: float,
+            where: Callable[[Config], bool] = lambda c: True) -> Rarity:
+    level = alpha / max(family, 1)
+    text = [(r.config, count(r.tally), r.tally.games) for r in runs if r.config.text and where(r.config)]
+    other = [(r.config, count(r.tally), r.tally.games) for r in runs if not r.config.text and where(r.config)]
+    return Rarity(text, other, level)
+
+
+def _rare_finding(verdicts: Verdicts, rarity: Rarity, subject: str, never: str, seldom: str, only: str,
+                  kind_never: str, kind_rare: str, rules: list[str], file: str, line: int | None) -> None:
+    """Add the finding ``rarity`` decides, or what it leaves undecided."""
+    if not rarity.counts or rarity.common:
+        return
+    evidence = rarity.evidence()
+    bound = f"in at most {_pct(evidence['bound'])} of games (95%)"
+    if not rarity.rare:
+        verdicts.undecided.append({"subject": subject, "configs": rarity.unsure, "games": evidence["games"],
+                                   "count": evidence["happened"],
+                                   "message": f"{subject.split(':', 1)[1]}: {evidence['happened']} of "
+                                              f"{evidence['games']} games so far, not enough to tell under {RARE:.0%} "
+                                              "of games from over"})
+        return
+    games = evidence["games"]
+    if evidence["happened"] == 0 and not evidence["elsewhere"]:
+        message, kind = f"{never} in {games} games of the text's game ({evidence['settings']} settings): it happens " \
+                        f"{bound}", kind_never
+    elif evidence["happened"] == 0:
+        message, kind = f"{never} in {games} games of the text's game ({evidence['settings']} settings); {only}: " \
+                        f"{rarity.elsewhere()}", kind_rare
+    else:
+        message, kind = f"{seldom} in {evidence['happened']} of {games} games of the text's game: it happens " \
+                        f"{bound}" + (f"; {only}: {rarity.elsewhere()}" if evidence["elsewhere"] else ""), kind_rare
+    verdicts.findings.append(Finding(kind, message, rules, file, line, subject=subject, evidence=evidence))
 
 
 def _refusal_only(root: Path, places: list[str]) -> bool:
@@ -141,226 +243,339 @@ def _refusal_only(root: Path, places: list[str]) -> bool:
     return True
 
 
-def _engine_literals(root: Path, book: Book) -> dict[str, list[str]]:
-    return engine_rule_literals(root / "engine" / book.engine_package, book.prefix, root)
-
-
-def dead_rules(root: Path, check: BookCheck, runs: list[tuple[Config, Tally]]) -> list[Finding]:
-    """Rules the engine makes happen that never fired, or fired in under 0.1% of the games of every
-    configuration they could: named with the configurations under which that holds."""
+def _engine_rules(root: Path, check: BookCheck) -> list[str]:
+    """The rules the engine makes happen (an event, not only a refusal), leaves only, endings left out."""
     book = check.book
     ends = set(getattr(check.engine, "END_RULES", ()))
-    findings = []
-    for rule_id, places in sorted(_engine_literals(root, book).items()):
-        if rule_id not in book.rules or rule_id in ends or book.rules[rule_id].children:
-            continue
-        if _refusal_only(root, places):
-            continue  # a refusal never fires in play: policies only choose legal actions
-        rates = [(config, tally.fired[rule_id] / max(tally.games, 1)) for config, tally in runs]
-        file, line = _where(book, rule_id)
+    literals = engine_rule_literals(root / "engine" / book.engine_package, book.prefix, root)
+    return [rule for rule, places in sorted(literals.items())
+            if rule in book.rules and rule not in ends and not book.rules[rule].children
+            and not _refusal_only(root, places)]
+
+
+def rare_rules(root: Path, check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """Rules the engine makes happen that (nearly) never happen in the text's game, each setting of it: in under
+    1% of games with 95% confidence, corrected for the number of rules tested."""
+    book = check.book
+    rules = _engine_rules(root, check)
+    for rule_id in rules:
+        rarity = _rarity(runs, lambda t, r=rule_id: t.fired[r], len(rules), alpha,
+                         lambda c, r=rule_id: possible(check, c, r))
         label = book.rules[rule_id].label
-        fired_in = [config.label for config, rate in rates if rate > 0]
-        total = sum(t.games for _, t in runs)
-        if not fired_in:
-            findings.append(Finding("dead-rule", f"{label} never fired in {total} simulated games "
-                                                 f"({len(runs)} configurations: every policy and answer)",
-                                    [rule_id], file, line))
+        file, line = _where(book, rule_id)
+        _rare_finding(verdicts, rarity, f"rule:{rule_id}", f"{label} never happened", f"{label} happened only",
+                      "it happens only under other answers", "dead-rule", "nearly-dead-rule", [rule_id], file, line)
+
+
+def unreached_ends(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """End conditions (the engine's ``END_RULES``) that (nearly) no game of the text's game reaches."""
+    book = check.book
+    ends = [r for r in getattr(check.engine, "END_RULES", ()) if r in book.rules]
+    for rule_id in ends:
+        rarity = _rarity(runs, lambda t, r=rule_id: t.fired[r], len(ends), alpha,
+                         lambda c, r=rule_id: possible(check, c, r))
+        label = book.rules[rule_id].label
+        file, line = _where(book, rule_id)
+        _rare_finding(verdicts, rarity, f"rule:{rule_id}", f"the end condition {label} was never reached",
+                      f"the end condition {label} was reached only", "it is reached only under other answers",
+                      "end-never-reached", "end-never-reached", [rule_id], file, line)
+
+
+def rare_endings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """An end condition the main policy's games of the text's game (no challenge) reach in under 1% of games, though
+    some setting reaches it more often (an ending no setting reaches is ``end-never-reached``): a way the game ends
+    that players will almost never see."""
+    book = check.book
+    main = _main(check, runs)
+    ends = [r for r in getattr(check.engine, "END_RULES", ()) if r in book.rules]
+    reported = {f.subject for f in verdicts.findings} | {u["subject"] for u in verdicts.undecided}
+    if main is None:
+        return
+    for rule_id in ends:
+        if f"rule:{rule_id}" in reported or not possible(check, main.config, rule_id):
             continue
-        rare = [config.label for config, rate in rates if rate < NEARLY_DEAD]
-        if len(rare) == len(rates):
-            findings.append(Finding("nearly-dead-rule", f"{label} fired in under 0.1% of the games of every "
-                                                        f"configuration (it did fire under: {', '.join(fired_in)})",
-                                    [rule_id], file, line))
-        elif all(config.label in rare for config, _ in rates if config.default or config.variant):
-            findings.append(Finding("nearly-dead-rule", f"{label} fired in under 0.1% of the games under the "
-                                                        f"text's options; only under: {', '.join(fired_in)}",
-                                    [rule_id], file, line))
-    return findings
-
-
-def unreached_ends(check: BookCheck, runs: list[tuple[Config, Tally]]) -> list[Finding]:
-    """End conditions (the engine's ``END_RULES``) no game reached, and those reached only under other answers."""
-    findings = []
-    for rule_id in getattr(check.engine, "END_RULES", ()):
-        if rule_id not in check.book.rules:
+        happened, games = main.tally.fired[rule_id], main.tally.games
+        rarity = Rarity([(main.config, happened, games)], [], alpha / max(len(ends), 1))
+        if rarity.common:
             continue
-        file, line = _where(check.book, rule_id)
-        label = check.book.rules[rule_id].label
-        reached = [config.label for config, tally in runs if tally.fired[rule_id]]
-        default_games = sum(t.games for c, t in runs if c.default)
-        if not reached:
-            findings.append(Finding("end-never-reached", f"end condition {label} was never reached in "
-                                                         f"{sum(t.games for _, t in runs)} simulated games; "
-                                                         f"games ended by: {_ends(check, runs)}",
-                                    [rule_id], file, line))
-        elif not any(config.default or config.variant for config, _ in runs if config.label in reached):
-            findings.append(Finding("end-never-reached", f"end condition {label} was never reached in "
-                                                         f"{default_games} games under the text's options "
-                                                         f"(only under: {', '.join(reached)})",
-                                    [rule_id], file, line))
-    return findings
+        evidence = {**rarity.evidence(), "setting": main.config.setting}
+        subject = f"end:{rule_id}"
+        if not rarity.rare:
+            verdicts.undecided.append({"subject": subject, "configs": [main.config.label], "games": games,
+                                       "count": happened, "message": f"{rule_id}: {happened} of {games} games"})
+            continue
+        file, line = _where(book, rule_id)
+        verdicts.findings.append(Finding(
+            "end-rare", f"{book.rules[rule_id].label} ends {happened} of {games} games of the text's game "
+                        f"({main.config.policy} play): at most {_pct(evidence['bound'])} of games (95%)",
+            [rule_id], file, line, subject=subject, evidence=evidence))
 
 
-def _ends(check: BookCheck, runs: list[tuple[Config, Tally]]) -> str:
-    """How the games ended, as shares of every game played: ``rule 6.3 (The fourth Dusk card) 100.0%``."""
-    total = sum(t.games for _, t in runs) or 1
-    shares = []
-    for rule_id in getattr(check.engine, "END_RULES", ()):
-        count = sum(t.fired[rule_id] for _, t in runs)
-        if count and rule_id in check.book.rules:
-            shares.append(f"{check.book.rules[rule_id].label} {100 * count / total:.1f}%")
-    return ", ".join(shares) or "none (no game finished)"
-
-
-def unused_components(check: BookCheck, runs: list[tuple[Config, Tally]]) -> list[Finding]:
-    """Components the engine says exist (``inventory``) that no event of any game used."""
+def unused_components(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """Components the engine says exist (``inventory``) that (nearly) no game of the text's game uses."""
     inventory = getattr(check.engine, "inventory", None)
     if inventory is None:
-        return []
-    used = set().union(*(t.touched for _, t in runs))
-    findings = []
-    rules = [r for r in check.book.rules if r.startswith(f"{check.book.prefix}.components")][:1]
-    file, line = _where(check.book, rules[0]) if rules else (check.book.path("components.yaml"), None)
-    for kind, names in inventory(check.book.components).items():
-        unused = [str(n) for n in names if f"{kind}:{n}" not in used]
-        if unused:
-            findings.append(Finding("component-unused", f"{kind} never used in any simulated game: "
-                                                        f"{', '.join(unused)}", rules, file, line))
-    return findings
+        return
+    book = check.book
+    rules = [r for r in book.rules if r.startswith(f"{book.prefix}.components")][:1]
+    file, line = _where(book, rules[0]) if rules else (book.path("components.yaml"), None)
+    items = [(kind, str(name)) for kind, names in inventory(book.components).items() for name in names]
+    for kind, name in items:
+        rarity = _rarity(runs, lambda t, key=f"{kind}:{name}": t.touched[key], len(items), alpha)
+        _rare_finding(verdicts, rarity, f"component:{kind}:{name}", f"the {kind} {name} was never used",
+                      f"the {kind} {name} was used only", "it is used only under other answers", "component-unused",
+                      "component-unused", rules, file, line)
 
 
-def unmade_choices(check: BookCheck, runs: list[tuple[Config, Tally]]) -> list[Finding]:
-    """Actions legal in random play that no engine policy ever chose: a choice no reasonable player makes."""
-    offered = set().union(*(t.offered for c, t in runs if c.policy == "random"))
-    policy_runs = [t for c, t in runs if c.policy != "random"]
+def unmade_choices(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """Actions legal in random play that the engine's policies (nearly) never choose: the limit of what their
+    games can say about the rules behind them (a note, not a problem of the book)."""
+    offered = set().union(*(r.tally.offered for r in runs if r.config.policy == "random"))
+    policy_runs = [r for r in runs if r.config.policy != "random" and r.config.text]
     if not policy_runs:
-        return []
-    chosen = set().union(*(t.chosen for t in policy_runs))
+        return
     kind_rule: dict[str, str] = {}
-    for _, tally in runs:
-        for kind, rule in tally.kind_rule.items():
+    for run in runs:
+        for kind, rule in run.tally.kind_rule.items():
             kind_rule.setdefault(kind, rule)
-    findings = []
-    for kind in sorted(offered - chosen):
+    policies = ", ".join(sorted({r.config.policy for r in policy_runs}))
+    random_games = sum(r.tally.games for r in runs if r.config.policy == "random")
+    random_offered = {kind: sum(r.tally.offered[kind] for r in runs if r.config.policy == "random")
+                      for kind in offered}
+    for kind in sorted(offered):
+        rarity = Rarity([(r.config, r.tally.chosen[kind], r.tally.games) for r in policy_runs], [],
+                        alpha / max(len(offered), 1))
+        if rarity.common:
+            continue
         rule_id = kind_rule.get(kind)
         file, line = _where(check.book, rule_id) if rule_id else (check.book.path("book.yaml"), None)
-        policies = sorted({c.policy for c, _ in runs if c.policy != "random"})
-        findings.append(Finding("choice-never-made", f"the action '{kind}' is legal in random play but "
-                                                     f"{', '.join(policies)} play never chooses it",
-                                [rule_id] if rule_id else [], file, line))
-    return findings
-
-
-def question_effects(check: BookCheck, runs: list[tuple[Config, Tally]]) -> list[Finding]:
-    """Per question with an option: answers that change no example and no metric beyond noise, and the
-    metrics that move most between answers."""
-    main = impact_policy(check.engine)[0]
-    baseline = next((t for c, t in runs if c.default and c.policy == main), None)
-    if baseline is None:
-        return []
-    base = baseline.summary()
-    findings = []
-    for question in check.book.questions:
-        if question.option is None or question.status == "dropped":
+        evidence = {**rarity.evidence(), "random_games": random_games, "offered": random_offered[kind]}
+        if not rarity.rare:
+            verdicts.undecided.append({"subject": f"action:{kind}", "configs": rarity.unsure,
+                                       "games": evidence["games"], "count": evidence["happened"],
+                                       "message": f"{policies} play chose '{kind}' in {evidence['happened']} of "
+                                                  f"{evidence['games']} games so far"})
             continue
-        answers = [(c, t) for c, t in runs if c.question == question.id]
-        file, line = check.book.path("questions.yaml"), question.line
-        quiet = []
-        for config, tally in answers:
-            moved = measurable_moves(base, tally.summary())
-            changed = example_changes(check, question, config.answer or "")
-            if not moved and not changed:
-                quiet.append(config.answer or "")
-            elif moved:
-                top = sorted(moved, key=lambda text: -_z(base, tally.summary(), text.split(":")[0]))[:3]
-                findings.append(Finding("question-moves", f"{question.id}: answering '{config.answer}' instead "
-                                                          f"of '{question.assumed}' moves most: {'; '.join(top)}",
-                                        list(question.rules), file, line, "info", [question.id]))
-        if answers and len(quiet) == len(answers):
-            findings.append(Finding("question-no-effect", f"{question.id}: no answer other than "
-                                                          f"'{question.assumed}' changes an example or a simulated "
-                                                          f"metric beyond noise ({baseline.games} games each, "
-                                                          f"{main} play): the question may not matter in play",
-                                    list(question.rules), file, line, "warning", [question.id]))
-    return findings
+        chose = "never chooses" if not evidence["happened"] else f"chooses only in {evidence['happened']} of"
+        verdicts.findings.append(Finding(
+            "choice-never-made", f"{policies} play {chose} '{kind}' in {evidence['games']} games (legal in "
+                                 f"{random_offered[kind]} of {random_games} random games): what its games say about "
+                                 f"{check.book.rule_label(rule_id) if rule_id else 'this action'} rests on random "
+                                 "play alone (the limit of the evidence)",
+            [rule_id] if rule_id else [], file, line, "info", subject=f"action:{kind}", evidence=evidence))
 
 
-def seat_advantages(check: BookCheck, runs: list[tuple[Config, Tally]]) -> list[Finding]:
-    """The first seat winning more or less than its fair share (the mean of 1/players) beyond its 95% interval,
-    under the text's options.  The rules named are those whose ID says who starts (``...start...``)."""
+def unwinnable_settings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """A setting of the text's game (the base game, a challenge) that the engine's main policy (nearly) never wins
+    (solo and cooperative games): under 1% of games, corrected for the settings tested."""
+    main = impact_policy(check.engine)[0]
+    mine = [r for r in runs if r.config.text and r.config.policy == main and r.config.role != "baseline"
+            and "won" in r.tally.flag_games]
+    for run in mine:
+        wins, games = run.tally.flags["won"], run.tally.flag_games["won"]
+        rarity = Rarity([(run.config, wins, games)], [], alpha / max(len(mine), 1))
+        if rarity.common:
+            continue
+        subject = f"setting:{run.config.setting}"
+        evidence = {**rarity.evidence(), "setting": run.config.setting}
+        if not rarity.rare:
+            verdicts.undecided.append({"subject": subject, "configs": [run.config.label], "games": games,
+                                       "count": wins, "message": f"{run.config.setting}: {wins} of {games} games won "
+                                                                 "so far"})
+            continue
+        verdicts.findings.append(Finding(
+            "setting-never-won", f"{run.config.setting}: {main} play won {wins} of {games} games (at most "
+                                 f"{_pct(evidence['bound'])} of games, 95%)", [], check.book.path("book.yaml"), None,
+            subject=subject, evidence=evidence))
+
+
+# -- seats ---------------------------------------------------------------------------------------------------------
+
+def seat_advantages(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """A seat winning more or less than its fair share at one player count (that count's winners per game
+    divided by its players), in the text's game under the engine's policies, beyond noise after correcting for every
+    seat tested; undecided while its interval reaches past the fair share by more than 5 points."""
     book = check.book
     rules = [r for r in book.rules if "start" in r.rsplit(".", 1)[-1]]
     file, line = _where(book, rules[0]) if rules else (book.path("book.yaml"), None)
-    findings = []
-    for config, tally in runs:
-        if not config.default or not tally.seat_games:
+    tests = []
+    for run in runs:
+        if not run.config.default or run.config.policy == "random":
+            continue  # random play's seats are in the tables; a designer's seat question is about real play
+        for seat in figures.seat_table(run.tally, alpha):
+            tests.append((run, seat))
+    adjusted = stats.corrected([seat["p"] for _, seat in tests])
+    for (run, seat), p in zip(tests, adjusted, strict=True):
+        subject = f"seat:{run.config.label}/{seat['players']}/{seat['seat']}"
+        low, high = seat["ci95"]
+        evidence = {**seat, "p_adjusted": p}
+        if p < alpha:
+            verdicts.findings.append(Finding(
+                "seat-advantage", f"under {run.config.label} with {seat['players']} players seat {seat['seat']} wins "
+                                  f"{_pct(seat['rate'])} of {seat['games']} games against a fair share of "
+                                  f"{_pct(seat['fair'])} (95% interval {_pct(low)} to {_pct(high)}; adjusted p = "
+                                  f"{p:.2g})", rules, file, line, subject=subject, evidence=evidence))
+        elif low < seat["fair"] - SEAT_MARGIN or high > seat["fair"] + SEAT_MARGIN:
+            verdicts.undecided.append({"subject": subject, "configs": [run.config.label],
+                                       "games": seat["games"], "count": seat["wins"],
+                                       "message": f"under {run.config.label} with {seat['players']} players seat "
+                                                  f"{seat['seat']} wins {_pct(seat['rate'])} of {seat['games']} "
+                                                  f"games (fair {_pct(seat['fair'])}; interval {_pct(low)} to "
+                                                  f"{_pct(high)})"})
+
+
+# -- questions -----------------------------------------------------------------------------------------------------
+
+@dataclass
+class Comparison:
+    """One answer in one setting against the same setting under the assumed answer, game by game."""
+
+    answer: Run
+    baseline: Run
+    games: int
+    changed: int
+    tests: list[dict[str, Any]]  # {"metric", "before", "after", "difference", "ci95", "p", "key", "margin"}
+
+
+def compare(answer: Run, baseline: Run, alpha: float) -> Comparison:
+    a, b = answer.tally, baseline.tally
+    n = min(a.games, b.games)
+    changed = sum(1 for i in range(n) if a.traces[i] != b.traces[i])
+    z = stats.z_for(alpha)
+    tests = []
+    for name, after, before, margin in _paired(a, b, n):
+        diffs = [x - y for x, y in zip(after, before, strict=True)]
+        total, squares = float(sum(diffs)), float(sum(d * d for d in diffs))
+        mean, error = stats.mean_difference(len(diffs), total, squares)
+        base = sum(before) / len(before) if before else 0.0
+        tests.append({"metric": name, "before": base, "after": base + mean, "difference": mean,
+                      "ci95": [mean - z * error, mean + z * error], "p": stats.normal_p(mean, error), "key": True,
+                      "margin": margin if margin is not None else LENGTH_MARGIN * abs(base), "games": len(diffs)})
+    keys = {"rounds", "actions", "won", "players"}  # the length and the win are tested above; players is set
+    for key in sorted(set(a.values) & set(b.values) - keys):
+        pairs = [(x, y) for x, y in zip(a.values[key][:n], b.values[key][:n], strict=True)
+                 if not (math.isnan(x) or math.isnan(y))]
+        tests.append(_paired_test(f"{key} mean", [x for x, _ in pairs], [y for _, y in pairs], z))
+    for key in sorted(set(a.labels) & set(b.labels)):
+        rows = [(x, y) for x, y in zip(a.labels[key][:n], b.labels[key][:n], strict=True) if x and y]
+        for word in sorted({w for row in rows for w in row}):
+            tests.append(_paired_test(f"{key}={word} %", [100.0 * (x == word) for x, _ in rows],
+                                      [100.0 * (y == word) for _, y in rows], z))
+    return Comparison(answer, baseline, n, changed, tests)
+
+
+def _paired_test(metric: str, after: list[float], before: list[float], z: float) -> dict[str, Any]:
+    diffs = [x - y for x, y in zip(after, before, strict=True)]
+    mean, error = stats.mean_difference(len(diffs), float(sum(diffs)), float(sum(d * d for d in diffs)))
+    base = sum(before) / len(before) if before else 0.0
+    # A move a designer would notice: 2 points of a share, 2% of a mean (a paired test detects far less).
+    margin = 100 * SHARE_MARGIN if metric.endswith("%") else max(LENGTH_MARGIN * abs(base), 0.01)
+    return {"metric": metric, "before": base, "after": base + mean, "difference": mean,
+            "ci95": [mean - z * error, mean + z * error], "p": stats.normal_p(mean, error), "key": False,
+            "margin": margin, "games": len(diffs)}
+
+
+def _paired(a: Tally, b: Tally, n: int) -> Iterable[tuple[str, list[int], list[int], float | None]]:
+    """The figures a designer compares, game by game: the win (solo, cooperative) or each seat's win
+    (competitive), and the length."""
+    if a.count_games or b.count_games:
+        seats = max(max(a.players[:n], default=0), max(b.players[:n], default=0))
+        for seat in range(seats):
+            rows = [i for i in range(n) if a.players[i] > seat]
+            yield (f"seat {seat + 1} wins", [(a.outcomes[i] >> seat) & 1 for i in rows],
+                   [(b.outcomes[i] >> seat) & 1 for i in rows], SHARE_MARGIN)
+    elif any(value >= 0 for value in a.outcomes[:n]):
+        rows = [i for i in range(n) if a.outcomes[i] >= 0 and b.outcomes[i] >= 0]
+        yield "won", [a.outcomes[i] for i in rows], [b.outcomes[i] for i in rows], SHARE_MARGIN
+    yield "length", list(a.lengths[:n]), list(b.lengths[:n]), None
+
+
+def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """Per question with an option, each answer in each setting where it matters, against the assumed answer:
+    how many games it changes, and which figures move beyond noise (corrected over every figure of every answer).
+    A question whose answers change no game is one the policy never meets (the limit of the evidence); one whose
+    answers change games but no figure by more than a designer would notice has no effect."""
+    by_label = {run.config.label: run for run in runs}
+    comparisons = [compare(run, by_label[run.config.baseline], alpha) for run in runs
+                   if run.config.role == "answer" and run.config.baseline in by_label]
+    every = [test for comparison in comparisons for test in comparison.tests]
+    for test, p in zip(every, stats.corrected([t["p"] for t in every]), strict=True):
+        test["p_adjusted"] = p
+    book = check.book
+    for question in book.questions:
+        mine = [c for c in comparisons if c.answer.config.question == question.id]
+        if not mine:
             continue
-        first = balance(tally)["first_player"]
-        low, high = first["ci95"]
-        if low > 0 or high < 0:
-            findings.append(Finding("first-player", f"under {config.label} the first player wins "
-                                                    f"{100 * first['rate']:.1f}% of {tally.seat_games[0]} games "
-                                                    f"against a fair share of {100 * first['fair']:.1f}% (95% "
-                                                    f"interval of the difference {100 * low:+.1f} to "
-                                                    f"{100 * high:+.1f} points)", rules, file, line))
-    return findings
+        file, line = book.path("questions.yaml"), question.line
+        states = []
+        examples = question.id in verdicts.examples
+        for comparison in mine:
+            config = comparison.answer.config
+            moved = sorted((t for t in comparison.tests if t["p_adjusted"] < alpha and _beyond(t)),
+                           key=lambda t: t["p_adjusted"])
+            evidence = {"games": comparison.games, "changed": comparison.changed, "setting": config.setting,
+                        "answer": config.answer, "moves": moved[:5]}
+            verdicts.answers.setdefault(question.id, []).append(evidence)
+            level = alpha / max(len(comparisons), 1)
+            rarely = stats.upper_bound(comparison.changed, comparison.games, level) < CHANGED
+            often = stats.lower_bound(comparison.changed, comparison.games, level) > CHANGED
+            if rarely:  # the situation (almost) never arises: whatever moves, the games say little about it
+                states.append("unmet")
+            elif moved:
+                states.append("moves")
+                verdicts.findings.append(Finding(
+                    "question-moves", f"{question.id}: answering '{config.answer}' instead of '{question.assumed}' "
+                                      f"({config.setting}, {comparison.games} games) changes {comparison.changed} "
+                                      f"games; moves most: {'; '.join(_move(t) for t in moved[:3])}",
+                    list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
+            elif often and all(t["ci95"][0] >= -t["margin"] and t["ci95"][1] <= t["margin"]
+                               for t in comparison.tests if t["key"]):
+                states.append("quiet")
+            else:
+                states.append("undecided")
+            if states[-1] == "undecided":
+                verdicts.undecided.append({
+                    "subject": f"question:{question.id}", "configs": [config.label, config.baseline],
+                    "games": comparison.games, "count": comparison.changed,
+                    "message": f"{question.id} = {config.answer} ({config.setting}): {comparison.changed} of "
+                               f"{comparison.games} games change, no figure decided yet"})
+        games = min(c.games for c in mine)
+        settings = ", ".join(sorted({c.answer.config.setting for c in mine}))
+        changed = sum(c.changed for c in mine)
+        evidence = {"games": games, "settings": settings, "changed": changed,
+                    "bound": max(stats.upper_bound(c.changed, c.games) for c in mine)}
+        if all(state == "unmet" for state in states):  # what simulation cannot say, examples or not
+            verdicts.findings.append(Finding(
+                "question-unexercised", f"{question.id}: in {games} games per answer ({settings}, "
+                                        f"{impact_policy(check.engine)[0]} play) the answers other than "
+                                        f"'{question.assumed}' changed {changed} game(s) (at most "
+                                        f"{_pct(evidence['bound'])} of games, 95%): the policy (almost) never meets "
+                                        "the situation, so simulation says little about this question "
+                                        "(the limit of the evidence, not a sign that it does not matter)",
+                list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
+        elif not ("undecided" in states or "moves" in states or examples):
+            verdicts.findings.append(Finding(
+                "question-no-effect", f"{question.id}: no answer other than '{question.assumed}' changes an example, "
+                                      f"and none moves the win rate by {SHARE_MARGIN:.0%} or the length by "
+                                      f"{LENGTH_MARGIN:.0%} ({games} games per answer, {settings}): the question may "
+                                      "not matter in play",
+                list(question.rules), file, line, "warning", subject=f"question:{question.id}", evidence=evidence))
 
 
-def _z(before: dict[str, Any], after: dict[str, Any], key: str) -> float:
-    """How many standard errors a metric moved (means only; a share's move counts in points)."""
-    delta = abs(after.get(key, 0.0) - before.get(key, 0.0))
-    error = (before.get(f"{key} ±", 0.0) ** 2 + after.get(f"{key} ±", 0.0) ** 2) ** 0.5
-    return delta / error if error else delta
+def _beyond(test: dict[str, Any]) -> bool:
+    """The interval lies wholly past what a designer would notice, one way: a move decided with room to spare (one
+    within the margin is quiet; one whose interval straddles it is undecided and plays on)."""
+    low, high = test["ci95"]
+    return low > test["margin"] or high < -test["margin"]
 
 
-def balance(tally: Tally) -> dict[str, Any]:
-    """Win rate per seat and first-player advantage (competitive games), win rate (solo and cooperative),
-    length, how games end, decisiveness: each with a 95% interval."""
-    found: dict[str, Any] = {"games": tally.games, "finished": tally.finished}
-    if tally.seat_games:
-        seats = {}
-        for seat in sorted(tally.seat_games):
-            low, high = wilson(tally.seat_wins[seat], tally.seat_games[seat])
-            seats[f"seat {seat + 1}"] = {"games": tally.seat_games[seat], "wins": tally.seat_wins[seat],
-                                         "rate": tally.seat_wins[seat] / tally.seat_games[seat],
-                                         "ci95": [low, high]}
-        found["seats"] = seats
-        fair = tally.fair_share / max(tally.seat_games[0], 1)
-        first = seats["seat 1"]
-        found["first_player"] = {"rate": first["rate"], "fair": fair, "advantage": first["rate"] - fair,
-                                 "ci95": [first["ci95"][0] - fair, first["ci95"][1] - fair]}
-        found["ties"] = {"games": tally.ties, "rate": tally.ties / max(tally.seat_games[0], 1),
-                         "ci95": list(wilson(tally.ties, tally.seat_games[0]))}
-    elif "won" in tally.flag_games:
-        wins, played = tally.flags["won"], tally.flag_games["won"]
-        found["win"] = {"rate": wins / played, "ci95": list(wilson(wins, played))}
-    length = "rounds" if "rounds" in tally.histograms else "actions"
-    histogram = tally.histograms.get(length, {})
-    mean, error = tally.mean(length)
-    found["length"] = {"metric": length, "mean": mean, "ci95": [mean - 1.96 * error, mean + 1.96 * error],
-                       "quartiles": [quantile(histogram, q) for q in (0.25, 0.5, 0.75)],
-                       "histogram": {str(k): v for k, v in sorted(histogram.items())}}
-    for key in ("end_reason", "reason"):
-        if key in tally.words:
-            total = sum(tally.words[key].values())
-            found["ends"] = {word: {"games": n, "rate": n / total, "ci95": list(wilson(n, total))}
-                             for word, n in sorted(tally.words[key].items(), key=lambda i: (-i[1], i[0]))}
-            break
-    if "margin" in tally.numbers:
-        mean, error = tally.mean("margin")
-        found["margin"] = {"mean": mean, "ci95": [mean - 1.96 * error, mean + 1.96 * error],
-                           "histogram": {str(k): v for k, v in sorted(tally.histograms.get("margin", {}).items())}}
-    return found
-
-
-def tracking(book: Book, rules: list[str]) -> list[str]:
-    """The designer questions (not dropped) on any of ``rules`` or on a section above one of them (a question
-    on a whole chapter is too broad to count as tracking one rule in it)."""
-    wanted = set()
-    for rule_id in rules:
-        parts = rule_id.split(".")
-        wanted |= {".".join(parts[:n]) for n in range(3, len(parts) + 1)}
-    return [q.id for q in book.questions if q.status != "dropped" and wanted & set(q.rules)]
+def _move(test: dict[str, Any]) -> str:
+    low, high = test["ci95"]
+    if test["metric"].endswith("wins") or test["metric"] == "won":
+        return (f"{test['metric']} {_pct(test['before'])} -> {_pct(test['after'])} (difference "
+                f"{100 * test['difference']:+.1f} points, 95% interval {100 * low:+.1f} to {100 * high:+.1f})")
+    return (f"{test['metric']} {test['before']:.2f} -> {test['after']:.2f} (difference {test['difference']:+.2f}, "
+            f"95% interval {low:+.2f} to {high:+.2f})")
 
 
 def report_path(root: Path, book_id: str) -> Path:
@@ -377,6 +592,7 @@ def save(root: Path, analysis: dict[str, Any]) -> Path:
 def saved(root: Path, book_id: str) -> dict[str, Any] | None:
     """The saved analysis of a book, or None (never run, or unreadable)."""
     try:
-        return json.loads(report_path(root, book_id).read_text(encoding="utf-8"))
+        found = json.loads(report_path(root, book_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return found if isinstance(found, dict) else None

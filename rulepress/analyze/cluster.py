@@ -30,9 +30,10 @@ def game_seed(base: int, label: str, index: int) -> int:
     return int.from_bytes(digest[:8], "big") >> 1  # 63 bits: a valid seed for every engine
 
 
-def chunks(games: int, size: int = CHUNK) -> list[range]:
-    """Game indices ``0..games-1`` in consecutive ranges of ``size`` (the last may be shorter)."""
-    return [range(start, min(start + size, games)) for start in range(0, games, size)]
+def chunks(games: int, size: int = CHUNK, first: int = 0) -> list[range]:
+    """Game indices ``first..games-1`` in consecutive ranges of ``size`` (the last may be shorter): playing on
+    from ``first`` gives the same games as playing them all at once."""
+    return [range(start, min(start + size, games)) for start in range(first, games, size)]
 
 
 class Pool:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
+import re
 import statistics
 from collections import Counter
 from collections.abc import Callable
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rulepress.analyze.cluster import Pool, chunks
+from rulepress.analyze.fingerprint import engine_fingerprint
 from rulepress.analyze.simulate import observe_chunk, random_policy
 from rulepress.analyze.tally import Tally
 from rulepress.load.book import Question
@@ -19,13 +20,18 @@ from rulepress.verify.gate import BookCheck
 from rulepress.verify.replay import replay
 
 REPORTS = Path("reports") / "impact"
+TEXT = "the text's game"  # the setting of the rules as written: no challenge, every player count
 
 
-def engine_fingerprint(root: Path, package: str) -> str:
-    digest = hashlib.sha256()
-    for path in sorted((root / "engine" / package).rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+def metric_words(name: str, words: Any) -> str:
+    """A simulated figure's name for a page in ``words``' language: the length, the win and a seat's wins in words,
+    an engine metric by its name (``deck_left``, ``end_reason=black-fireflies``) as code."""
+    seat = re.fullmatch(r"seat (\d+) wins", name)
+    if seat:
+        return words("metric_seat_wins", seat=seat.group(1))
+    if name in ("length", "won"):
+        return words(f"metric_{name}")
+    return f"`{name.removesuffix(' mean').removesuffix(' %')}`"
 
 
 def alternatives(question: Question) -> list[str]:
@@ -46,9 +52,10 @@ def example_changes(check: BookCheck, question: Question, answer: str) -> list[d
         if after.status != "passed":
             how = "an action becomes illegal" if "illegal move" in after.message else "another outcome"
             detail = after.message.split(": ", 1)[-1].split(" [illustrates")[0]
-            changed.append({"id": example.id, "how": how, "detail": detail})
+            changed.append({"id": example.id, "how": how, "detail": detail,
+                            "kind": "illegal" if "illegal move" in after.message else "outcome"})
         elif before is not None and before.ok and after.result != before.result:
-            changed.append({"id": example.id, "how": "another outcome",
+            changed.append({"id": example.id, "how": "another outcome", "kind": "outcome",
                             "detail": f"result {before.result} becomes {after.result}"})
     return changed
 
@@ -94,8 +101,11 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def measurable_moves(baseline: dict[str, Any], other: dict[str, Any]) -> list[str]:
-    """Metrics that differ by more than twice their combined standard error (about 95% confidence)."""
-    lines = []
+    """Metrics that differ beyond noise: each difference's two-sided p-value against its combined standard error,
+    corrected over every metric compared (Benjamini-Hochberg at 5%), not each one at 2 standard errors."""
+    from rulepress.analyze import stats
+
+    rows = []
     for key in sorted(set(baseline) | set(other)):
         if key == "games" or key.endswith("±"):
             continue
@@ -106,9 +116,11 @@ def measurable_moves(baseline: dict[str, Any], other: dict[str, Any]) -> list[st
             error = 100 * ((p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2) ** 0.5)
         else:
             error = (baseline.get(f"{key} ±", 0.0) ** 2 + other.get(f"{key} ±", 0.0) ** 2) ** 0.5
-        if abs(after - before) > 2 * error and after != before:
-            lines.append(f"{key}: {before} -> {after}")
-    return lines
+        if after != before:
+            rows.append((key, before, after, stats.normal_p(after - before, error)))
+    adjusted = stats.corrected([p for *_, p in rows])
+    return [f"{key}: {before} -> {after}" for (key, before, after, _), p in zip(rows, adjusted, strict=True)
+            if p < stats.ALPHA]
 
 
 def simulate(workers: Pool, root: Path, check: BookCheck, options: dict[str, Any], games: int,
@@ -119,14 +131,19 @@ def simulate(workers: Pool, root: Path, check: BookCheck, options: dict[str, Any
     return simulate_many(workers, root, check, [(options, policy)], games, progress, seed)[0]
 
 
-def simulate_many(workers: Pool, root: Path, check: BookCheck, plays: list[tuple[dict[str, Any], str | None]],
-                  games: int, progress: Callable[[int], None] | None = None, seed: int = 0) -> list[Tally]:
-    """One tally per ``(options, policy)``; every chunk of every configuration is submitted at once, so no
-    worker waits for the last chunk of one configuration before starting the next."""
-    counts = _player_counts(check)
-    parts = chunks(games)
+Play = tuple[dict[str, Any], str | None] | tuple[dict[str, Any], str | None, list[int] | None]
+
+
+def simulate_many(workers: Pool, root: Path, check: BookCheck, plays: list[Play], games: int,
+                  progress: Callable[[int], None] | None = None, seed: int = 0, first: int = 0) -> list[Tally]:
+    """One tally per ``(options, policy[, player counts])`` of games ``first..games-1``; every chunk of every
+    configuration is submitted at once, so no worker waits for the last chunk of one configuration before starting
+    the next.  Player counts default to every count the book allows, game *i* playing the *i*-th in turn."""
+    parts = chunks(games, first=first)
     tasks, sizes = [], []
-    for options, policy in plays:
+    for play in plays:
+        options, policy = play[0], play[1]
+        counts = list(play[2]) if len(play) > 2 and play[2] else _player_counts(check)  # type: ignore[misc]
         name = policy or impact_policy(check.engine)[0]
         args = (str(root), check.book.engine_package, plain(check.book.components), options, name, seed,
                 f"{check.book.id}/{name}")
@@ -169,34 +186,39 @@ def report_path(root: Path, book_id: str) -> Path:
 def save(root: Path, check: BookCheck, impacts: dict[str, Any]) -> Path:
     path = report_path(root, check.book.id)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package),
+    payload = {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package, check.book.id),
                "questions": impacts}
     path.write_text(json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     return path
 
 
 def saved_impacts(root: Path, check: BookCheck) -> dict[str, Any]:
-    """Fresh example impact for every question with an option, plus saved simulations still current."""
-    path = report_path(root, check.book.id)
-    saved: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            payload = json.loads(path.read_text())
-        except (OSError, ValueError):
-            payload = {}
-        if payload.get("engine") == engine_fingerprint(root, check.book.engine_package):
-            saved = payload.get("questions", {})
+    """Fresh example impact for every question with an option, and what simulated play found for each answer in
+    each setting where it matters, from the saved analysis (``rulepress analyze``, reports/analysis/): its games,
+    how many it changed, the figures it moved with their intervals, and whether what decides play is unchanged
+    since (``current``; else ``changed`` names the files)."""
+    from rulepress.analyze.fingerprint import changed_since
+
+    path = root / "reports" / "analysis" / f"{check.book.id}.json"
+    try:
+        analysis = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        analysis = {}
+    analysis = analysis if isinstance(analysis, dict) else {}
+    inputs = analysis.get("inputs") if isinstance(analysis.get("inputs"), dict) else None
+    changed = changed_since(inputs, root, check.book.engine_package, check.book.id) if inputs is not None else []
+    simulated = analysis.get("questions", {}) if inputs is not None else {}
     impacts = {}
     for question in check.book.questions:
         if question.option is None or question.status == "dropped":
             continue
-        old = saved.get(question.id, {})
-        old_alternatives = {a["answer"]: a for a in old.get("alternatives", [])}
-        entry = {"question": question.id, "games": old.get("games", 0), "baseline": old.get("baseline", {}),
-                 "policy": old.get("policy", "random"), "alternatives": []}
+        mine = simulated.get(question.id, [])
+        entry = {"question": question.id, "policy": analysis.get("policy", ""), "current": not changed,
+                 "changed": changed, "simulated": bool(mine), "alternatives": []}
         for answer in alternatives(question):
             entry["alternatives"].append({
                 "answer": answer, "examples_changed": example_changes(check, question, answer),
-                "metrics": old_alternatives.get(answer, {}).get("metrics", {})})
+                "settings": [{**item, "text": item.get("setting") == TEXT} for item in mine
+                             if item.get("answer") == answer]})
         impacts[question.id] = entry
     return impacts

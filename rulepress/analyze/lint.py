@@ -16,40 +16,58 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rulepress.analyze.analysis import Finding, tracking
+from rulepress.analyze.findings import Finding, track
 from rulepress.errors import relative
 from rulepress.load.book import Book
 from rulepress.load.provenance import provenance_path
-from rulepress.load.rules import CROSS_REF, HEADING, Rule
+from rulepress.load.rules import HEADING, Rule
 from rulepress.load.yamlsrc import line_of
 
 SEVERITY = {
-    "range-overlap": "error", "range-gap": "error", "component-unnamed": "warning",
-    "number-not-from-data": "warning", "glossary-unused": "warning", "glossary-before-definition": "warning",
-    "component-data-unused": "warning", "rule-unreferenced": "warning", "xref-cycle": "warning",
-    "no-provenance": "warning",
+    "range-overlap": "error", "range-gap": "error", "number-contradicts-data": "error",
+    "component-not-in-data": "warning", "glossary-unused": "warning", "component-data-unused": "warning",
+    "word-undefined": "warning", "term-undefined": "warning", "no-provenance": "warning",
 }
+
+# Words that decide where a piece may go when they relate two pieces of the board ("each later tile must touch a
+# tile already there"): a book must say what they mean (edge to edge? a corner?) once, or at each use.  Placement on
+# the table ("beside the board", "next to its symbol") and the layout of paths ("neighbouring path") never decide a
+# move in the three books, so those words are not checked (docs/ANALYSIS.md says how this was judged).
+RELATIONS = {"adjacent": r"adjacent", "next to": r"next to", "touch": r"touch(?:es|ed|ing)?",
+             "surrounded": r"surround(?:ed|s|ing)?", "diagonal": r"diagonal(?:ly)?"}
+PIECES = r"(?:tiles?|spaces?|squares?|cells?|places?|zones?|columns?|lanes?|hex(?:es)?|cards?)"
+# Saying at the place of use what the relation is.
+QUALIFIED = re.compile(r"edge to edge|share[sd]? (?:a|an|one) (?:side|edge)|sharing (?:a|an) (?:side|edge)|corner|"
+                       r"orthogonal|diagonal|\(edge\)", re.IGNORECASE)
+# A sentence that defines the word: "Two places are orthogonally adjacent when they share a side".
+DEFINES = re.compile(r"\b(?:are|is)\b[^.;]*\b(?:when|if) they\b|\bmeans\b", re.IGNORECASE)
+# Counting words whose bounds a reader cannot tell: "between 2 and 4" (inclusive?).
+BETWEEN = re.compile(r"\bbetween (\d+) and (\d+)\b(?! ?(?:inclusive|included|both included))", re.IGNORECASE)
+# A count that claims the whole of something: "the 6 Dusk cards", "all 48 Tree tiles".
+WHOLE = re.compile(r"\b(?:the|all|all the|all of the)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                   r"twelve)\s+([A-Za-z][a-z]+(?:\s+[A-Za-z][a-z]+)?)", re.IGNORECASE)
+# A Title Case phrase in the middle of a sentence: a game term ("Dusk card", "Path Astray").
+TERM = re.compile(r"\b([A-Z][a-z]+(?:[ -][A-Z][a-z]+)*)\b")
 
 TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#[^}]*\}|\[\[[^\]]*\]\]|`[^`]*`")
 NUMBER = re.compile(r"(?<![\w.\-–])(\d+)(?![\w.]\d|\w)")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-STOPWORDS = {"and", "or", "to", "the", "of", "in", "on", "at", "is", "are", "with", "from", "for"}
 WORD_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+NUMBER_WORDS = {word: n for n, word in enumerate(WORD_COUNTS, start=1)}
 
 
-def finding(kind: str, message: str, rules: list[str], file: str, line: int | None) -> Finding:
-    return Finding(kind, message, rules, file, line, SEVERITY[kind])
+def finding(kind: str, message: str, rules: list[str], file: str, line: int | None, subject: str,
+            evidence: dict[str, Any] | None = None) -> Finding:
+    return Finding(kind, message, rules, file, line, SEVERITY[kind], subject=subject, evidence=evidence or {})
 
 
-def lint(book: Book, exercised: set[str] | None = None) -> list[Finding]:
-    """Every lint finding of ``book``; ``exercised`` names rules replay or simulation made happen."""
+def lint(book: Book) -> list[Finding]:
+    """Every lint finding of ``book``, each with the designer questions that track its subject."""
     sources = chapter_sources(book)
-    found = (range_tables(book, sources) + digits_not_from_data(book, sources) + glossary_use(book)
-             + component_names(book, sources) + unreferenced_rules(book, exercised or set())
-             + reference_cycles(book) + provenance_gaps(book))
-    for item in found:
-        item.tracked_by = tracking(book, item.rules)
-    return found
+    found = (range_tables(book, sources) + numbers_against_data(book, sources) + glossary_use(book)
+             + component_names(book, sources) + undefined_words(book) + undefined_terms(book)
+             + provenance_gaps(book))
+    return track(book, found)
 
 
 # -- the chapters as written (before templates), line by line, with the rule each line belongs to -------------
@@ -133,10 +151,10 @@ def range_tables(book: Book, sources: list[tuple[str, int, str, str]]) -> list[F
                 shared = f"{low2:g}" if min(high1, high2) == low2 else f"{low2:g}-{min(high1, high2):g}"
                 found.append(finding("range-overlap", f"{path}: ranges '{key1}' ({_span(low1, high1)}) and "
                                                       f"'{key2}' ({_span(low2, high2)}) overlap at {shared}",
-                                     rules, file, line))
+                                     rules, file, line, f"data:{path}"))
             elif low2 > high1 + 1:
                 found.append(finding("range-gap", f"{path}: no range covers {high1 + 1:g}-{low2 - 1:g} (between "
-                                                  f"'{key1}' and '{key2}')", rules, file, line))
+                                                  f"'{key1}' and '{key2}')", rules, file, line, f"data:{path}"))
     return found
 
 
@@ -144,29 +162,49 @@ def _span(low: float, high: float) -> str:
     return f"{low:g} or more" if high == float("inf") else f"{low:g}-{high:g}"
 
 
-def digits_not_from_data(book: Book, sources: list[tuple[str, int, str, str]]) -> list[Finding]:
-    """A count written as digits ("4 players", "6 dice") that equals a component value whose data path
-    names the same thing (``players.max``, ``dice.count``): it should be printed from the data, or text and
-    data drift apart.  Numbers inside lists (die faces, zone numbers) and 0-2 are too common to tell anything."""
-    values: dict[int, list[str]] = {}
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else NUMBER_WORDS[text.lower()]
+
+
+def _stem(noun: str) -> str:
+    noun = noun.lower()
+    for plural, single in (("ves", "f"), ("ies", "y"), ("ces", "ce"), ("es", "e"), ("s", "")):
+        if noun.endswith(plural) and len(noun) > len(plural) + 2:
+            return noun[: -len(plural)] + single
+    return noun
+
+
+def numbers_against_data(book: Book, sources: list[tuple[str, int, str, str]]) -> list[Finding]:
+    """A count written in the text that claims the whole of something ("the 6 Dusk cards", "all 48 Tree tiles")
+    where the component data holds that thing's number (a path ending in its name, or its ``total``/``count``)
+    with another value: text and data disagree.  A number that agrees, or that counts a part ("three dice showing
+    one number"), says nothing."""
+    values: dict[str, int] = {}
     for path, value, container, _ in _leaves(book.components):
-        if isinstance(value, int) and not isinstance(value, bool) and value > 2 and isinstance(container, dict) \
-                and not re.search(r"\.\d+(\.|$)", path):
-            values.setdefault(value, []).append(path)
-    counted = re.compile(r"(?<![\w.\-–])(\d+)\s+([A-Za-z][a-z]+)")
+        if isinstance(value, int) and not isinstance(value, bool) and isinstance(container, dict):
+            values[path.lower()] = value
     found = []
     for file, line, text, rule in sources:
-        if HEADING.match(text) or text.lstrip().startswith("{##"):
+        if HEADING.match(text):
             continue
-        for match in counted.finditer(TEMPLATE.sub(" ", text)):
-            noun = match.group(2).lower()[:4]
-            if noun in STOPWORDS:
-                continue
-            paths = [p for p in values.get(int(match.group(1)), []) if noun in p.lower()]
-            if paths:
-                found.append(finding("number-not-from-data", f"'{match.group(0)}' is written as digits but equals "
-                                                             f"component data {', '.join(paths[:3])}: print it "
-                                                             f"with {{{{ {paths[0]} }}}}", [rule], file, line))
+        for match in WHOLE.finditer(TEMPLATE.sub(" ", text)):
+            written = _count(match.group(1))
+            nouns = match.group(2).split()
+            names = [_stem(" ".join(nouns)).replace(" ", "_"), _stem(nouns[0])] if len(nouns) > 1 else [
+                _stem(nouns[0])]
+            for size, name in zip((len(nouns), 1), names, strict=False):
+                paths = [p for p in values if p == name or p.endswith("." + name) or p in (
+                    f"{name}.total", f"{name}.count", f"{name}s.total", f"{name}s.count")]
+                if not paths:
+                    continue
+                if all(values[p] != written for p in paths):
+                    path = paths[0]
+                    said = match.group(0)[:match.start(2) - match.start(0)] + " ".join(nouns[:size])
+                    found.append(finding("number-contradicts-data",
+                                         f"'{said}' says {written}, but the component data gives "
+                                         f"{path} = {values[path]}", [rule], file, line, f"data:{path}",
+                                         {"written": written, "data": values[path]}))
+                break
     return found
 
 
@@ -175,55 +213,139 @@ def _mentions(term: str) -> re.Pattern[str]:
 
 
 def glossary_use(book: Book) -> list[Finding]:
-    """Glossary terms no rule uses, and terms used in a rule printed before the rule that defines them."""
+    """Glossary terms that no rule uses: the term never links to its rule, or the rules say it another way."""
     order = [r for chapter in book.chapters for r in chapter.rules]
-    position = {r.id: n for n, r in enumerate(order)}
     found = []
     for term in book.glossary:
         patterns = [_mentions(t) for t in [term.term, *term.aliases]]
-        uses = [(rule, line) for rule in order for line in _lines_matching(rule, patterns)]
-        file = book.path("glossary.yaml")
-        if not uses:
+        if not any(p.search(rule.body) for rule in order for p in patterns):
             found.append(finding("glossary-unused", f"glossary term '{term.term}' is used by no rule",
-                                 [term.rule], file, term.line))
-            continue
-        first, line = uses[0]
-        defining = position.get(term.rule)
-        # An overview (the first chapter) names what later chapters define: that is its job.
-        if (defining is not None and position[first.id] < defining and not _inside(first, term.rule)
-                and first.chapter != order[0].chapter):
-            found.append(finding("glossary-before-definition", f"'{term.term}' is used in {first.label} before "
-                                                               f"{book.rule_label(term.rule)} defines it",
-                                 [first.id, term.rule], first.file, line))
+                                 [term.rule], book.path("glossary.yaml"), term.line, f"term:{term.term}"))
     return found
 
 
-def _inside(rule: Rule, other: str) -> bool:
-    """True when ``rule`` is a heading over ``other`` (a chapter introducing its own terms)."""
-    return other.startswith(rule.id + ".")
+def _line_in(rule: Rule, offset: int) -> int:
+    return rule.body_lines[offset] if offset < len(rule.body_lines) else rule.line + offset + 1
 
 
-def _lines_matching(rule: Rule, patterns: list[re.Pattern[str]]) -> Iterator[int]:
-    for offset, text in enumerate(rule.body.splitlines()):
-        if any(p.search(text) for p in patterns):
-            yield rule.body_lines[offset] if offset < len(rule.body_lines) else rule.line + offset + 1
+def _sentences(rule: Rule) -> Iterator[tuple[str, int]]:
+    """Each sentence of a rule's text with the line it starts on (links and code left out)."""
+    lines = rule.body.splitlines()
+    text, starts = "", []
+    for offset, line in enumerate(lines):
+        starts.append((len(text), _line_in(rule, offset)))
+        text += re.sub(r"\[\[[^\]]*\]\]|`[^`]*`", " ", line) + " "
+    position = 0
+    for piece in re.split(r"(?<=[.!?])\s+|\n", text):
+        at = text.find(piece, position)
+        position = at + len(piece)
+        line = next((number for start, number in reversed(starts) if start <= at), rule.line)
+        if piece.strip():
+            yield piece.strip(), line
+
+
+def undefined_words(book: Book) -> list[Finding]:
+    """A word that decides how two pieces of the board relate ("touch", "adjacent", "next to", "surrounded") used
+    where the sentence does not say what it means (edge to edge, a corner) and the book never defines it; and a
+    range "between N and M" that does not say whether N and M are in it.  One finding per word, at its first use,
+    with every use listed."""
+    rules = [r for chapter in book.chapters for r in chapter.rules]
+    glossary = " | ".join(f"{t.term} | {' | '.join(t.aliases)}" for t in book.glossary)  # a term names the word
+    found = []
+    for word, form in RELATIONS.items():
+        used = re.compile(rf"\b{form}\b", re.IGNORECASE)
+        relation = re.compile(rf"\b{PIECES}\b[^.;:]{{0,60}}?\b{form}\b[^.;:]{{0,30}}?\b{PIECES}\b|"
+                              rf"\b{form}\b[^.;:]{{0,30}}?\b{PIECES}\b", re.IGNORECASE)
+        if used.search(glossary):
+            continue
+        uses, defined = [], False
+        for rule in rules:
+            for sentence, line in _sentences(rule):
+                if not used.search(sentence):
+                    continue
+                if DEFINES.search(sentence) and QUALIFIED.search(sentence):
+                    defined = True
+                elif relation.search(sentence) and not QUALIFIED.search(sentence):
+                    uses.append((rule, line, sentence))
+        if uses and not defined:
+            first, line, sentence = uses[0]
+            where = ", ".join(dict.fromkeys(rule.label for rule, _, _ in uses))
+            found.append(finding("word-undefined", f"'{word}' relates pieces of the board in {len(uses)} place(s) "
+                                                   f"({where}) without saying what it means (edge to edge? at a "
+                                                   f"corner too?), and the book never defines it: "
+                                                   f"\"{sentence[:90]}\"",
+                                 list(dict.fromkeys(rule.id for rule, _, _ in uses)), first.file, line,
+                                 f"word:{word}", {"uses": len(uses)}))
+    for rule in rules:
+        for sentence, line in _sentences(rule):
+            for match in BETWEEN.finditer(sentence):
+                found.append(finding("word-undefined", f"'{match.group(0)}' does not say whether {match.group(1)} "
+                                                       f"and {match.group(2)} are included: \"{sentence[:90]}\"",
+                                     [rule.id], rule.file, line, f"word:{match.group(0)}"))
+    return found
+
+
+def _strings(data: Any) -> Iterator[str]:
+    if isinstance(data, dict):
+        for value in data.values():
+            yield from _strings(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _strings(value)
+    elif isinstance(data, str):
+        yield data
+
+
+def undefined_terms(book: Book) -> list[Finding]:
+    """A game term (a Title Case phrase inside a sentence: "Dusk card", "Path Astray") that nothing defines: no
+    glossary term or alias, no rule title, no name in the component data and not the book's title contains it."""
+    known = " | ".join([*(t.term for t in book.glossary), *(a for t in book.glossary for a in t.aliases),
+                        *(r.title for r in book.rules.values()), *_strings(book.components), book.title]).lower()
+    uses: dict[str, list[tuple[Rule, int]]] = {}
+    for chapter in book.chapters:
+        for rule in chapter.rules:
+            for sentence, line in _sentences(rule):
+                for part in re.split(r"[:;(),*_|\[\]\"“”]|\s[-–]\s", sentence):
+                    part = part.strip()
+                    for match in TERM.finditer(part):
+                        if match.start() == 0:  # a sentence's (or a list item's) first word
+                            continue
+                        uses.setdefault(match.group(1), []).append((rule, line))
+    found = []
+    for term, places in uses.items():
+        words = term.lower().split()
+        if term.lower() in known or _stem(term) in known or " ".join(map(_stem, words)) in known:
+            continue
+        rule, line = places[0]
+        found.append(finding("term-undefined", f"'{term}' is used in {len(places)} place(s) (first in "
+                                               f"{rule.label}) but no glossary entry, rule title or component "
+                                               "name defines it", [rule.id], rule.file, line, f"term:{term}",
+                             {"uses": len(places)}))
+    return found
 
 
 def component_names(book: Book, sources: list[tuple[str, int, str, str]]) -> list[Finding]:
-    """The components chapter naming a count in words or digits with no data behind the line, and
+    """The components chapter counting a thing (more than one of it) with a number written out, not printed from
+    the component data: a count the data does not hold, so nothing checks it against the engine or the box.  And
     component data (top-level keys of components.yaml) that no rule text or glossary entry prints."""
     found = []
     prefix = f"{book.prefix}.components"
-    # A list item of the components chapter that opens with a count: "- 6 Dusk cards", "- two dice".
-    words = re.compile(rf"^\s*[-*+]\s+(?:\*\*)?(({'|'.join(WORD_COUNTS)}|\d+)\s+[^,;:.]{{1,30}})", re.IGNORECASE)
+    # A list item of the components chapter: "- 6 Dusk cards", "- two dice and 2 cloth bags".
+    item = re.compile(r"^\s*[-*+]\s+(.*)$")
+    counted = re.compile(rf"(?<![\w.])({'|'.join(WORD_COUNTS)}|\d+)\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){{0,2}})",
+                         re.IGNORECASE)
     for file, line, text, rule in sources:
-        if not (rule == prefix or rule.startswith(prefix + ".")) or "{{" in text:
+        match = item.match(text)
+        if not (rule == prefix or rule.startswith(prefix + ".")) or match is None:
             continue
-        match = words.match(TEMPLATE.sub(" ", text))
-        if match:
-            found.append(finding("component-unnamed", f"the components chapter counts '{match.group(1).strip()}' "
-                                                      f"with no value from components.yaml",
-                                 [rule], file, line))
+        for part in re.split(r"\band\b|[,;:(]", TEMPLATE.sub(" {} ", match.group(1))):
+            count = counted.match(part.strip())
+            if count is None or _count(count.group(1)) < 2:
+                continue  # one board is never in doubt; a count of 2 or more is a number to keep right
+            thing = count.group(2).strip()
+            found.append(finding("component-not-in-data", f"the components chapter counts '{count.group(1)} "
+                                                          f"{thing}' with a number the component data does not hold",
+                                 [rule], file, line, f"component:{thing.lower()}", {"count": _count(count.group(1))}))
     used: set[str] = set()
     for _, _, text, _ in sources:
         for block in re.findall(r"\{\{.*?\}\}|\{%.*?%\}", text):
@@ -234,84 +356,20 @@ def component_names(book: Book, sources: list[tuple[str, int, str, str]]) -> lis
         if key not in used and key not in ("players", "ages", "play_time"):
             found.append(finding("component-data-unused", f"component data '{key}' is printed by no rule",
                                  [prefix] if prefix in book.rules else [], book.path("components.yaml"),
-                                 line_of(book.components, key)))
+                                 line_of(book.components, key), f"data:{key}"))
     return found
-
-
-def unreferenced_rules(book: Book, exercised: set[str]) -> list[Finding]:
-    """Rules (without rules under them) that nothing points to: no cross-reference, glossary term, designer
-    question or example names them, and neither replay nor simulation made them happen."""
-    referenced = {ref for rule in book.rules.values() for ref, _ in _refs(rule)}
-    referenced |= {t.rule for t in book.glossary} | {r for q in book.questions for r in q.rules}
-    found = []
-    for rule in book.rules.values():
-        if rule.children or rule.level == 1 or rule.id in referenced or rule.id in exercised:
-            continue
-        found.append(finding("rule-unreferenced", f"{rule.label} is never referenced and never exercised",
-                             [rule.id], rule.file, rule.line))
-    return found
-
-
-def _refs(rule: Rule) -> list[tuple[str, int]]:
-    found = []
-    for offset, text in enumerate(rule.body.splitlines()):
-        line = rule.body_lines[offset] if offset < len(rule.body_lines) else rule.line + offset + 1
-        found += [(m.group(1), line) for m in CROSS_REF.finditer(text)]
-    return found
-
-
-def reference_cycles(book: Book) -> list[Finding]:
-    """Rules that point at each other in a circle (A refers to B, B to A): each defined by the other."""
-    graph = {rid: [ref for ref, _ in _refs(rule) if ref in book.rules and ref != rid]
-             for rid, rule in book.rules.items()}
-    found, reported = [], set()
-    for start in sorted(graph):
-        for cycle in _cycles_from(start, graph):
-            key = frozenset(cycle)
-            if key in reported:
-                continue
-            reported.add(key)
-            rule = book.rules[cycle[0]]
-            line = next((line for ref, line in _refs(rule) if ref == cycle[1]), rule.line)
-            path = " -> ".join([*cycle, cycle[0]])
-            found.append(finding("xref-cycle", f"cross-references go round in a circle: {path}", list(cycle),
-                                 rule.file, line))
-    return found
-
-
-def _cycles_from(start: str, graph: dict[str, list[str]], longest: int = 4) -> Iterator[list[str]]:
-    """Simple cycles through ``start`` whose other members sort after it (each cycle found once), up to
-    ``longest`` rules: a longer circle is a reading path, not rules defining each other."""
-    stack = [(start, [start])]
-    while stack:
-        node, path = stack.pop()
-        for nxt in graph[node]:
-            if nxt == start and len(path) > 1:
-                yield path
-            elif nxt > start and nxt not in path and len(path) < longest:
-                stack.append((nxt, [*path, nxt]))
 
 
 def provenance_gaps(book: Book) -> list[Finding]:
-    """Every rule without rules under it that has no provenance entry: it says neither which source passage it
-    carries over nor which designer question decided it.  (A provenance file that does not load stops the book
-    loading, with file and line, before lint runs.)"""
+    """Every rule without rules under it that has no provenance entry: it says neither which source passage it carries
+    over nor which designer question decided it.  (A provenance file that does not load stops the book loading, with
+    file and line, before lint runs.)"""
     shown = relative(provenance_path(book), book.root)
     return [finding("no-provenance", f"{rule.label} says neither which source passage it carries over nor which "
-                                     f"designer question decided it ({shown})", [rule.id], rule.file, rule.line)
+                                     f"designer question decided it ({shown})", [rule.id], rule.file, rule.line,
+                    f"rule:{rule.id}")
             for rule in book.rules.values()
             if not rule.children and rule.level > 1 and rule.id not in book.provenance]
-
-
-def exercised_rules(root: Path, check: Any) -> set[str]:
-    """Rules the examples' replay or the saved simulation (reports/analysis) made happen."""
-    from rulepress.analyze.analysis import saved
-
-    found = {rule for result in check.results for rule in result.exercised}
-    analysis = saved(root, check.book.id) or {}
-    for config in analysis.get("configs", []):
-        found.update(rule for rule, games in config.get("fired", {}).items() if games)
-    return found
 
 
 def run_lint(root: Path, args: Any) -> int:
@@ -320,12 +378,10 @@ def run_lint(root: Path, args: Any) -> int:
 
     from rulepress.analyze.questions import _checks
     from rulepress.analyze.report import print_findings
-    from rulepress.verify.replay import replay
 
     status = 0
     for check in _checks(root, args.book):
-        check.results = [replay(e, check.book, check.engine, draw=False) for e in check.examples]
-        findings = [f.as_dict() for f in lint(check.book, exercised_rules(root, check))]
+        findings = [f.as_dict() for f in lint(check.book)]
         if args.json:
             for item in findings:
                 print(json.dumps({"book": check.book.id, **item}, ensure_ascii=False))
@@ -339,12 +395,28 @@ def run_lint(root: Path, args: Any) -> int:
     return status
 
 
-def gate_findings(book: Book, exercised: set[str] | None = None) -> tuple[list[str], list[str]]:
-    """Lint for the gate, as ``(problems, warnings)`` lines (``file:line: message [rule X]``): an error no
-    designer question tracks stops the build; everything else is a warning."""
+def gate_findings(book: Book) -> tuple[list[str], list[str]]:
+    """Lint for the gate, as ``(problems, warnings)`` lines (``file:line: kind: message [rule X]``): an error no
+    designer question tracks stops the build; an untracked warning is a warning; what a question tracks, and notes,
+    are the designer's already and not repeated."""
     problems, warnings = [], []
-    for item in lint(book, exercised):
+    for item in lint(book):
         where = f"{item.file}:{item.line}" if item.line else item.file
         text = f"{where}: {item.kind}: {item.message}" + (f" [rule {', '.join(item.rules)}]" if item.rules else "")
-        (problems if item.severity == "error" and not item.tracked_by else warnings).append(text)
+        if item.severity == "error" and not item.tracked_by:
+            problems.append(text)
+        elif item.severity != "info" and not item.tracked_by:
+            warnings.append(text)
     return problems, warnings
+
+
+def summary(warnings: list[str]) -> str | None:
+    """One line for a build's output: how many lint warnings of each kind, and the command that lists them."""
+    kinds: dict[str, int] = {}
+    for line in warnings:
+        kind = line.split(": ", 2)[1] if line.count(": ") >= 2 else "lint"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    if not kinds:
+        return None
+    counts = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+    return f"lint: {len(warnings)} warning(s) no designer question tracks ({counts}); `rulepress lint` lists them"

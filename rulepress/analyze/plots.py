@@ -66,33 +66,52 @@ def svg_cmyk(svg: str) -> str:
     return _HEX.sub(one, svg).replace("DejaVu Sans", "Rulepress Sans")
 
 
-def length_histogram(balance: dict[str, Any], title: str) -> str:
+def length_histogram(balance: dict[str, Any], title: str, games: str = "games") -> str:
     """How long games last (rounds, or actions when the game has no rounds)."""
     length = balance["length"]
     values = sorted((int(k), v) for k, v in length["histogram"].items())
     figure, axes = plt.subplots(figsize=(4, 2.4))
     axes.bar([k for k, _ in values], [v for _, v in values], color="#4a6fa5")
     axes.set_xlabel(length["metric"])
-    axes.set_ylabel("games")
+    axes.set_ylabel(games)
     axes.set_title(title, fontsize=10)
     return _svg(figure, title)
 
 
-def seat_win_rates(balance: dict[str, Any], title: str) -> str | None:
-    """Win rate per seat with 95% intervals, against the first seat's fair share."""
+def seat_win_rates(balance: dict[str, Any], title: str, fair_label: str = "fair share") -> str | None:
+    """Win rate per seat for each player count, with 95% intervals, against that count's fair share."""
     seats = balance.get("seats")
     if not seats:
         return None
-    names = list(seats)
-    rates = [100 * seats[n]["rate"] for n in names]
-    low, high = _error_bars(seats, names)
-    figure, axes = plt.subplots(figsize=(4, 2.4))
-    axes.bar(names, rates, yerr=[low, high], capsize=4, color="#c9a227")
-    axes.axhline(100 * balance["first_player"]["fair"], color="#555555", linestyle="--", linewidth=1,
-                 label="fair share (seat 1)")
-    axes.set_ylabel("wins %")
+    names = [f"{row['players']}p·{row['seat']}" for row in seats]
+    rates = [100 * row["rate"] for row in seats]
+    low = [max(0.0, 100 * (row["rate"] - row["ci95"][0])) for row in seats]
+    high = [max(0.0, 100 * (row["ci95"][1] - row["rate"])) for row in seats]
+    figure, axes = plt.subplots(figsize=(4.6, 2.4))
+    axes.bar(range(len(names)), rates, yerr=[low, high], capsize=3, color="#c9a227")
+    for index, row in enumerate(seats):
+        axes.hlines(100 * row["fair"], index - 0.45, index + 0.45, colors="#555555", linestyles="--", linewidth=1,
+                    label=fair_label if index == 0 else None)
+    axes.set_xticks(range(len(names)), names, fontsize=7)
+    axes.set_ylabel("%")
     axes.set_title(title, fontsize=10)
-    axes.legend(fontsize=8)
+    axes.legend(fontsize=7)
+    return _svg(figure, title)
+
+
+def difficulty_chart(rows: list[dict[str, Any]], title: str) -> str | None:
+    """Win rate per setting (the base game, each challenge) with 95% intervals."""
+    if len(rows) < 2:
+        return None
+    names = [row["setting"][:28] for row in rows]
+    shares = {name: row["win"] for name, row in zip(names, rows, strict=True)}
+    low, high = _error_bars(shares, names)
+    figure, axes = plt.subplots(figsize=(4.6, 0.8 + 0.32 * len(rows)))
+    axes.barh(names, [100 * shares[n]["rate"] for n in names], xerr=[low, high], capsize=3, color="#4a6fa5")
+    axes.invert_yaxis()
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("%")
+    axes.set_title(title, fontsize=10)
     return _svg(figure, title)
 
 
@@ -104,8 +123,8 @@ def _error_bars(shares: dict[str, Any], names: list[str]) -> tuple[list[float], 
     return low, high
 
 
-def end_shares(balance: dict[str, Any], title: str) -> str | None:
-    """How games end, as shares with 95% intervals."""
+def end_shares(balance: dict[str, Any], title: str, names_of: dict[str, str] | None = None) -> str | None:
+    """How games end, as shares with 95% intervals: every ending, those never reached at 0%."""
     ends = balance.get("ends")
     if not ends:
         return None
@@ -113,7 +132,9 @@ def end_shares(balance: dict[str, Any], title: str) -> str | None:
     rates = [100 * ends[n]["rate"] for n in names]
     low, high = _error_bars(ends, names)
     figure, axes = plt.subplots(figsize=(4, 0.8 + 0.4 * len(names)))
-    axes.barh([n[:40] for n in names], rates, xerr=[low, high], capsize=3, color="#7a9e7e")
+    shown = [(names_of or {}).get(n, n)[:40] for n in names]
+    axes.barh(shown, rates, xerr=[low, high], capsize=3, color="#7a9e7e")
+    axes.invert_yaxis()
     axes.set_xlabel("games %")
     axes.set_xlim(0, 100)
     axes.set_title(title, fontsize=10)

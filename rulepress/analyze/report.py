@@ -1,18 +1,27 @@
-"""How an analysis is shown: findings as lines of text, the ``rulepress analyze`` command, and the designer-page
-section (findings, untracked first, and balance plots) built from the saved report."""
+"""How an analysis is shown: findings as lines of text, the ``rulepress analyze`` command, and the designer
+dashboard (findings ranked by severity with their evidence, balance tables and plots) built from the saved report.
+
+The dashboard is written in the edition's language: the renderer passes its table of fixed words (``words``,
+rulepress/render/strings/) and the book's rule labels; every sentence of it comes from that table and the
+report's figures, none from the English messages the command line prints.
+"""
 
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rulepress.analyze.analysis import analyse, configs, save, saved
-from rulepress.analyze.impact import engine_fingerprint
+from rulepress.analyze.analysis import DEFAULT_BUDGET, DEFAULT_GAMES, analyse, save, saved
+from rulepress.analyze.findings import rank
+from rulepress.analyze.fingerprint import changed_since, engine_fingerprint
+from rulepress.analyze.impact import metric_words
+from rulepress.analyze.plan import TEXT, configs
 from rulepress.errors import SourceError
+from rulepress.load.book import Book
 
-GROUPED = 8  # a designer page lists up to this many findings of one kind one by one
+Words = Callable[..., str]  # rulepress.render.strings.Strings: words(key, **values)
 
 
 def print_findings(findings: list[dict[str, Any]]) -> None:
@@ -25,7 +34,7 @@ def print_findings(findings: list[dict[str, Any]]) -> None:
 
 
 def run_analyze(root: Path, args: Any) -> int:
-    """``rulepress analyze BOOK [--games N] [--seed S] [--json] [--scheduler ADDR] [--workers N]``."""
+    """``rulepress analyze BOOK [--games N] [--budget N] [--seed S] [--json] [--scheduler ADDR] [--workers N]``."""
     from tqdm import tqdm
 
     from rulepress.analyze.cluster import pool
@@ -33,84 +42,229 @@ def run_analyze(root: Path, args: Any) -> int:
     from rulepress.progress import wanted
     from rulepress.verify.replay import replay
 
-    if args.games < 1:
-        raise SourceError("--games", None, f"needs at least 1 game per configuration, not {args.games}")
+    games = args.games if args.games is not None else DEFAULT_GAMES
+    if games < 1:
+        raise SourceError("--games", None, f"needs at least 1 game per configuration, not {games}")
+    budget = getattr(args, "budget", None) or max(DEFAULT_BUDGET, games)
+    if budget < games:
+        raise SourceError("--budget", None, f"must be at least --games ({games}), not {budget}")
     check = _checks(root, args.book)[0]
     check.results = [replay(e, check.book, check.engine, draw=False) for e in check.examples]
-    total = args.games * len(configs(check))
+    total = games * len(configs(check))
     with pool(args.workers, args.scheduler) as workers, \
             tqdm(total=total, desc=f"{check.book.id}: analysing", unit="game", disable=args.json or not wanted(),
                  leave=False) as bar:
-        analysis = analyse(workers, root, check, args.games, args.seed, bar.update)
+        def grow(more: int) -> None:
+            bar.total += more
+            bar.refresh()
+
+        analysis = analyse(workers, root, check, games, args.seed, bar.update, budget, grow)
     path = save(root, analysis)
     if args.json:
         print(json.dumps(analysis, ensure_ascii=False, sort_keys=True))
         return 0
-    print(f"== {check.book.title}: {args.games} games x {len(analysis['configs'])} configurations "
-          f"(seed {args.seed}; saved to {path.relative_to(root)})")
-    print_findings(analysis["findings"])
+    played = sum(c["games"] for c in analysis["configs"])
+    print(f"== {check.book.title}: {played} games in {len(analysis['configs'])} configurations ({games} each, up "
+          f"to {budget} where a finding needed more; seed {args.seed}; saved to {path.relative_to(root)})")
+    print_findings(rank(analysis["findings"]))
+    for item in analysis["undecided"]:
+        print(f"undecided at the budget: {item['message']}")
     for label, figures in analysis["balance"].items():
         print(f"-- balance, {label}: {balance_line(figures)}")
     untracked = sum(1 for f in analysis["findings"] if not f["tracked_by"] and f["severity"] != "info")
-    print(f"{len(analysis['findings'])} findings, {untracked} untracked")
+    print(f"{len(analysis['findings'])} findings, {untracked} untracked, {len(analysis['undecided'])} undecided")
     return 0
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
 
 
 def balance_line(figures: dict[str, Any]) -> str:
     """The balance figures of one configuration in a line of text."""
     parts = []
-    if "first_player" in figures:
-        first = figures["first_player"]
-        parts.append(f"seat 1 wins {100 * first['rate']:.1f}% (fair {100 * first['fair']:.1f}%, advantage "
-                     f"{100 * first['advantage']:+.1f} points, 95% CI {100 * first['ci95'][0]:+.1f} to "
-                     f"{100 * first['ci95'][1]:+.1f})")
-        parts.append(f"ties {100 * figures['ties']['rate']:.1f}%")
+    for row in figures.get("seats", []):
+        if row["p"] < 0.05 / max(len(figures["seats"]), 1):
+            parts.append(f"{row['players']}p seat {row['seat']} wins {_pct(row['rate'])} (fair {_pct(row['fair'])})")
     if "win" in figures:
         win = figures["win"]
-        parts.append(f"won {100 * win['rate']:.1f}% (95% CI {100 * win['ci95'][0]:.1f}-{100 * win['ci95'][1]:.1f})")
+        parts.append(f"won {_pct(win['rate'])} (95% CI {_pct(win['ci95'][0])}-{_pct(win['ci95'][1])})")
     length = figures["length"]
     parts.append(f"{length['metric']} {length['mean']:.1f} (quartiles {'/'.join(map(str, length['quartiles']))})")
     if "margin" in figures:
         parts.append(f"margin {figures['margin']['mean']:.1f}")
-    if "ends" in figures:
-        parts.append("ends: " + ", ".join(f"{name} {100 * e['rate']:.1f}%" for name, e in figures["ends"].items()))
+    ends = [f"{name} {_pct(e['rate'])}" for name, e in figures.get("ends", {}).items()]
+    if ends:
+        parts.append("ends: " + ", ".join(ends))
     return "; ".join(parts)
 
 
-def designer_markdown(root: Path, book_id: str, cmyk: bool = False, heading: bool = True) -> str:
-    """The saved analysis as a designer-page section: findings (untracked first) and balance plots (in
-    ``device-cmyk`` colours for the designer PDF when ``cmyk``).  Empty when the book was never analysed
-    (``rulepress analyze BOOK`` writes the report)."""
+# -- the designer dashboard --------------------------------------------------------------------------------------
+
+def _number(value: float, words: Words, digits: int = 1) -> str:
+    text = f"{value:.{digits}f}"
+    return text.replace(".", ",") if getattr(words, "lang", "en") == "fr" else text
+
+
+def _share(value: float, words: Words) -> str:
+    text = _number(100 * value, words)
+    return f"{text}\u202f%" if getattr(words, "lang", "en") == "fr" else f"{text}%"
+
+
+def _setting(text: Any, words: Words) -> str:
+    """A setting's name in the edition's language ("the text's game" is a phrase; challenge names are the
+    engine's option sets, the same in every language)."""
+    return str(text).replace(TEXT, words("analysis_text_game"))
+
+
+def _label(record: dict[str, Any], words: Words) -> str:
+    """A configuration's name in the edition's language: "greedy play", a setting, or an answer."""
+    if record.get("role") == "policy":
+        return words("analysis_policy_play", policy=record["policy"])
+    if record.get("role") in ("variant", "baseline"):
+        return _setting(record.get("setting", record["label"]), words)
+    return _setting(record["label"], words)
+
+
+def _finding_line(item: dict[str, Any], words: Words, label: Callable[[str], str]) -> str:
+    """A finding in the edition's language: its kind's sentence over its subject and evidence."""
+    evidence = item.get("evidence") or {}
+    kind, _, name = item.get("subject", "").partition(":")
+    subject = label(name) if kind == "rule" else name
+    key = f"finding_{item['kind'].replace('-', '_')}"
+    values = {"subject": subject, "games": evidence.get("games", ""),
+              "count": evidence.get("happened", evidence.get("changed", "")),
+              "bound": _share(evidence.get("bound", 0.0), words),
+              "setting": _setting(evidence.get("setting", evidence.get("settings", "")), words)}
+    low, high = (evidence.get("ci95") or [0.0, 0.0])[:2]
+    values.update(low=_share(low, words), high=_share(high, words), elsewhere="; ".join(
+        f"{_setting(label.removeprefix('option set '), words)} ({_share(k / n, words)})"
+        for label, (k, n) in (evidence.get("elsewhere") or {}).items() if n))
+    values["moves"] = "; ".join(f"{metric_words(m['metric'], words)} {_number(m['before'], words, 2)} → "
+                                f"{_number(m['after'], words, 2)}"
+                                for m in (evidence.get("moves") or [])[:3])
+    if item["kind"] == "seat-advantage":
+        values.update(subject=evidence.get("seat", ""), count=evidence.get("players", ""),
+                      games=evidence.get("games", ""), bound=_share(evidence.get("rate", 0.0), words),
+                      setting=_share(evidence.get("fair", 0.0), words))
+    try:
+        text = words(key, **values)
+    except KeyError:
+        text = item["message"]
+    tracked = (words("analysis_tracked", questions=", ".join(item["tracked_by"])) if item["tracked_by"]
+               else f"**{words('analysis_untracked')}**")
+    where = f"{item['file']}:{item['line']}" if item["line"] else item["file"]
+    return f"- *{words('severity_' + item['severity'])}* ({tracked}): {text} (`{where}`)"
+
+
+def designer_markdown(root: Path, book_id: str, words: Words, book: Book | None = None, cmyk: bool = False,
+                      heading: bool = True) -> str:
+    """The saved analysis as the designer dashboard: whether its figures are current, findings ranked by severity
+    (untracked first within each) with their evidence, what stayed undecided, and the balance tables and plots.
+    Empty when the book was never analysed (``rulepress analyze BOOK`` writes the report)."""
     from rulepress.analyze import plots
 
     analysis = saved(root, book_id)
-    if not analysis:
+    if not analysis or "inputs" not in analysis:
         return ""
-    title = "## What simulated play found\n\n" if heading else ""
-    package = analysis.get("engine_package")
-    stale = package is None or analysis.get("engine") != engine_fingerprint(root, package)
-    lines = [f"{title}{analysis['games']} games per configuration, "
-             f"{len(analysis['configs'])} configurations (seed {analysis['seed']}); `rulepress analyze {book_id}`."
-             + (" **The engine has changed since: run it again.**" if stale else "") + "\n"]
-    findings = sorted(analysis["findings"], key=lambda f: (bool(f["tracked_by"]), f["severity"] == "info"))
-    kinds = Counter(f["kind"] for f in findings)
-    for item in findings:
-        if kinds[item["kind"]] > GROUPED:
-            continue
-        tracked = f"tracked by {', '.join(item['tracked_by'])}" if item["tracked_by"] else "**untracked**"
-        where = f"{item['file']}:{item['line']}" if item["line"] else item["file"]
-        rules = ", ".join(f"`{r}`" for r in item["rules"])
-        lines.append(f"- *{item['kind']}* ({tracked}): {item['message']} ({rules + '; ' if rules else ''}`{where}`)")
-    for kind, count in sorted(kinds.items()):
-        if count > GROUPED:  # a long list of one kind (rules without provenance) reads better as one line
-            rules = sorted({r for f in findings if f["kind"] == kind for r in f["rules"]})
-            lines.append(f"- *{kind}*: {count} findings, on {', '.join(f'`{r}`' for r in rules)}")
-    for label, figures in analysis["balance"].items():
-        lines.append(f"\n### Balance: {label}\n\n{balance_line(figures)}\n")
-        for svg in (plots.seat_win_rates(figures, f"Wins per seat, {label}"),
-                    plots.length_histogram(figures, f"Game length, {label}"),
-                    plots.end_shares(figures, f"How games end, {label}")):
-            if svg:
-                svg = "\n".join(line for line in svg.splitlines() if line.strip())  # one HTML block for Markdown
-                lines.append(f'<div class="rp-plot">{plots.svg_cmyk(svg) if cmyk else svg}</div>\n')
+    t = words
+
+    def name(rule_id: str) -> str:  # "rule 6.4 (The deck runs out)", in the edition's language
+        rule = book.rules.get(rule_id) if book is not None else None
+        return f"{t('rule_ref', number=rule.number)} ({rule.title})" if rule else rule_id
+
+    lines = [f"## {t('simulated_play')}\n"] if heading else []
+    lines.append(t("analysis_intro", games=analysis["games"], budget=analysis.get("budget", analysis["games"]),
+                   configs=len(analysis["configs"]), seed=analysis["seed"],
+                   policy=t("analysis_policy_play", policy=analysis.get("policy", "")),
+                   book=book_id))
+    package = analysis.get("engine_package") or ""
+    changed = changed_since(analysis["inputs"], root, package, book_id) if package else ["engine"]
+    current = package and analysis.get("engine") == engine_fingerprint(root, package, book_id)
+    lines.append(t("analysis_current") if current else
+                 t("analysis_stale", files=", ".join(f"`{path}`" for path in changed) or "?", book=book_id))
+    lines.append(f"\n### {t('analysis_findings')}\n")
+    ranked = rank(analysis["findings"])
+    lines += [_finding_line(item, t, name) for item in ranked] or [t("analysis_none")]
+    if analysis.get("undecided"):
+        lines.append(f"\n### {t('analysis_undecided')}\n")
+        lines += ["- " + t("analysis_undecided_item", subject=f"`{item['subject']}`", count=item.get("count", ""),
+                           games=item.get("games", "")) for item in analysis["undecided"]]
+    lines += _difficulty(analysis, t, cmyk, plots)
+    # The main policy's games of the text's game in full; the settings (challenges) are the difficulty table's rows.
+    for record in analysis["configs"]:
+        if record.get("role") == "policy" and record["policy"] == analysis.get("policy") \
+                and record["label"] in analysis["balance"]:
+            lines += _balance(_label(record, t), analysis["balance"][record["label"]], t, name, cmyk, plots)
+    lines += _predictors(analysis, t, name)
+    limits = analysis.get("limits") or {}
+    if limits.get("never_chosen") or limits.get("never_happens"):
+        lines.append(f"\n### {t('analysis_limits')}\n")
+        if limits.get("never_chosen"):
+            lines.append("- " + t("analysis_never_chosen", policy=t("analysis_policy_play", policy=limits["policy"]),
+                                  actions=", ".join(f"`{a}`" for a in limits["never_chosen"])))
+        if limits.get("never_happens"):
+            lines.append("- " + t("analysis_never_happens", policy=t("analysis_policy_play", policy=limits["policy"]),
+                                  rules=", ".join(name(r) for r in limits["never_happens"])))
     return "\n".join(lines) + "\n"
+
+
+def _plot(svg: str | None, cmyk: bool, plots: Any) -> list[str]:
+    if not svg:
+        return []
+    svg = "\n".join(line for line in svg.splitlines() if line.strip())  # one HTML block for Markdown
+    return [f'<div class="rp-plot">{plots.svg_cmyk(svg) if cmyk else svg}</div>\n']
+
+
+def _difficulty(analysis: dict[str, Any], t: Words, cmyk: bool, plots: Any) -> list[str]:
+    rows = analysis.get("difficulty") or []
+    if not rows:
+        return []
+    lines = [f"\n### {t('analysis_difficulty')}\n", t("analysis_difficulty_columns"), "|---|---|---|---|---|"]
+    for row in rows:
+        win = row["win"]
+        lines.append(f"| {_setting(row['setting'], t)} | {win['games']} | {_share(win['rate'], t)} | "
+                     f"{_share(win['ci95'][0], t)}–{_share(win['ci95'][1], t)} | {_number(row['length'], t)} |")
+    lines.append("")
+    shown = [{**row, "setting": _setting(row["setting"], t)} for row in rows]
+    return lines + _plot(plots.difficulty_chart(shown, t("analysis_difficulty")), cmyk, plots)
+
+
+def _balance(config_label: str, figures: dict[str, Any], t: Words, name: Callable[[str], str], cmyk: bool,
+             plots: Any) -> list[str]:
+    lines = []
+    if figures.get("seats"):
+        lines += [f"\n### {t('analysis_seats', label=config_label)}\n", t("analysis_seat_columns"),
+                  "|---|---|---|---|---|---|"]
+        for row in figures["seats"]:
+            lines.append(f"| {row['players']} | {row['seat']} | {row['games']} | {_share(row['rate'], t)} | "
+                         f"{_share(row['fair'], t)} | {_share(row['ci95'][0], t)}–{_share(row['ci95'][1], t)} |")
+        lines.append("")
+        lines += _plot(plots.seat_win_rates(figures, t("analysis_seats", label=config_label), t("fair_share")), cmyk,
+                       plots)
+    length = figures["length"]
+    lines.append("\n" + t("analysis_length", label=config_label, mean=_number(length["mean"], t),
+                          metric=t(f"metric_{length['metric']}"), quartiles="/".join(map(str, length["quartiles"])),
+                          low=length["range"][0], high=length["range"][1]) + "\n")
+    lines += _plot(plots.length_histogram(figures, f"{config_label}: {t('metric_' + length['metric'])}",
+                                          t("games_word")), cmyk, plots)
+    if figures.get("ends"):
+        lines += [f"\n### {t('analysis_ends', label=config_label)}\n", t("analysis_ends_columns"), "|---|---|---|---|"]
+        names = {}
+        for rule, end in figures["ends"].items():
+            names[rule] = t("analysis_other_end") if rule == "other" else name(rule)
+            lines.append(f"| {names[rule]} | {end['count']} | {_share(end['rate'], t)} | "
+                         f"{_share(end['ci95'][0], t)}–{_share(end['ci95'][1], t)} |")
+        lines.append("")
+        lines += _plot(plots.end_shares(figures, t("analysis_ends", label=config_label), names), cmyk, plots)
+    return lines
+
+
+def _predictors(analysis: dict[str, Any], t: Words, name: Callable[[str], str]) -> list[str]:
+    rows = analysis.get("predictors") or []
+    if not rows:
+        return []
+    lines = [f"\n### {t('analysis_predictors', label=t('analysis_policy_play', policy=analysis.get('policy', '')))}\n"]
+    lines += ["- " + t("analysis_predictor", rule=name(row["rule"]), r=_number(row["r"], t, 2),
+                       low=_number(row["ci95"][0], t, 2), high=_number(row["ci95"][1], t, 2)) for row in rows]
+    return lines

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import zlib
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -109,12 +111,12 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         players = [f"P{i + 1}" for i in range(counts[index % len(counts)])]
         state = game.new_state(players, seed)
         rng = random.Random(seed ^ 0x5EED)
-        fired: set[str] = set()
+        record = _Record(players)
         touched: set[str] = set()
         offered: set[str] = set()
         chosen: set[str] = set()
         for event in setup_events(state) if setup_events else ():
-            fired.add(event.rule)
+            record.seen(event)
             touched |= touched_names(event.data, kinds)
         played = 0
         while not game.is_terminal(state) and played < MAX_ACTIONS:
@@ -126,19 +128,23 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
                 action = policy(game, state, rng)
             kind = kind_of(state, action)
             chosen.add(kind)
+            record.story.append(kind)
             events = game.apply(state, action)
             if events and kind not in tally.kind_rule:
                 tally.kind_rule[kind] = events[0].rule
             for event in events:
-                fired.add(event.rule)
+                record.seen(event)
                 if kinds:
                     touched |= touched_names(event.data, kinds)
             played += 1
         metrics = dict(game.metrics(state))
         metrics["actions"] = played
         metrics["finished"] = game.is_terminal(state)
-        tally.add_game(metrics, game.is_terminal(state), len(players), winner_seats(game.result(state), players))
-        tally.fired.update(fired)
+        record.story.append(json.dumps(metrics, sort_keys=True, default=str))
+        winners = winner_seats(game.result(state), players)
+        tally.add_game(metrics, game.is_terminal(state), len(players), winners,
+                       zlib.crc32("\x00".join(record.story).encode()), record.per_seat, record.per_game)
+        tally.fired.update(record.fired)
         tally.touched.update(touched)
         tally.offered.update(offered)
         tally.chosen.update(chosen)
@@ -146,6 +152,26 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
 
 
 MAX_ACTIONS = 100_000
+
+
+class _Record:
+    """What one game did: the rules that fired, how often each named each seat, and its story for the digest
+    (every event's rule and every action's kind, in order)."""
+
+    def __init__(self, players: list[str]) -> None:
+        self.seats = {name: seat for seat, name in enumerate(players)}
+        self.fired: set[str] = set()
+        self.story: list[str] = []
+        self.per_game: Counter[str] = Counter()
+        self.per_seat: dict[str, list[int]] = {}
+
+    def seen(self, event: Any) -> None:
+        self.fired.add(event.rule)
+        self.story.append(event.rule)
+        self.per_game[event.rule] += 1
+        who = event.data.get("player") if isinstance(event.data, Mapping) else None
+        if who in self.seats:
+            self.per_seat.setdefault(event.rule, [0] * len(self.seats))[self.seats[who]] += 1
 
 
 def _key(data: Mapping[str, Any]) -> str:

@@ -1,20 +1,28 @@
-"""What a batch of simulated games leaves behind, in a form that merges: counts, sums, histograms.
+"""What a batch of simulated games leaves behind, in a form that merges: counts, sums, histograms, and a few
+numbers per game.
 
-A chunk of games returns one :class:`Tally`; tallies merge in chunk order, so 100,000 games never sit in
-memory as rows and the totals do not depend on how the games were spread over workers.
+A chunk of games returns one :class:`Tally`; tallies merge in chunk order, so the totals do not depend on how the
+games were spread over workers.  Besides counts, a tally keeps per game (in game order) a digest of what happened,
+the outcome and the length: every configuration plays game *i* from the same seed, so two answers of a question
+are compared game by game (how many games the answer changed at all, and the paired difference of outcomes).
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-Z95 = 1.959964  # two-sided 95% normal quantile
+from rulepress.analyze.stats import proportion_interval
 
 
-@dataclass
+def _longs() -> array[int]:
+    return array("q")
+
+
+@dataclass(eq=False)
 class Tally:
     games: int = 0
     finished: int = 0
@@ -27,13 +35,30 @@ class Tally:
     flag_games: Counter[str] = field(default_factory=Counter)  # yes/no metric -> games that reported it
     words: dict[str, Counter[str]] = field(default_factory=dict)  # word metric -> value -> games
     histograms: dict[str, Counter[int]] = field(default_factory=dict)  # integer metric -> value -> games
-    seat_games: Counter[int] = field(default_factory=Counter)  # seat -> games with that seat (competitive)
-    seat_wins: Counter[int] = field(default_factory=Counter)  # seat -> games that seat won (alone or tied)
-    ties: int = 0  # games won by more than one player
-    fair_share: float = 0.0  # sum over competitive games of 1/players: the first seat's expected wins if fair
+    # Competitive games, by player count: a seat's fair share of wins is that count's winners per game / players.
+    count_games: Counter[int] = field(default_factory=Counter)  # players -> competitive games
+    seat_wins: Counter[tuple[int, int]] = field(default_factory=Counter)  # (players, seat) -> games it won
+    winners: Counter[int] = field(default_factory=Counter)  # players -> winners summed over games
+    ties: Counter[int] = field(default_factory=Counter)  # players -> games won by more than one
+    # Per game, in game order.
+    traces: array[int] = field(default_factory=_longs)  # a digest of the game's events and final metrics
+    outcomes: array[int] = field(default_factory=_longs)  # won (1/0), or the winning seats as a bit mask
+    lengths: array[int] = field(default_factory=_longs)  # rounds, else actions
+    players: array[int] = field(default_factory=_longs)
+    values: dict[str, array[float]] = field(default_factory=dict)  # numeric and yes/no metric -> per game (nan: none)
+    labels: dict[str, list[str]] = field(default_factory=dict)  # word metric -> per game ("": none)
+    # Which rules' events go with winning: rule -> [units, sum xy, sum xx, sum yy] of values centred within each
+    # game (competitive: per seat, "this player made it happen more than the others"; else per game).
+    links: dict[str, list[float]] = field(default_factory=dict)
+    link_units: int = 0  # competitive: seats summed over games
+    link_yy: float = 0.0  # competitive: Σ over seats of (won - fair share)²
     kind_rule: dict[str, str] = field(default_factory=dict)  # action kind -> the rule its first event names
 
-    def add_game(self, metrics: dict[str, Any], finished: bool, seats: int, winners: list[int] | None) -> None:
+    def add_game(self, metrics: dict[str, Any], finished: bool, seats: int, winners: list[int] | None,
+                 trace: int = 0, by_seat: dict[str, list[int]] | None = None,
+                 by_game: Counter[str] | None = None) -> None:
+        """One game: its metrics, the winning seats (competitive games; None otherwise), its digest, and how
+        many events of each rule named each seat (``by_seat``) or the game as a whole (``by_game``)."""
         self.games += 1
         self.finished += finished
         for key, value in metrics.items():
@@ -49,21 +74,68 @@ class Tally:
                     self.histograms.setdefault(key, Counter())[value] += 1
             else:
                 self.words.setdefault(key, Counter())[str(value)] += 1
+        self._per_game(metrics)
+        length = metrics.get("rounds", metrics.get("actions", 0))
+        self.traces.append(trace)
+        self.lengths.append(int(length) if isinstance(length, int | float) else 0)
+        self.players.append(seats)
         if winners is not None:
-            for seat in range(seats):
-                self.seat_games[seat] += 1
+            self.count_games[seats] += 1
             for seat in winners:
-                self.seat_wins[seat] += 1
-            self.ties += len(winners) > 1
-            self.fair_share += 1 / seats
+                self.seat_wins[seats, seat] += 1
+            self.winners[seats] += len(winners)
+            self.ties[seats] += len(winners) > 1
+            self.outcomes.append(sum(1 << seat for seat in winners))
+            share = len(winners) / seats
+            self.link_units += seats
+            self.link_yy += sum(((seat in winners) - share) ** 2 for seat in range(seats))
+            if by_seat:
+                for rule, counts in by_seat.items():
+                    mean = sum(counts) / seats
+                    self._link(rule, [(count - mean, (seat in winners) - share) for seat, count in enumerate(counts)])
+        else:
+            won = metrics.get("won")
+            self.outcomes.append(int(won) if isinstance(won, bool) else -1)
+            if by_game is not None and isinstance(won, bool):
+                self._game_links(by_game, won)
+
+    def _per_game(self, metrics: dict[str, Any]) -> None:
+        """Every metric of this game in its per-game column (a column a game lacks holds nan or "")."""
+        before = self.games - 1
+        for key, value in metrics.items():
+            if isinstance(value, bool | int | float):
+                self.values.setdefault(key, array("d", [math.nan] * before)).append(float(value))
+            else:
+                self.labels.setdefault(key, [""] * before).append(str(value))
+        for column in self.values.values():
+            if len(column) < self.games:
+                column.append(math.nan)
+        for words in self.labels.values():
+            if len(words) < self.games:
+                words.append("")
+
+    def _link(self, rule: str, pairs: list[tuple[float, float]]) -> None:
+        entry = self.links.setdefault(rule, [0.0, 0.0])
+        for x, y in pairs:
+            entry[0] += x * y
+            entry[1] += x * x
+
+    def _game_links(self, counts: Counter[str], won: bool) -> None:
+        """Solo and cooperative games: raw sums per rule (Σx, Σx², Σxy); a game without the rule adds nothing."""
+        for rule, x in counts.items():
+            entry = self.links.setdefault(rule, [0.0, 0.0, 0.0])
+            entry[0] += x
+            entry[1] += x * x
+            entry[2] += x * won
 
     def merge(self, other: Tally) -> Tally:
         self.games += other.games
         self.finished += other.finished
         for mine, theirs in ((self.fired, other.fired), (self.touched, other.touched),
                              (self.offered, other.offered), (self.chosen, other.chosen), (self.flags, other.flags),
-                             (self.flag_games, other.flag_games), (self.seat_games, other.seat_games),
-                             (self.seat_wins, other.seat_wins)):
+                             (self.flag_games, other.flag_games), (self.count_games, other.count_games),
+                             (self.seat_wins, other.seat_wins), (self.winners, other.winners),
+                             (self.ties, other.ties)):
             mine.update(theirs)
         for key, (n, total, squares) in other.numbers.items():
             entry = self.numbers.setdefault(key, [0, 0.0, 0.0])
@@ -74,11 +146,30 @@ class Tally:
             self.words.setdefault(key, Counter()).update(counts)
         for key, counts in other.histograms.items():
             self.histograms.setdefault(key, Counter()).update(counts)
-        self.ties += other.ties
-        self.fair_share += other.fair_share
+        for mine_array, theirs_array in ((self.traces, other.traces), (self.outcomes, other.outcomes),
+                                         (self.lengths, other.lengths), (self.players, other.players)):
+            mine_array.extend(theirs_array)
+        before = self.games - other.games
+        for key in set(self.values) | set(other.values):
+            column = self.values.setdefault(key, array("d", [math.nan] * before))
+            column.extend(other.values.get(key, array("d", [math.nan] * other.games)))
+        for key in set(self.labels) | set(other.labels):
+            self.labels.setdefault(key, [""] * before).extend(other.labels.get(key, [""] * other.games))
+        for rule, sums in other.links.items():
+            entry = self.links.setdefault(rule, [0.0] * len(sums))
+            for index, value in enumerate(sums):
+                entry[index] += value
+        self.link_units += other.link_units
+        self.link_yy += other.link_yy
         for kind, rule in other.kind_rule.items():
             self.kind_rule.setdefault(kind, rule)  # first chunk first: the same whatever the workers
         return self
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field; per-game columns by their bytes (a metric a game lacks is nan, which equals nothing)."""
+        if not isinstance(other, Tally):
+            return NotImplemented
+        return _comparable(self) == _comparable(other)
 
     def mean(self, key: str) -> tuple[float, float]:
         """The mean of a numeric metric and its standard error."""
@@ -89,9 +180,23 @@ class Tally:
         variance = max(squares / n - mean * mean, 0.0) * n / (n - 1) if n > 1 else 0.0
         return mean, math.sqrt(variance / n)
 
+    def link_sums(self, rule: str) -> tuple[float, float, float, float]:
+        """``(units, Σxy, Σxx, Σyy)`` of centred values for ``rule``: per seat and centred within each game in
+        competitive games ("this player made it happen more than the others"), per game otherwise."""
+        sums = self.links.get(rule)
+        if sums is None:
+            return 0.0, 0.0, 0.0, 0.0
+        if len(sums) == 2:
+            return float(self.link_units), sums[0], sums[1], self.link_yy
+        n = sum(1 for value in self.outcomes if value >= 0)
+        wins = sum(1 for value in self.outcomes if value == 1)
+        if not n:
+            return 0.0, 0.0, 0.0, 0.0
+        sx, sxx, sxy = sums
+        return float(n), sxy - sx * wins / n, sxx - sx * sx / n, wins - wins * wins / n
+
     def summary(self) -> dict[str, Any]:
-        """The same keys as :func:`rulepress.analyze.impact.summarise`: ``x mean``, ``x mean ±``, ``x %``,
-        ``x=word %`` and ``games``."""
+        """Means (``x mean`` with its standard error ``x mean ±``), shares (``x %``, ``x=word %``) and ``games``."""
         found: dict[str, Any] = {"games": self.games}
         for key in sorted(set(self.numbers) | set(self.flag_games) | set(self.words)):
             if key in self.flag_games:
@@ -108,15 +213,20 @@ class Tally:
         return found
 
 
+def _comparable(tally: Tally) -> list[Any]:
+    def one(value: Any) -> Any:
+        if isinstance(value, array):
+            return value.typecode, value.tobytes()
+        if isinstance(value, dict):
+            return {key: one(item) for key, item in value.items()}
+        return value
+
+    return [one(getattr(tally, name)) for name in tally.__dataclass_fields__]
+
+
 def wilson(successes: int, trials: int) -> tuple[float, float]:
     """The 95% Wilson score interval of a proportion (sound near 0% and 100%, unlike the normal one)."""
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denominator = 1 + Z95 * Z95 / trials
-    centre = (p + Z95 * Z95 / (2 * trials)) / denominator
-    half = Z95 * math.sqrt(p * (1 - p) / trials + Z95 * Z95 / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return proportion_interval(successes, trials)
 
 
 def quantile(histogram: Counter[int], q: float) -> int:

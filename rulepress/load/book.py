@@ -43,6 +43,12 @@ class Question:
     source: str
     note: str
     line: int | None
+    # The findings this question answers, by subject ("rule:lm.night.deck-out", "word:adjacent", "data:score.bands"):
+    # a finding is "tracked by" a question only by subject, never because they share a rule.
+    tracks: list[str] = field(default_factory=list)
+    # Where the question matters in play: engine options to play it under (a challenge) and player counts, each
+    # an entry {options: {...}, players: [...]}; empty: where its option's rules are played (docs/ANALYSIS.md).
+    simulated_with: list[dict[str, Any]] = field(default_factory=list)
 
     def option_value(self, answer: str) -> Any:
         return self.option_values.get(answer, answer)
@@ -396,7 +402,8 @@ def _load_questions(book: Book, rules: RuleCheck) -> list[Question]:
                                             f"of its answers {sorted(answers)}"))
         ids = rules.require(shown, line_of(item, "rules"), item["rules"], f"question {qid}")
         questions.append(Question(qid, item["question"], ids, answers, assumed, item["status"], item.get("option"),
-                                  plain(option_values), item.get("source", "seed"), item.get("note") or "", line))
+                                  plain(option_values), item.get("source", "seed"), item.get("note") or "", line,
+                                  [str(t) for t in item.get("tracks") or []], plain(item.get("simulated_with") or [])))
     return questions
 
 

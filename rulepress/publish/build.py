@@ -148,8 +148,19 @@ class _Interrupts:
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
         self.received.append(signum)
-        if not self.holding:
+        if not self.holding and not _in_finalizer(frame):
             self.check()
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
+    """Whether the signal came while an object was being finalized (WeasyPrint's ``FontConfiguration.__del__``):
+    Python prints an exception raised there as "Exception ignored in ..." and drops it, so it is only remembered
+    and the build's next ``check`` raises it."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 @contextmanager
@@ -176,9 +187,9 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
     lint_problems = []
     for check in report.books:
         report.warnings.extend(unlogged_changes(root, check.book))
-        errors, warnings = lint.gate_findings(check.book, lint.exercised_rules(root, check))
+        errors, warnings = lint.gate_findings(check.book)
         lint_problems += errors  # an error of the text against its data that no designer question tracks
-        report.warnings.extend(warnings)
+        report.lint_warnings.extend(warnings)
         errors, warnings = translation_findings(check)
         lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
@@ -187,7 +198,7 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         lint_problems += [str(problem) for problem in site_folders.problems(root)]
     except SourceError as exc:  # mkdocs.yml itself cannot be read
         lint_problems.append(str(exc))
-    problems = report.failures() + lint_problems + (report.warnings if strict else [])
+    problems = report.failures() + lint_problems + (report.warnings + report.lint_warnings if strict else [])
     if not problems:  # no unchecked example in the player editions; their text is checked as it is rendered
         problems = unreviewed(report)  # (the site's by the plugin, see render_site; each PDF's by render/pdf.py)
     if problems:
@@ -489,4 +500,7 @@ def build(root: Path, strict: bool = False, site_dir: Path | None = None, timing
     if swept:
         lines.append(f"removed {len(swept)} folder(s) left by killed builds")
     lines += [f"warning: {w}" for w in report.warnings + warnings]
-    return lines
+    from rulepress.analyze import lint
+
+    counted = lint.summary(report.lint_warnings)  # one line, not one per finding: `rulepress lint` lists them
+    return lines + ([f"warning: {counted}"] if counted else [])

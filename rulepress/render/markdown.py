@@ -18,7 +18,7 @@ from rulepress.load.rules import CROSS_REF, Chapter, Rule
 from rulepress.protocol import Narrator
 from rulepress.render.strings import Strings, strings
 from rulepress.verify.replay import ExampleResult, TranscriptLine
-from rulepress.verify.trace import Trace
+from rulepress.verify.trace import ALL_PROSE, Trace
 
 
 @dataclass
@@ -162,10 +162,11 @@ def provenance_note(rule_id: str, book: Book) -> str | None:
     if origin is None:
         return None
     questions = ", ".join(origin.questions)
+    t = words(book)
     if origin.added:
-        return (f'<p class="provenance added">Added: the source text does not say this; recorded as {questions}.</p>')
-    asked = f" · decided by {questions}" if questions else ""
-    return f'<p class="provenance">Source: {html.escape(origin.source or "")}{asked}</p>'
+        return f'<p class="provenance added">{html.escape(t("provenance_added", questions=questions))}</p>'
+    asked = t("provenance_decided", questions=questions) if questions else ""
+    return f'<p class="provenance">{html.escape(t("provenance_source", source=origin.source or ""))}{asked}</p>'
 
 
 def examples_by_rule(results: list[ExampleResult]) -> dict[str, list[ExampleResult]]:
@@ -351,43 +352,59 @@ def questions_markdown(book: Book, link: Linker, impact: dict[str, Any] | None) 
 
 
 def _question_block(question: Question, book: Book, link: Linker, impact: dict[str, Any] | None) -> list[str]:
+    t = words(book)
     rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in question.rules)
-    kind = {"seed": "asked in the seed", "reconstructed": "reconstructed component",
-            "engine": "decided by the engine"}[question.source]
+    kind = t(f"question_source_{question.source}")
     mark = translation_mark(book, f"question:{question.id}")
     lines = [f"### {question.id}: {escape_md(question.question)} {{#{question.id}}}", "", *([mark, ""] if mark else []),
-             f"*Status:* **{question.status}** · *{kind}* · *Rules:* {rules}"
-             + (f" · *Engine option:* `{question.option}`" if question.option else ""), "",
-             "| answer | meaning | |", "|---|---|---|"]
+             t("question_facts", status=t(f"question_status_{question.status}"), kind=kind, rules=rules)
+             + (t("question_option", option=f"`{question.option}`") if question.option else ""), "",
+             t("question_columns"), "|---|---|---|"]
     for key, meaning in question.answers.items():
-        mark = "assumed now" if key == question.assumed else ""
+        mark = t("assumed_now") if key == question.assumed else ""
         lines.append(f"| `{key}` | {meaning} | {mark} |")
     lines.append("")
     if question.note:
         lines += [question.note, ""]
     if impact:
-        lines += impact_markdown(impact)
+        lines += impact_markdown(impact, t)
     return lines
 
 
-def impact_markdown(impact: dict[str, Any]) -> list[str]:
-    from rulepress.analyze.impact import measurable_moves
+def impact_markdown(impact: dict[str, Any], t: Any) -> list[str]:
+    from rulepress.analyze.impact import metric_words  # render reads analyze's figures (impact), as before
 
-    games = impact.get("games", 0)
-    simulated = (f"{games} games per answer ({impact.get('policy', 'random')} play), from the last "
-                 "`rulepress questions --impact` run"
-                 if games else "no current simulation: run `rulepress questions --impact`")
-    lines = [f"**Impact** (examples replayed under each answer on this build; {simulated}):", ""]
+    """Per answer: the examples that change on this build, and what simulated play found in each setting where
+    the question matters (from the saved analysis, with its evidence)."""
+    if not impact.get("simulated"):
+        simulated = t("impact_not_simulated")
+    elif impact.get("current"):
+        simulated = t("impact_current", policy=impact.get("policy", ""))
+    else:
+        simulated = t("impact_stale", policy=impact.get("policy", ""),
+                      files=", ".join(f"`{f}`" for f in impact.get("changed", [])))
+    lines = [t("impact_heading", simulated=simulated), ""]
     for answer in impact.get("alternatives", []):
         changed = answer["examples_changed"]
         lines.append(f"- `{answer['answer']}`: " + (
-            "no example changes" if not changed else
-            "examples that change: " + "; ".join(f"{c['id']} ({c['how']})" for c in changed)))
-        if games:
-            moves = measurable_moves(impact.get("baseline", {}), answer.get("metrics", {}))
-            lines.append("    - simulated play: " + ("; ".join(moves) if moves else "nothing moves beyond noise"))
+            t("impact_no_example") if not changed else
+            t("impact_examples", examples="; ".join(f"{c['id']} ({t('impact_how_' + c.get('kind', 'outcome'))})"
+                                                    for c in changed))))
+        for setting in answer.get("settings", []):
+            moves = "; ".join(f"{metric_words(m['metric'], t)} {_figure(m['before'])} → {_figure(m['after'])} "
+                              f"({_figure(m['ci95'][0], True)} … {_figure(m['ci95'][1], True)})"
+                              for m in setting.get("moves", [])[:3])
+            where = t("analysis_text_game") if setting.get("text") else setting["setting"]
+            lines.append("    - " + t("impact_setting", setting=where, games=setting["games"],
+                                        changed=setting["changed"])
+                         + (t("impact_moves", moves=moves) if moves else t("impact_quiet")))
     lines.append("")
     return lines
+
+
+def _figure(value: float, signed: bool = False) -> str:
+    """A share as points (0.123 -> 12.3), a count or mean with two decimals."""
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
 def changelog_markdown(book: Book, link: Linker) -> str:
@@ -395,8 +412,11 @@ def changelog_markdown(book: Book, link: Linker) -> str:
     editions: dict[str, list[Any]] = {}
     for entry in book.changelog:
         editions.setdefault(entry.edition, []).append(entry)
+    t = words(book)
+    if book.status:  # a translation: the change log has no translated text, the source's is printed
+        lines += [f'<p class="translation-mark missing">{html.escape(t("translation_missing"))}</p>', ""]
     for edition, entries in editions.items():
-        lines += [f"### Edition {escape_md(edition)}", ""]
+        lines += [f"### {t('edition_line', edition=escape_md(edition))}", ""]
         for number, entry in enumerate(entries, start=1):
             rules = ", ".join(f"[{book.rules[r].number}]({link.rule(r)})" for r in entry.rules)
             lines.append(f"{number}. **{escape_md(entry.title)}** ({rules}). {entry.why}")
@@ -405,19 +425,20 @@ def changelog_markdown(book: Book, link: Linker) -> str:
 
 
 def coverage_markdown(book: Book, trace: Trace, link: Linker) -> str:
-    rows = ["| rule | engine | examples | exercised by replay |", "|---|---|---|---|"]
+    t = words(book)
+    rows = [t("coverage_columns"), "|---|---|---|---|"]
     for rule in trace.rules.values():
-        engine = "prose only: " + rule.prose_only if rule.prose_only is not None else (
-            f"{len(rule.engine)} place(s)" if rule.engine else "through its sub-rules")
+        reason = t("coverage_all_prose") if rule.prose_only == ALL_PROSE else rule.prose_only
+        engine = t("coverage_prose_only", reason=reason) if rule.prose_only is not None else (
+            t("coverage_places", count=len(rule.engine)) if rule.engine else t("coverage_sub_rules"))
         examples = ", ".join(f"[{e}]({link.example(e)})" for e in rule.examples) or "—"
-        exercised = "yes" if rule.exercised_by else "**no**"
+        exercised = t("coverage_yes") if rule.exercised_by else f"**{t('coverage_no')}**"
         rows.append(f"| [{rule.number} {rule.title}]({link.rule(rule.id)}) `{rule.id}` | {engine} | {examples} | "
                     f"{exercised} |")
     missing = trace.unexercised()
-    head = [f"{len(trace.rules) - len(missing)} of {len(trace.rules)} rules are exercised by replaying the "
-            "examples (or are prose only).", ""]
+    head = [t("coverage_summary", exercised=len(trace.rules) - len(missing), total=len(trace.rules)), ""]
     if missing:
-        head += ["Rules no example exercises:", ""]
+        head += [t("coverage_missing"), ""]
         head += [f"- [{r.number} {r.title}]({link.rule(r.id)}) `{r.id}`" for r in missing]
         head.append("")
     return "\n".join(head + rows) + "\n"

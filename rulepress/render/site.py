@@ -310,7 +310,7 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None, lang: str | Non
     files[page] = (f"# {t('designer_questions')}\n\n"
                    f"{t('questions_intro', open=open_count, total=len(book.questions))}\n\n"
                    + render.questions_markdown(book, linker(check, page), impact)
-                   + cached_designer_markdown(book.root, book.id))
+                   + cached_designer_markdown(book.root, book.id, t, book))
     page = f"{book.id}/designer/changelog.md"
     files[page] = f"# {t('change_log')}\n\n" + render.changelog_markdown(book, linker(check, page))
     page = f"{book.id}/designer/coverage.md"

@@ -43,6 +43,7 @@ class Report:
     books: list[BookCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    lint_warnings: list[str] = field(default_factory=list)  # said as one count by kind (rulepress lint lists them)
 
     @property
     def ok(self) -> bool:

@@ -15,6 +15,8 @@ from rulepress.errors import SourceError, relative
 if TYPE_CHECKING:
     from rulepress.verify.gate import BookCheck
 
+ALL_PROSE = "every rule under this heading is prose only"  # a heading's reason (pages say it in their language)
+
 
 @dataclass
 class RuleTrace:
@@ -120,7 +122,7 @@ def build_trace(check: BookCheck, root: Path) -> Trace:
         if not children:
             continue
         if trace.prose_only is None and not trace.engine and all(rules[c].prose_only is not None for c in children):
-            trace.prose_only = "every rule under this heading is prose only"
+            trace.prose_only = ALL_PROSE
         if not trace.exercised_by:
             trace.exercised_by = list(dict.fromkeys(e for child in children for e in rules[child].exercised_by))
     for rule_id, rule in book.rules.items():

@@ -1,0 +1,170 @@
+"""What ``rulepress analyze`` plays: every configuration, and which one each is compared with.
+
+* every policy with the text's options (random play and each of the engine's ``POLICIES``);
+* every option set of the engine's ``BENCH_CONFIGS`` that is the text's own game (a challenge, an expansion),
+  under ``IMPACT_POLICY``;
+* every option set that bundles answers other than the text's (Lantern Moths' ``alternatives``): played, but never
+  counted as the text's game.  A set is such a bundle when the engine names it in ``ANSWER_BUNDLES``, or when it
+  sets an option that answers a designer question to anything but its default;
+* every answer of every designer question with an engine option, in each setting where the question matters: the
+  question's ``simulated_with`` in questions.yaml, else each of the text's option sets whose options bear on the
+  rules the question's option bears on (a challenge question is played in its challenge), else the text's game.
+  Each answer is compared game by game with the same setting under the assumed answer (its *baseline*).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rulepress.analyze.impact import TEXT, alternatives, impact_policy
+from rulepress.errors import SourceError
+from rulepress.load.book import Question
+from rulepress.verify.gate import BookCheck
+
+
+@dataclass(frozen=True)
+class Config:
+    """One way of playing the book: a policy, the engine options and player counts it plays under."""
+
+    label: str
+    policy: str
+    options: dict[str, Any] = field(default_factory=dict)
+    question: str | None = None
+    answer: str | None = None
+    role: str = "policy"  # policy | variant | bundle | baseline | answer
+    setting: str = TEXT  # where it is played: the text's game, a challenge ("glow-shrooms"), player counts
+    players: tuple[int, ...] = ()  # () = every player count the book allows
+    baseline: str | None = None  # an answer's comparison: the label of its setting under the assumed answer
+
+    @property
+    def default(self) -> bool:
+        """The text's own rules with every option at its default, all player counts."""
+        return not self.options and not self.players
+
+    @property
+    def text(self) -> bool:
+        """Plays the rules as the text gives them (its options, a challenge, a player count), not another answer."""
+        return self.role in ("policy", "variant", "baseline")
+
+    @property
+    def play(self) -> tuple[dict[str, Any], str, list[int] | None]:
+        return dict(self.options), self.policy, list(self.players) or None
+
+
+def _specs(engine: Any) -> dict[str, Any]:
+    return {spec.name: spec for spec in getattr(engine, "OPTIONS", ())}
+
+
+def bundles(engine: Any) -> set[str]:
+    """The engine's option sets that are not the text's game: named in ``ANSWER_BUNDLES``, or setting an option
+    that answers a designer question to something other than its default."""
+    specs = _specs(engine)
+    found = set(getattr(engine, "ANSWER_BUNDLES", ()))
+    for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items():
+        for option, value in (options or {}).items():
+            spec = specs.get(option)
+            if spec is not None and spec.question and value != spec.default:
+                found.add(name)
+    return found
+
+
+def variants(engine: Any) -> dict[str, dict[str, Any]]:
+    """The engine's option sets that play the text's own game under other options (challenges, expansions)."""
+    skip = bundles(engine)
+    return {name: dict(options) for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items()
+            if options and name not in skip}
+
+
+def _bears_on(rules: tuple[str, ...], targets: tuple[str, ...]) -> bool:
+    return any(rule == target or rule.startswith(target + ".") for rule in rules for target in targets)
+
+
+def settings(check: BookCheck, question: Question) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
+    """Where ``question`` is simulated: ``(options, player counts)`` for each setting (see the module's text)."""
+    engine = check.engine
+    specs = _specs(engine)
+    shown = check.book.path("questions.yaml")
+    if question.simulated_with:
+        found = []
+        for entry in question.simulated_with:
+            options = dict(entry.get("options") or {})
+            for name, value in options.items():
+                spec = specs.get(name)
+                if spec is None:
+                    raise SourceError(shown, question.line, f"question {question.id}: simulated_with names the "
+                                                            f"option '{name}', which the engine does not have "
+                                                            f"(options: {', '.join(sorted(specs))})")
+                if value not in spec.choices:
+                    raise SourceError(shown, question.line, f"question {question.id}: simulated_with gives "
+                                                            f"{name} = {value!r}, not one of {list(spec.choices)}")
+            found.append((options, tuple(int(p) for p in entry.get("players") or ())))
+        return found
+    spec = specs.get(question.option or "")
+    rules = tuple(spec.rules) if spec is not None else tuple(question.rules)
+    found = []
+    for options in variants(engine).values():
+        targets = tuple(r for name in options if name in specs for r in specs[name].rules)
+        if _bears_on(rules, targets):
+            found.append((options, ()))
+    return found or [({}, ())]
+
+
+def setting_name(engine: Any, options: dict[str, Any], players: tuple[int, ...]) -> str:
+    """``glow-shrooms``, ``glow-shrooms + frozen-lake``, ``the text's game at 4 players``."""
+    named = []
+    rest = dict(options)
+    for name, set_options in variants(engine).items():
+        if set_options and all(rest.get(k) == v for k, v in set_options.items()):
+            named.append(name)
+            for key in set_options:
+                rest.pop(key, None)
+    named += [f"{key}={value}" for key, value in sorted(rest.items())]
+    text = " + ".join(named) or TEXT
+    if players:
+        text += f" at {'/'.join(map(str, players))} players"
+    return text
+
+
+def configs(check: BookCheck) -> list[Config]:
+    """Every configuration to play, the text's game first; each answer after the baseline it is compared with."""
+    engine = check.engine
+    main = impact_policy(engine)[0]
+    found = [Config(f"{policy} play", policy) for policy in ["random", *getattr(engine, "POLICIES", {})]]
+    skip = bundles(engine)
+    for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items():
+        if options:
+            role = "bundle" if name in skip else "variant"
+            found.append(Config(f"option set {name}", main, dict(options), role=role,
+                                setting=name if role == "variant" else f"{name} (not the text)"))
+    for question in check.book.questions:
+        if question.option is None or question.status == "dropped":
+            continue
+        for options, players in settings(check, question):
+            base = _baseline(found, engine, main, options, players)
+            for answer in alternatives(question):
+                label = f"{question.id} = {answer}" + ("" if base.default else f" ({base.setting})")
+                found.append(Config(label, main, {**options, question.option: question.option_value(answer)},
+                                    question.id, answer, "answer", base.setting, players, base.label))
+    return found
+
+
+def _baseline(found: list[Config], engine: Any, policy: str, options: dict[str, Any],
+              players: tuple[int, ...]) -> Config:
+    """The configuration playing ``options`` and ``players`` with the text's answers, added when missing."""
+    for config in found:
+        if config.text and config.policy == policy and config.options == options and config.players == players:
+            return config
+    name = setting_name(engine, options, players)
+    config = Config(name, policy, dict(options), role="baseline", setting=name, players=players)
+    found.append(config)
+    return config
+
+
+def possible(check: BookCheck, config: Config, rule_id: str) -> bool:
+    """Whether ``rule_id`` can happen in a game of ``config``: a rule inside a challenge's rules (an option that
+    answers no question, whose rules contain it) needs the challenge's option on."""
+    for spec in getattr(check.engine, "OPTIONS", ()):
+        if not spec.question and any(rule_id == r or rule_id.startswith(r + ".") for r in spec.rules):
+            return config.options.get(spec.name, spec.default) != spec.default
+    return True
