@@ -366,6 +366,20 @@ def test_the_kuhn_playthrough_matches_openspiels_record_at_every_step() -> None:
     assert "King" in (result.checkpoints["state-4"].svg or "")  # the showdown shows it
 
 
+def test_the_kuhn_deal_draws_from_what_openspiels_chance_nodes_offer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenSpiel's states 0 and 1 are the deal's chance nodes: LegalActions() [0, 1, 2] (Deal:0-2), then, after
+    Deal:1, [0, 2].  The setup draws the same: from the three cards, then from the Jack and the King."""
+    from rulepress.protocol import Chance
+
+    offered: list[list[str]] = []
+    draw = Chance.draw_from
+    monkeypatch.setattr(Chance, "draw_from", lambda self, population, what="outcome": (
+        offered.append(list(population)), draw(self, population, what))[1])
+    state = game_of("kuhn-poker").new_state(["Ann", "Ben"], 0, ["Queen", "King"])
+    assert offered == [["Jack", "Queen", "King"], ["Jack", "King"]]
+    assert state.cards == {"Ann": "Queen", "Ben": "King"} and state.aside == "Jack"
+
+
 def test_a_folded_card_is_never_printed_for_the_other_seat() -> None:
     result = replayed("kuhn-poker", example("kuhn-poker", "kp-bluff-and-fold"))
     assert result.ok, result.message
@@ -414,12 +428,13 @@ def test_the_gate_refuses_a_view_that_shows_what_its_seat_cannot_see(monkeypatch
     result = replayed("lantern-moths", example("lantern-moths", "lm-plant"))
     assert result.status == "error"
     assert "the observer's view for Ann changes when only hands (a hand: its holder only)" in result.message
+    assert "is dealt again (hands.Ben.0: " in result.message  # the first place the two views differ
 
 
 @pytest.mark.parametrize(("book", "example_id", "seat", "printed"), [
-    ("lantern-moths", "lm-dusk-refill", None, "jade-3"),  # Ben's cards, told from the public view
-    ("lantern-moths", "lm-dusk-refill", "Ann", "jade-3"),  # ... and from Ann's
-    ("lantern-moths", "lm-draw", None, "violet-3"),  # a card drawn from the deck (an event)
+    ("lantern-moths", "lm-dusk-refill", None, "jade"),  # Ben's cards (the jade moth worth 3), told from the public view
+    ("lantern-moths", "lm-dusk-refill", "Ann", "jade"),  # ... and from Ann's
+    ("lantern-moths", "lm-draw", None, "violet"),  # a card drawn from the deck (an event)
     ("lantern-moths", "lm-ghost-moth", "Ben", "7"),  # Ann's score before the game is scored
     ("kuhn-poker", "kp-bluff-and-fold", "Ann", "Queen"),  # Ben's card, told from Ann's seat
 ])
@@ -439,6 +454,20 @@ def test_the_gate_refuses_prose_that_prints_a_hidden_result() -> None:
     assert replayed("lantern-moths", dataclasses.replace(ex, text=text)).ok  # told from Ann: her own lantern
     result = replayed("lantern-moths", dataclasses.replace(ex, text=text, seat="Ben"))
     assert result.status == "error" and "it prints '7' (after 'Ann has')" in result.message
+
+
+def test_where_two_views_and_two_texts_first_differ() -> None:
+    from rulepress.verify.hidden import first_change, prose_leak
+
+    assert first_change({"a": [1, 2]}, {"a": [1, 2]}) is None
+    assert first_change({"a": [1, 2], "b": 3}, {"a": [1, 5], "b": 4}) == "a.1: 2 -> 5"
+    assert first_change({"a": 1}, {"a": 1, "b": 2}) == "b: '(none)' -> 2"
+    assert first_change({"a": 1, "b": 2}, {"a": 1}) == "b: 2 -> '(gone)'"
+    assert first_change([1, 2], [1, 2, 3]) == "value: [1, 2] -> [1, 2, 3]"
+    assert prose_leak("Ann holds\nthe Queen.", "Ann holds\nthe Queen.") is None
+    assert prose_leak("Ann holds\nthe Queen now.", "Ann holds\nthe hidden now.") == (
+        1, "'Queen' (after 'Ann holds the'), where the seat's view has 'hidden'")
+    assert prose_leak("Ben wins", "Ben wins 2") == (0, "'(the end)' (after 'Ben wins'), where the seat's view has ' '")
 
 
 def test_prose_that_works_with_a_hidden_value_is_refused() -> None:
@@ -513,6 +542,17 @@ def test_a_diagram_mapping_is_schema_checked(tmp_path: Path) -> None:
         load_example(folder / "kp-check-then-call.yaml", book)
 
 
+def test_a_diagram_told_from_a_seat_needs_no_caption() -> None:
+    ex = example("kuhn-poker", "kp-check-then-call")
+    steps = [dataclasses.replace(step, data={**step.data, "diagram": {"as": "Ben"}}) if step.kind == "checkpoint"
+             else step for step in ex.steps]
+    result = replayed("kuhn-poker", dataclasses.replace(ex, steps=steps))
+    assert result.ok, result.message
+    drawn = result.checkpoints["ann-again"]
+    assert drawn.caption is None and drawn.seat == "Ben" and drawn.view is not None
+    assert "King" in (drawn.svg or "") and "Queen" not in (drawn.svg or "")  # Ben's card up, Ann's face down
+
+
 def test_the_alternative_text_narrates_the_diagrams_view() -> None:
     from rulepress.render.markdown import Linker, example_markdown
 
@@ -553,6 +593,16 @@ def test_explain_as_a_seat_shows_its_view_its_string_and_only_its_actions(capsys
     assert "Ann: Jack" in out and "Ben: hidden" in out
     code, out, _ = run(capsys, "--root", str(KUHN), "explain", "kuhn-poker", "kp-bluff-and-fold", "--step", "4")
     assert code == 0 and "Ann: Jack" in out and "Ben: Queen" in out  # the designer's whole state
+
+
+def test_explain_as_a_seat_keeps_a_hidden_choice_hidden(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "explain", "last-lantern", "ll-seed-voices-collision", "--step", "7", "--as", "Howard")
+    assert code == 0 and "choice: hidden" in out and "choice: snail" not in out
+    assert "Howard's legal actions (3):" in out and "Coco chooses" not in out
+    code, out, _ = run(capsys, "explain", "last-lantern", "ll-seed-voices-collision", "--step", "7", "--as", "Milo")
+    assert code == 0 and "choice: snail" in out
+    code, out, _ = run(capsys, "explain", "last-lantern", "ll-seed-voices-collision", "--step", "2", "--as", "Milo")
+    assert "Milo's legal actions (1):" in out and "{do: draw}" in out  # an action nobody owns is everyone's
 
 
 @pytest.mark.parametrize(("root", "args", "said"), [

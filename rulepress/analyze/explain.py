@@ -222,8 +222,8 @@ def describe(position: Position, engine: ModuleType, action: Mapping[str, Any] |
             out(f"Information state ({seat}): {strings(state, seat)!r}")
         legal = list(game.legal_actions(state))
         step_of = getattr(game, "action_step", None)
-        if seat is not None:  # another player's actions would tell what they hold
-            legal = [move for move in legal if step_of is not None and step_of(state, move).get("player") == seat]
+        if seat is not None:  # another player's actions would tell what they hold; one nobody owns (a draw) is public
+            legal = [move for move in legal if step_of is not None and step_of(state, move).get("player", seat) == seat]
             out(f"{seat}'s legal actions ({len(legal)}):" if legal else
                 f"{seat}'s legal actions: none (other players' actions are not shown)")
         else:
