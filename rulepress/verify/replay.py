@@ -248,7 +248,7 @@ class _Replay:
             if asked:
                 raise _Broken(f"line {asked[0][1]}: 'as:' tells the example from a seat, but the {self.book.id} "
                               f"engine has no observer: nothing is hidden, every seat sees the whole state "
-                              f"(docs/ENGINE.md, \"Hidden information\")")
+                              f"(`rulepress guide engine`, \"Hidden information\")")
         return observer
 
     def steps(self, game: Game, state: Any) -> None:
@@ -432,7 +432,7 @@ class _Replay:
         where = f"{self.where} checkpoint '{step.data['checkpoint']}'"
         if observer is None:
             raise _Broken(f"{where}: expect asks for {', '.join(sorted(asked))}, but the {self.book.id} engine has "
-                          f"no observer: nothing is hidden (docs/ENGINE.md, \"Hidden information\")")
+                          f"no observer: nothing is hidden (`rulepress guide engine`, \"Hidden information\")")
         if "views" in asked:
             snapshot["views"] = {seat: _frozen(observer.view(state, seat)) for seat in players}
         if "public_view" in asked:
@@ -441,7 +441,8 @@ class _Replay:
             strings = getattr(observer, "information_state", None)
             if strings is None:
                 raise _Broken(f"{where}: expect asks for information_state, but the {self.book.id} engine's observer "
-                              f"has no information_state(state, seat) (docs/ENGINE.md, \"Hidden information\")")
+                              f"has no information_state(state, seat) (`rulepress guide engine`, "
+                              f"\"Hidden information\")")
             snapshot["information_state"] = {seat: strings(state, seat) for seat in players}
 
     def told_view(self, observer: Observer, state: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
