@@ -304,7 +304,7 @@ class _Replay:
     def unused(self, game: Game, state: Any) -> list[Any]:
         unused = getattr(game, "unused_chance", None)
         if unused is None:
-            raise _Broken(f"{self.where}: the engine has no unused_chance(state) (docs/ENGINE.md), so the gate "
+            raise _Broken(f"{self.where}: the engine has no unused_chance(state) (rulepress guide engine), so the gate "
                           f"cannot tell whether the forced chance outcomes were drawn")
         return list(unused(state))
 
