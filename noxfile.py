@@ -79,7 +79,7 @@ OPENSPIEL = "open_spiel==2.0.2"
 @nox.session
 def analysis(session: nox.Session) -> None:
     """Every book analysed at the defaults (500 games, up to 8000) with two seeds: the same findings in both."""
-    session.install("-e", ".[test]")
+    session.install(*PINS, "-e", ".[test]")
     env = {"RULEPRESS_ANALYSIS_GAMES": os.environ.get("RULEPRESS_ANALYSIS_GAMES", "500"),
            "RULEPRESS_ANALYSIS_BUDGET": os.environ.get("RULEPRESS_ANALYSIS_BUDGET", "8000"),
            "RULEPRESS_ANALYSIS_BOOKS": os.environ.get("RULEPRESS_ANALYSIS_BOOKS", "lantern-moths,last-lantern,lantern"),

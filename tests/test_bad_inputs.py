@@ -442,7 +442,7 @@ def test_judge_sees_code_run_files_changed_and_tracebacks(tmp_path: Path, monkey
     (places.root / ".rulepress-cache" / "staging" / "123-abcd").mkdir(parents=True)
     output = f"Traceback (most recent call last):\nrules_src/mini/book.yaml:2: bad\n{SECRET}\n"
     failures = judge(case, places, Outcome(0, output, 99.0, ["('example.com', 80)"]), before)
-    assert failures == ["a traceback", "took 99.0 s, the bound is 15 s",
+    assert failures == ["a traceback", "took 99.0 s, the bound is 30 s",
                         f"the input ran code (it created {places.marker})",
                         "the run went online: [\"('example.com', 80)\"]", f"{SECRET!r} in the output",
                         "exit 0, expected 1", "the run changed files of the project: ['site/index.html']",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import multiprocessing
 import os
@@ -356,6 +357,13 @@ def test_the_designer_section_is_drawn_once_until_its_analysis_or_what_decides_p
     # What the section is made from, nothing of the checkout written.
     for folder in ("reports", "engine/lantern", "rules_src/lantern"):
         shutil.copytree(default_root() / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    # The copied report as made from the engine as it is now, whatever the checkout's saved one was made from.
+    from rulepress.analyze.fingerprint import engine_fingerprint, play_digests
+    saved_path = tmp_path / "reports/analysis/lantern.json"
+    analysis = json.loads(saved_path.read_text(encoding="utf-8"))
+    analysis["inputs"] = play_digests(tmp_path, analysis["engine_package"], "lantern")
+    analysis["engine"] = engine_fingerprint(tmp_path, analysis["engine_package"], "lantern")
+    saved_path.write_text(json.dumps(analysis), encoding="utf-8")
     drawn: list[str] = []
     real = report.designer_markdown
     monkeypatch.setattr(report, "designer_markdown", lambda *a, **k: drawn.append(a[1]) or real(*a, **k))

@@ -409,7 +409,7 @@ def test_an_engine_that_cannot_tell_what_is_unused_replays_what_forces_nothing(m
 
 def test_an_engine_that_cannot_tell_what_is_unused_is_an_error_at_the_chance_step(mini: Path) -> None:
     _failed(_run(mini, CHANCE.replace("SKY", "breeze"), bug="no-unused"),
-            "step 1 (line 7): the engine has no unused_chance(state) (docs/ENGINE.md), so the gate cannot tell "
+            "step 1 (line 7): the engine has no unused_chance(state) (rulepress guide engine), so the gate cannot tell "
             "whether the forced chance outcomes were drawn", status="error")
 
 
@@ -417,7 +417,7 @@ def test_an_engine_that_cannot_tell_what_is_unused_is_an_error_at_start_chance(m
     check = load_checked_book(_project(mini, TWO_TAKES, "no-unused", start="{setup: true, chance: [calm]}"), "mini")
     [example] = check.examples
     _failed(replay(example, check.book, check.engine, draw=False),
-            "start (line 5): the engine has no unused_chance(state) (docs/ENGINE.md), so the gate cannot tell "
+            "start (line 5): the engine has no unused_chance(state) (rulepress guide engine), so the gate cannot tell "
             "whether the forced chance outcomes were drawn", status="error")
 
 

@@ -199,7 +199,7 @@ def test_record_needs_action_step_to_write_a_policy_game(tmp_path: Path,
     code, _, err = run(capsys, "--root", str(project), "record", "mini", "--seed", "1")
     assert code == 1
     assert err == ("rulepress record: engine 'mini' cannot name its actions as example steps (it has no "
-                   "action_step(state, action), docs/ENGINE.md): record it from --moves instead (nothing was "
+                   "action_step(state, action): rulepress guide engine): record it from --moves instead (nothing was "
                    "written)\n")
     code, out, _ = run(capsys, "--root", str(project), "record", "mini", "--moves",
                        "[{player: Ann, do: take, stones: 3}]", "--rules", "mini.play.take")

@@ -550,3 +550,15 @@ def test_cover_texts_translate_entry_for_entry(project: Path) -> None:
     book = load_translation(load_book(project, "mini"), "fr")
     assert book.data["cover"] == {"blurb": "Take stones.", "components": ["{{ pile.start }} pierres", "un sac"]}
     assert book.status["book:cover"] == "stale"  # translated, never marked
+
+
+def test_a_changed_cover_alt_makes_the_translated_cover_stale(project: Path) -> None:
+    """The artwork's alternative text is one of the cover's words: rewording it in the source makes the
+    translation's cover stale until it is marked again."""
+    edit(project, "rules_src/mini/book.yaml", "chapters:", "cover:\n  alt: A pile of stones\nchapters:")
+    fr = project / "rules_src/mini/fr/book.yaml"
+    fr.write_text(fr.read_text(encoding="utf-8") + "cover:\n  alt: Un tas de pierres\n", encoding="utf-8")
+    assert main(["--root", str(project), "translations", "mini", "--lang", "fr", "--mark", "book:cover"]) == 0
+    assert load_translation(load_book(project, "mini"), "fr").status["book:cover"] == "current"
+    edit(project, "rules_src/mini/book.yaml", "alt: A pile of stones", "alt: Two piles of stones")
+    assert load_translation(load_book(project, "mini"), "fr").status["book:cover"] == "stale"

@@ -406,7 +406,7 @@ def _chooser(game: Game, engine: ModuleType, args: argparse.Namespace, book: Boo
         raise RecordError(f"engine '{book.engine_package}' has no policy '{name}' (policies: {', '.join(policies)})")
     if step_of is None:
         raise RecordError(f"engine '{book.engine_package}' cannot name its actions as example steps (it has no "
-                          f"action_step(state, action), docs/ENGINE.md): record it from --moves instead")
+                          f"action_step(state, action): rulepress guide engine): record it from --moves instead")
     policy, rng = policies[name], random.Random(args.seed ^ 0x5EED)  # as simulate.play: the same game
 
     def chosen(state: Any, number: int) -> tuple[Any, dict[str, Any]]:

@@ -297,6 +297,6 @@ def _mark(book: Book, examples: list[Example], lang: str, keys: list[str], every
 
 def _sources_text(recorded: dict[str, Any]) -> str:
     header = ("# Which version of the source each translated item translates (a hash of its text).\n"
-              "# Written by `rulepress translations BOOK --mark ITEM`; see docs/TRANSLATIONS.md.\n")
+              "# Written by `rulepress translations BOOK --mark ITEM`; see `rulepress guide translations`.\n")
     body = yaml.safe_dump(recorded, allow_unicode=True, sort_keys=False, width=1000) if recorded else "{}\n"
     return header + body

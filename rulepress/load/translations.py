@@ -124,11 +124,14 @@ def example_text(raw: Any) -> str:
 
 
 def cover_text(data: Any) -> str:
+    """The cover's words a translation follows: the blurb, the artwork's alternative text, the component and
+    credit lines (a changed ``alt`` makes a translated cover stale like a changed blurb)."""
     cover = data.get("cover") if isinstance(data, dict) else None
     if not isinstance(cover, dict):
         return ""
     lists = [cover.get(key) if isinstance(cover.get(key), list) else [] for key in ("components", "credits")]
-    return "\n".join([str(cover.get("blurb") or ""), *map(str, lists[0]), *map(str, lists[1])])
+    return "\n".join([str(cover.get("blurb") or ""), str(cover.get("alt") or ""), *map(str, lists[0]),
+                      *map(str, lists[1])])
 
 
 def item_text(key: str, file_text: str, name: str = "") -> str | None:

@@ -43,7 +43,7 @@ def diagram_leak(game: Game, observer: Observer, state: Any, seat: str, caption:
                     f"({changed}): a view shows only what its seat sees")
         if game.render_svg(twin, caption, seat) != svg:
             return (f"the diagram drawn for {who(seat)} changes when only {part} ({seen_by}) is dealt again: it "
-                    f"shows what {who(seat)} cannot see; draw it from the seat's view (docs/ENGINE.md, "
+                    f"shows what {who(seat)} cannot see; draw it from the seat's view (`rulepress guide engine`, "
                     f"\"Hidden information\")")
     return None
 

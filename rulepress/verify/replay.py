@@ -251,7 +251,7 @@ class _Replay:
             if asked:
                 raise _Broken(f"line {asked[0][1]}: 'as:' tells the example from a seat, but the {self.book.id} "
                               f"engine has no observer: nothing is hidden, every seat sees the whole state "
-                              f"(docs/ENGINE.md, \"Hidden information\")")
+                              f"(`rulepress guide engine`, \"Hidden information\")")
         return observer
 
     def steps(self, game: Game, state: Any) -> None:
@@ -333,7 +333,7 @@ class _Replay:
     def unused(self, game: Game, state: Any) -> list[Any]:
         unused = getattr(game, "unused_chance", None)
         if unused is None:
-            raise _Broken(f"{self.where}: the engine has no unused_chance(state) (docs/ENGINE.md), so the gate "
+            raise _Broken(f"{self.where}: the engine has no unused_chance(state) (rulepress guide engine), so the gate "
                           f"cannot tell whether the forced chance outcomes were drawn")
         return list(unused(state))
 
@@ -461,7 +461,7 @@ class _Replay:
         where = f"{self.where} checkpoint '{step.data['checkpoint']}'"
         if observer is None:
             raise _Broken(f"{where}: expect asks for {', '.join(sorted(asked))}, but the {self.book.id} engine has "
-                          f"no observer: nothing is hidden (docs/ENGINE.md, \"Hidden information\")")
+                          f"no observer: nothing is hidden (`rulepress guide engine`, \"Hidden information\")")
         if "views" in asked:
             snapshot["views"] = {seat: _frozen(observer.view(state, seat)) for seat in players}
         if "public_view" in asked:
@@ -470,7 +470,8 @@ class _Replay:
             strings = getattr(observer, "information_state", None)
             if strings is None:
                 raise _Broken(f"{where}: expect asks for information_state, but the {self.book.id} engine's observer "
-                              f"has no information_state(state, seat) (docs/ENGINE.md, \"Hidden information\")")
+                              f"has no information_state(state, seat) (`rulepress guide engine`, "
+                              f"\"Hidden information\")")
             snapshot["information_state"] = {seat: strings(state, seat) for seat in players}
 
     def told_view(self, observer: Observer, state: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
