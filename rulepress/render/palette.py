@@ -51,7 +51,7 @@ def device_cmyk(colour: Cmyk) -> str:
 
 
 # PIL is imported where colours are converted, not with the module: rulepress.basegame needs the palette's inks in
-# the browser too (rulepress/render/referee.py), where there is no PIL.
+# the browser too (rulepress/render/browser/referee.py), where there is no PIL.
 @lru_cache(maxsize=1)
 def _transform() -> ImageCms.ImageCmsTransform:
     from PIL import ImageCms

@@ -8,11 +8,11 @@ the rest: each diagram is checked as a checkpoint's is (:mod:`rulepress.verify.d
 :func:`rulepress.verify.hidden.diagram_leak`).
 
 A frame also keeps the position itself (``Game`` state, pickled), from which a reader may try a move in the browser
-(rulepress/render/referee.py).  With hidden information the position is what the example's seat knows: every part
-hidden from that seat is dealt again (``Observer.resample``) and chance starts afresh, so that neither the page nor
-the state behind it holds what the seat cannot see; only that seat's moves may be tried.  Told from no seat, it is
-what everyone sees, with what no one sees dealt again: a move tried there is one the player to move could make in a
-game that looks the same to everyone.
+(rulepress/render/browser/referee.py).  With hidden information the position is what the example's seat knows:
+every part hidden from that seat is dealt again (``Observer.resample``) and chance starts afresh, so that neither
+the page nor the state behind it holds what the seat cannot see; only that seat's moves may be tried.  Told from no
+seat, it is what everyone sees, with what no one sees dealt again: a move tried there is one the player to move
+could make in a game that looks the same to everyone.
 """
 
 from __future__ import annotations
