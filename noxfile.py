@@ -59,6 +59,17 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def browser(session: nox.Session) -> None:
+    """The site's step-through and the in-browser engine in Chromium for every book: each stepped through to its end,
+    frame by frame against the replay, and a legal and an illegal move tried in each (tests/test_site_stepper.py; the
+    main suite runs one book's)."""
+    system_packages(session, browser=True)
+    session.install(*PINS, "-e", ".[test]")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "tests/test_site_stepper.py", *session.posargs,
+                env={"RULEPRESS_BROWSER_CAMPAIGN": "1"})
+
+
+@nox.session
 def killed(session: nox.Session) -> None:
     """Kill 200 builds at random moments (SIGKILL/SIGTERM/SIGINT): site/ is always a complete good build.
 

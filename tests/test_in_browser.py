@@ -294,3 +294,38 @@ def test_the_french_site_tries_moves_in_french(checks: dict[str, BookCheck]) -> 
     with language("en"):
         assert french != [explain.words(position.game, position.state, m)
                           for m in position.game.legal_actions(position.state)]
+
+
+def test_a_seat_may_try_only_its_own_moves(checks: dict[str, BookCheck]) -> None:
+    """Told from Ann's seat, Ben's move written by hand is refused without being judged: whether the rules allow it
+    could tell what Ben holds."""
+    check = checks["lantern-moths"]
+    result = replay(_example(check, "lm-plant"), check.book, check.engine)
+    referee = _referee(check, [result])
+    _open(referee, result, 0)
+    assert result.frames[0].player == "Ann"
+    answer = json.loads(referee.judge("{player: Ben, do: pass}"))
+    assert answer == {"ok": False, "message": "this example is told from Ann's seat: only Ann's moves can be tried "
+                                              "here"}
+    assert json.loads(referee.judge("{player: Ann, do: pass}")).get("message") != answer["message"]
+
+
+def test_pyodide_is_carried_once_and_only_when_a_book_tries_moves(mini: Path, tmp_path: Path) -> None:
+    """The root site carries Pyodide for every book and language; a site where no book lets readers try moves
+    carries none of it (nor the referee's files)."""
+    from rulepress.publish.build import render_site
+    from rulepress.verify.gate import verify
+
+    report = verify(mini, draw=True)
+    assert report.ok, report.failures()
+    render_site(mini, report, {}, tmp_path / "with")
+    wasm = tmp_path / "with" / in_browser.PYODIDE / "pyodide.asm.wasm"
+    assert wasm.read_bytes() == (in_browser.pyodide_folder() / "pyodide.asm.wasm").read_bytes()
+    assert (tmp_path / "with" / "mini" / "referee" / "bundle.zip").is_file()
+    book = mini / "rules_src" / "mini" / "book.yaml"
+    book.write_text(book.read_text() + "try_moves: false\n")
+    report = verify(mini, draw=True)
+    render_site(mini, report, {}, tmp_path / "without")
+    assert (tmp_path / "without" / "mini" / "examples" / "mini-last-stone.html").is_file()
+    assert not (tmp_path / "without" / "assets" / "vendor" / "pyodide").exists()
+    assert not (tmp_path / "without" / "mini" / "referee").exists()
