@@ -208,6 +208,16 @@ def test_components_shadowing_book_and_reconstructed_without_question(mini: Path
     ]
 
 
+def test_a_component_number_that_is_not_finite_is_refused_at_its_line(mini: Path) -> None:
+    """NaN passes a minimum and a maximum (every comparison with it is false): the data must be finite."""
+    _edit(mini, COMPONENTS, "take: {max: 3}", "take: {max: .nan}\nstones: [1, -.inf]")
+    problems = _book_problems(mini)
+    assert [(file, line, message.split(", not ")[0]) for file, line, message, _ in problems] == [
+        (COMPONENTS, 2, "'take.max' must be a finite number (not .nan or .inf)"),
+        (COMPONENTS, 3, "'stones[2]' must be a finite number (not .nan or .inf)"),
+        (COMPONENTS, 3, "'stones[2]' must be at least -1000000")]
+
+
 def test_problems_across_files_are_reported_together(mini: Path) -> None:
     _edit(mini, BOOK, "trim: A6", "trimm: A6")
     _edit(mini, GLOSSARY, "  rule: mini.play.take", "  rule: mini.play.took")

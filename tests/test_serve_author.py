@@ -95,10 +95,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Session, 
                 os.environ[name] = value
 
 
-def _get(port: int, path: str, host: str | None = None) -> tuple[int, bytes]:
+def _get(port: int, path: str, host: str | None = None, method: str = "GET") -> tuple[int, bytes]:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
-        connection.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
+        connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
         connection.putheader("Host", host if host is not None else f"127.0.0.1:{port}")
         connection.endheaders()
         response = connection.getresponse()
@@ -121,9 +121,31 @@ def test_the_server_refuses_a_foreign_host_and_a_malformed_path_without_a_traceb
         assert _get(port, "/%2e%2e/%2e%2e/etc/passwd")[0] == 400
         assert _get(port, "/%ff")[0] == 400
     assert "Traceback" not in caplog.text and not [r for r in caplog.records if r.exc_info]
+    assert _get(port, "/mini/rules/mini.play.html", method="POST") == (405, b"GET or HEAD only\n")
     (session.site / "leak.txt").symlink_to("/etc/passwd")
     status, body = _get(port, "/leak.txt")
     assert status == 404 and b"root:" not in body
+
+
+def test_a_head_request_gets_the_headers_of_a_get_and_no_body(served: tuple[Session, int, Path, Any]) -> None:
+    _, port, _, _ = served
+
+    def raw(method: str, path: str) -> tuple[bytes, bytes]:  # what the server wrote, headers and after them
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+            connection.sendall(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+                               .encode())
+            written = b""
+            while chunk := connection.recv(65536):
+                written += chunk
+        head, _, body = written.partition(b"\r\n\r\n")
+        return head, body
+
+    for path, status in (("/mini/rules/mini.play.html", b"200"), ("/missing.html", b"404"), ("/%00", b"400")):
+        head, body = raw("HEAD", path)
+        got_head, got_body = raw("GET", path)
+        length = [line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")]
+        assert head.split(b" ")[1] == status and body == b"" and got_body
+        assert length == [b"Content-Length: " + str(len(got_body)).encode()]
 
 
 def test_a_rebuild_never_takes_a_file_of_the_site_away(served: tuple[Session, int, Path, Any]) -> None:

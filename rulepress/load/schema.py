@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import math
 import pickle
 import re
 from functools import cache
@@ -53,6 +54,8 @@ def _format_checker(prefix: str | None) -> FormatChecker:
     checker.checks("rule-id")(lambda value: not isinstance(value, str) or bool(rule_id.fullmatch(value)))
     checker.checks("question-id")(lambda value: not isinstance(value, str) or bool(question_id.fullmatch(value)))
     checker.checks("example-id")(lambda value: not isinstance(value, str) or bool(EXAMPLE_ID.fullmatch(value)))
+    # NaN passes minimum and maximum (every comparison with it is false), and .inf is no count of anything.
+    checker.checks("finite")(lambda value: not isinstance(value, float) or math.isfinite(value))
     checker.checks("size")(lambda value: not isinstance(value, str) or bool(SIZE.fullmatch(value)))
     return checker
 

@@ -71,13 +71,15 @@ class PreviewServer(LiveReloadServer):
         """Its author's requests only (rulepress/serve/files.py): its own Host, well-formed paths, no symlink
         followed, and always the last complete site, also while a rebuild runs (mkdocs' own handler waits for the
         rebuild and then reads the folder it looked up before, which the rebuild has replaced)."""
+        method = environ.get("REQUEST_METHOD", "GET")
         if not files.own_host(environ.get("HTTP_HOST"), self.server_address[1]):
-            return self._answer(files.refused_host(self.server_address[1]), start_response)
+            return self._answer(files.refused_host(self.server_address[1]), start_response, method)
         path = files.request_path(environ.get("PATH_INFO", ""))
         if path is None:
-            return self._answer(files.bad_request(), start_response)
-        if environ.get("REQUEST_METHOD", "GET") not in ("GET", "HEAD"):
-            return self._answer(files.Answer("405 Method Not Allowed", b"GET only\n"), start_response)
+            return self._answer(files.bad_request(), start_response, method)
+        if method not in ("GET", "HEAD"):
+            return self._answer(files.Answer("405 Method Not Allowed", b"GET or HEAD only\n"), start_response,
+                                method)
         if path.startswith("/livereload/"):  # the browsers' wait for the next build (mkdocs' own)
             return super()._serve_request(environ, start_response)
         with self.session.lock:
@@ -87,22 +89,22 @@ class PreviewServer(LiveReloadServer):
         self._request.page = page  # the banner's page (see _inject_js_into_html)
         answer = files.open_file(site, path)
         if answer.fd is None:
-            return self._answer(answer, start_response)
+            return self._answer(answer, start_response, method)
         with os.fdopen(answer.fd, "rb") as handle:
             content = handle.read()
         if page.endswith(".html"):
             content = self._inject_js_into_html(content, self._visible_epoch)
         start_response(answer.status, [("Content-Type", self._guess_type(page)),
                                        ("Content-Length", str(len(content)))])
-        return [content]
+        return [] if method == "HEAD" else [content]  # HEAD: the headers a GET would send, no body (RFC 9110)
 
     @staticmethod
-    def _answer(answer: files.Answer, start_response: Any) -> list[bytes]:
+    def _answer(answer: files.Answer, start_response: Any, method: str = "GET") -> list[bytes]:
         headers = [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(answer.body)))]
         if answer.location is not None:
             headers.append(("Location", answer.location))
         start_response(answer.status, headers)
-        return [answer.body]
+        return [] if method == "HEAD" else [answer.body]
 
     def _inject_js_into_html(self, content: bytes, epoch: int) -> bytes:
         page = getattr(self._request, "page", "index.html")
