@@ -402,7 +402,7 @@ def test_the_gate_refuses_a_diagram_that_shows_what_its_seat_cannot_see(monkeypa
     assert result.status == "error"
     # The first diagram published is the step-through's frame of the dealt position (verify/frames.py), before any
     # checkpoint's: the gate refuses it there.
-    assert "the position after step 0: the diagram drawn for Ann changes when only cards" in result.message
+    assert "the starting position: the diagram drawn for Ann changes when only cards" in result.message
     assert "it shows what Ann cannot see" in result.message
 
 

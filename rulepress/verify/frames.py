@@ -58,15 +58,16 @@ def make_frame(game: Game, state: Any, step: int, languages: list[str], observer
     shown_seat = (seat or PUBLIC) if observer is not None else None
     view = observer.view(state, shown_seat) if observer is not None and shown_seat is not None else None
     svgs = i18n.in_languages(languages, lambda: _drawn(game, state, shown_seat))
+    position = "the starting position" if step == 0 else f"the position after step {step}"
     for lang, svg in svgs.items():
         wrong = diagram.problem(svg)
         if wrong is not None:
             shown = "" if lang == languages[0] else f" ({lang})"
-            raise FrameError(f"the diagram{shown} of the position after step {step} from {drawn_by} {wrong}")
+            raise FrameError(f"the diagram{shown} of {position} from {drawn_by} {wrong}")
     if observer is not None and shown_seat is not None and view is not None:
         leak = hidden.diagram_leak(game, observer, state, shown_seat, None, svgs[languages[0]], view)
         if leak is not None:
-            raise FrameError(f"the position after step {step}: {leak} ({drawn_by})")
+            raise FrameError(f"{position}: {leak} ({drawn_by})")
     narrator = narrator_of(game)
     told = view if view is not None else game.snapshot(state)
     alts = (i18n.in_languages(languages, lambda: narrator.narrate_state(game, told)) if narrator is not None
@@ -81,8 +82,12 @@ def make_frame(game: Game, state: Any, step: int, languages: list[str], observer
 
 
 def _described(svg: str) -> str:
-    """The diagram's own ``<desc>`` (an engine without a narrator words its text alternative there)."""
-    found = ET.fromstring(svg).find(f"{diagram.SVG_NAMESPACE}desc")
+    """The diagram's own ``<desc>`` (an engine without a narrator words its text alternative there); none for an SVG
+    that does not parse (the gate refused it above; without that check WeasyPrint still refuses it)."""
+    try:
+        found = ET.fromstring(svg).find(f"{diagram.SVG_NAMESPACE}desc")
+    except ET.ParseError:
+        return ""
     return " ".join((found.text or "").split()) if found is not None else ""
 
 
