@@ -100,11 +100,23 @@ def analysis(session: nox.Session) -> None:
 
 
 @nox.session
+def damaged(session: nox.Session) -> None:
+    """Damage the store at random 200 times (cut, flipped, garbled, deleted, a folder in the way, unreadable): every
+    build still succeeds and publishes a cold build's bytes.  ``RULEPRESS_DAMAGE_CAMPAIGN`` sets the number."""
+    system_packages(session)
+    session.install(*PINS, "-e", ".[test]")
+    count = os.environ.get("RULEPRESS_DAMAGE_CAMPAIGN", "200")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/test_cache_damage.py", "--hypothesis-show-statistics",
+                *session.posargs, env={"RULEPRESS_DAMAGE_CAMPAIGN": count})
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
 
-    ``nox -s bench -- --only openspiel`` runs the engines against OpenSpiel's tic-tac-toe alone, ``--only browser``
-    the in-browser engine's budgets in Chromium and the site's size with and without it (benchmarks/browser.py)."""
+    ``nox -s bench -- --only gate`` runs the gate as books grow alone (1,000 examples in 5 s without the cache),
+    ``-- --only openspiel`` the engines against OpenSpiel's tic-tac-toe alone, ``-- --only browser`` the in-browser
+    engine's budgets in Chromium and the site's size with and without it (benchmarks/browser.py)."""
     system_packages(session, browser=True)
     session.install(*PINS, "-e", ".", OPENSPIEL, "playwright")
     session.run("python", "benchmarks/bench.py", *session.posargs)

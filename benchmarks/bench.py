@@ -20,6 +20,7 @@ from typing import Any
 from against_openspiel import report as against_openspiel  # benchmarks/, beside this file
 from author_loop import bench_author_loop, bench_tree_memory, uncached
 from browser import bench_browser
+from gate_scale import bench_gate_scale
 
 from rulepress.analyze.impact import summarise
 from rulepress.analyze.simulate import play, random_policy
@@ -178,16 +179,22 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
-    parser.add_argument("--only", choices=["openspiel", "browser"], help="run one section only")
+    parser.add_argument("--only", choices=["gate", "openspiel", "browser"],
+                        help="run one section only: the gate as books grow, the engines against OpenSpiel, or the "
+                             "in-browser engine in Chromium")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
+    if args.only == "gate":
+        bench_gate_scale(root, args.runs)
+        return
     if args.only == "openspiel":
         bench_against_openspiel(root, args.runs)
         return
     if args.only == "browser":
         bench_browser(root, max(3, args.runs // 2))
         return
+    bench_gate_scale(root, args.runs)
     bench_verify(root, args.runs)
     bench_engines(root, args.games, args.runs)
     bench_against_openspiel(root, args.runs)

@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
+from rulepress.cmyk import HOUSE, Cmyk, device_cmyk
 from rulepress.protocol import (
     HIDDEN,
     PUBLIC,
@@ -43,7 +44,6 @@ from rulepress.protocol import (
     RuleViolation,
     resolve_options,
 )
-from rulepress.render.palette import HOUSE, Cmyk, device_cmyk
 
 COMMON_KEYS = frozenset({"do", "player", "illegal", "note"})  # what any step may say besides an action's own keys
 FONT = "Rulepress Sans, DejaVu Sans, sans-serif"  # the book's embedded sans; DejaVu on screens without it

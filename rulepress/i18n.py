@@ -104,6 +104,7 @@ def NP_(context: str, message: str) -> str:  # noqa: N802 - named like N_
 KEYWORDS: dict[str, Any] = {**DEFAULT_KEYWORDS, "NP_": ((1, "c"), 2)}
 
 
+@lru_cache(maxsize=256)  # asked for on every message an engine says, to see whether the catalog changed
 def catalog_path(folder: Path, lang: str) -> Path:
     """``engine/<package>/locale/<lang>/LC_MESSAGES/narrate.po``."""
     return folder / LOCALE_FOLDER / lang / "LC_MESSAGES" / f"{DOMAIN}.po"

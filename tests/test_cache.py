@@ -17,10 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from rulepress import cache
+from rulepress.analyze.impact import cached_impacts
+from rulepress.analyze.report import cached_designer_markdown
 from rulepress.errors import BuildRefused
 from rulepress.publish import pdfpool
 from rulepress.publish.build import Timings, build
+from rulepress.publish.pdfstore import source_epoch
+from rulepress.publish.preflight import cached_preflight
+from rulepress.render.site import pages_key
+from rulepress.store import FOLDER, KEEP, Store, key_of, prune
+from rulepress.verify import cached
 from rulepress.verify import replay as replay_module
 from rulepress.verify.gate import load_checked_book, verify
 
@@ -43,45 +49,45 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def test_a_replay_is_reused_until_its_example_or_engine_changes(mini: Path) -> None:
-    store = cache.Cache(mini)
+    store = Store(mini)
     check = load_checked_book(mini, "mini")
     example = check.examples[0]
     fresh = replay_module.replay(example, check.book, check.engine)
-    first = cache.cached_replay(example, check.book, check.engine, store=store)
-    again = cache.cached_replay(example, check.book, check.engine, store=store)
+    first = cached.cached_replay(example, check.book, check.engine, store=store)
+    again = cached.cached_replay(example, check.book, check.engine, store=store)
     assert (store.misses, store.hits) == ({"replay": 1}, {"replay": 1})
     assert again.example is example and again == fresh == first  # every field: checkpoints, SVGs, prose
 
     _edit(mini / "examples/mini/mini-last-stone.yaml", "she takes 2", "she takes two")
     check = load_checked_book(mini, "mini")
-    edited = cache.cached_replay(check.examples[0], check.book, check.engine, store=store)
+    edited = cached.cached_replay(check.examples[0], check.book, check.engine, store=store)
     assert store.misses == {"replay": 2} and "she takes two" in edited.text
 
     engine = mini / "engine/mini/__init__.py"
     engine.write_text(engine.read_text(encoding="utf-8") + "\n# a comment is a change too\n", encoding="utf-8")
-    cache.cached_replay(check.examples[0], check.book, check.engine, store=store)
+    cached.cached_replay(check.examples[0], check.book, check.engine, store=store)
     assert store.misses == {"replay": 3}
 
 
 def test_a_failed_replay_is_never_kept(mini: Path) -> None:
-    store = cache.Cache(mini)
+    store = Store(mini)
     _edit(mini / "examples/mini/mini-last-stone.yaml", "winner: Ben}", "winner: Ann}")
     check = load_checked_book(mini, "mini")
     for _ in range(2):
-        result = cache.cached_replay(check.examples[0], check.book, check.engine, store=store)
+        result = cached.cached_replay(check.examples[0], check.book, check.engine, store=store)
         assert result.status == "failed"
         assert "checkpoint 'end': winner expected 'Ann', got 'Ben'" in result.message
-    assert store.hits == {} and not (mini / cache.FOLDER / "replay").exists()
+    assert store.hits == {} and not (mini / FOLDER / "replay").exists()
 
 
 def test_a_damaged_entry_is_replayed_afresh(mini: Path) -> None:
-    store = cache.Cache(mini)
+    store = Store(mini)
     check = load_checked_book(mini, "mini")
     example = check.examples[0]
-    cache.cached_replay(example, check.book, check.engine, store=store)
-    key = cache.replay_key(example, check.book, check.engine, True, True, None)
+    cached.cached_replay(example, check.book, check.engine, store=store)
+    key = cached.replay_key(example, check.book, check.engine, True, True, None)
     store.path("replay", key).write_bytes(b"not a pickle")
-    assert cache.cached_replay(example, check.book, check.engine, store=store).ok
+    assert cached.cached_replay(example, check.book, check.engine, store=store).ok
 
 
 def test_pdfs_are_the_same_bytes_cold_in_one_process_in_parallel_and_from_the_cache(
@@ -107,7 +113,7 @@ def test_designer_editions_wait_for_question_impacts_worked_out_meanwhile(mini: 
     """A cold build renders the player editions while the impacts are worked out: the designer edition made once
     they arrive is the same bytes as one made with them from the start (its workers were forked before)."""
     report = verify(mini, draw=True)
-    impacts = {check.book.id: cache.cached_impacts(mini, check) for check in report.books}
+    impacts = {check.book.id: cached_impacts(mini, check) for check in report.books}
     polls: list[int] = []
 
     def later() -> dict[str, object] | None:
@@ -128,13 +134,13 @@ def test_designer_editions_wait_for_question_impacts_worked_out_meanwhile(mini: 
 
 
 def test_the_pdf_date_is_the_sources_not_the_clock(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache.source_epoch.cache_clear()
+    source_epoch.cache_clear()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    assert cache.source_epoch(mini) == 1700000000
-    cache.source_epoch.cache_clear()
+    assert source_epoch(mini) == 1700000000
+    source_epoch.cache_clear()
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
-    assert cache.source_epoch(mini) == 315532800  # not a git checkout: 1980-01-01
-    cache.source_epoch.cache_clear()
+    assert source_epoch(mini) == 315532800  # not a git checkout: 1980-01-01
+    source_epoch.cache_clear()
 
 
 def test_what_weasyprint_says_in_a_worker_reaches_the_build_and_an_error_stops_it(
@@ -171,7 +177,7 @@ def test_a_rebuild_redoes_only_what_an_edit_reaches_and_gives_the_bytes_of_a_col
     from mkdocs.commands import build as mkdocs_build
 
     done: list[str] = []
-    for module, name in ((cache, "replay"), (pdfpool.pdf, "write_pdf"), (mkdocs_build, "build")):
+    for module, name in ((cached, "replay"), (pdfpool.pdf, "write_pdf"), (mkdocs_build, "build")):
         real = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: done.append(_name) or _real(*a, **k))
     monkeypatch.setenv("RULEPRESS_JOBS", "1")  # in this process, where the calls are counted
@@ -252,46 +258,46 @@ pdfpool.render_editions(report, {{}}, Path({str(tmp_path)!r}) / "staging", Timin
 
 def test_rulepress_cache_0_reads_and_keeps_nothing(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RULEPRESS_CACHE", "0")
-    store = cache.Cache(mini)
+    store = Store(mini)
     check = load_checked_book(mini, "mini")
     for _ in range(2):
-        assert cache.cached_replay(check.examples[0], check.book, check.engine, store=store).ok
-    assert (store.hits, store.misses) == ({}, {"replay": 2})
-    assert not (mini / cache.FOLDER).exists()
+        assert cached.cached_replay(check.examples[0], check.book, check.engine, store=store).ok
+    assert (store.hits, store.misses) == ({}, {})  # not even asked
+    assert not (mini / FOLDER).exists()
 
 
 def test_pruning_keeps_the_entries_used_last(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = cache.Cache(mini)
-    monkeypatch.setitem(cache.KEEP, "pdf", 2)
+    store = Store(mini)
+    monkeypatch.setitem(KEEP, "pdf", 2)
     for number in range(4):
-        key = cache.key_of(str(number))
+        key = key_of(str(number))
         store.put("pdf", key, b"%PDF-", ".pdf")
         store.put("pdf", key, b"{}", ".json")
         stamp = 1_000_000 + number
         for suffix in (".pdf", ".json"):
             os.utime(store.path("pdf", key, suffix), (stamp, stamp))
-    assert store.get("pdf", cache.key_of("0"), ".json") == b"{}"  # used now: the newest
-    cache.prune(store, "pdf")
-    left = sorted(p.name for p in (mini / cache.FOLDER / "pdf").glob("*/*"))
-    assert left == sorted(f"{cache.key_of(str(n))}{s}" for n in (0, 3) for s in (".json", ".pdf"))
+    assert store.get("pdf", key_of("0"), ".json") == b"{}"  # used now: the newest
+    prune(store, "pdf")
+    left = sorted(p.name for p in (mini / FOLDER / "pdf").glob("*/*"))
+    assert left == sorted(f"{key_of(str(n))}{s}" for n in (0, 3) for s in (".json", ".pdf"))
 
 
 def test_question_impact_is_reused_until_the_book_or_its_examples_change(
         mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from rulepress.analyze import impact
 
-    store = cache.Cache(mini)
+    store = Store(mini)
     check = verify(mini, draw=False).books[0]
     fresh = impact.saved_impacts(mini, check)
     assert fresh["mini.q1"]["alternatives"][0]["examples_changed"] != []  # the example's winner changes
-    assert cache.cached_impacts(mini, check, store) == fresh
+    assert cached_impacts(mini, check, store) == fresh
     calls: list[str] = []
     monkeypatch.setattr(impact, "saved_impacts", lambda root, c: calls.append(c.book.id) or fresh)
-    assert cache.cached_impacts(mini, check, store) == fresh and calls == []
+    assert cached_impacts(mini, check, store) == fresh and calls == []
     _edit(mini / "rules_src/mini/chapters/play.md", "On your turn take", "On your turn, take")
-    assert cache.cached_impacts(mini, check, store) == fresh and calls == []  # replays never read the prose
+    assert cached_impacts(mini, check, store) == fresh and calls == []  # replays never read the prose
     _edit(mini / "rules_src/mini/questions.yaml", "status: open", "status: answered")
-    cache.cached_impacts(mini, check, store)
+    cached_impacts(mini, check, store)
     assert calls == ["mini"]
 
 
@@ -321,12 +327,12 @@ def test_a_preflight_pass_is_kept_for_the_same_bytes_and_a_finding_never(
     monkeypatch.setattr(preflight, "preflight_pdf", lambda path, edition=None: checked.append(edition) or found)
     pdf_file = tmp_path / "mini-digital.pdf"
     pdf_file.write_bytes(b"%PDF-1.7 one")
-    assert cache.cached_preflight(pdf_file, mini) == [] and cache.cached_preflight(pdf_file, mini) == []
+    assert cached_preflight(pdf_file, mini) == [] and cached_preflight(pdf_file, mini) == []
     assert checked == ["digital"]
     pdf_file.write_bytes(b"%PDF-1.7 two")
     found.append(preflight.Finding(str(pdf_file), 1, "font X", "not embedded"))
     for _ in range(2):
-        assert cache.cached_preflight(pdf_file, mini) == found
+        assert cached_preflight(pdf_file, mini) == found
     assert checked == ["digital"] * 3
 
 
@@ -342,10 +348,10 @@ def test_each_pdf_is_preflighted_in_its_worker_and_the_staged_check_reuses_the_p
     made = sorted((tmp_path / "staging" / "pdf").glob("*.pdf"))
     assert len(made) == 3
     for path in made:
-        assert cache.cached_preflight(path, mini) == []
+        assert cached_preflight(path, mini) == []
     assert checked == []  # every PDF passed in its worker: none read again
     made[0].write_bytes(made[0].read_bytes() + b"\n")
-    assert cache.cached_preflight(made[0], mini) == [] and checked == [preflight.edition_of(made[0])]
+    assert cached_preflight(made[0], mini) == [] and checked == [preflight.edition_of(made[0])]
 
 
 def test_the_designer_section_is_drawn_once_until_its_analysis_or_what_decides_play_changes(
@@ -368,17 +374,17 @@ def test_the_designer_section_is_drawn_once_until_its_analysis_or_what_decides_p
     real = report.designer_markdown
     monkeypatch.setattr(report, "designer_markdown", lambda *a, **k: drawn.append(a[1]) or real(*a, **k))
     en = strings("en")
-    first = cache.cached_designer_markdown(tmp_path, "lantern", en)
+    first = cached_designer_markdown(tmp_path, "lantern", en)
     assert "<svg" in first and drawn == ["lantern"]  # matplotlib's plots
     assert "from the engine as it is now" in first
-    assert cache.cached_designer_markdown(tmp_path, "lantern", en) == first and drawn == ["lantern"]
-    assert cache.cached_designer_markdown(tmp_path, "lantern", en, cmyk=True) != first and len(drawn) == 2
-    assert cache.cached_designer_markdown(tmp_path, "lantern", strings("fr")) != first and len(drawn) == 3
+    assert cached_designer_markdown(tmp_path, "lantern", en) == first and drawn == ["lantern"]
+    assert cached_designer_markdown(tmp_path, "lantern", en, cmyk=True) != first and len(drawn) == 2
+    assert cached_designer_markdown(tmp_path, "lantern", strings("fr")) != first and len(drawn) == 3
     engine = tmp_path / "engine/lantern/__init__.py"
     engine.write_text(engine.read_text(encoding="utf-8") + "\n# a comment decides no play\n", encoding="utf-8")
-    assert cache.cached_designer_markdown(tmp_path, "lantern", en) == first and len(drawn) == 3
+    assert cached_designer_markdown(tmp_path, "lantern", en) == first and len(drawn) == 3
     engine.write_text(engine.read_text(encoding="utf-8") + "\nPLAYS = 1\n", encoding="utf-8")
-    stale = cache.cached_designer_markdown(tmp_path, "lantern", en)
+    stale = cached_designer_markdown(tmp_path, "lantern", en)
     assert "before its latest changes to `engine/lantern/__init__.py`" in stale and len(drawn) == 4
 
 
@@ -460,15 +466,15 @@ def test_a_language_site_an_edit_does_not_reach_is_left_as_it_is_and_the_bytes_a
 def test_a_books_pages_are_kept_under_the_files_its_check_was_made_from(
         mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     check = verify(mini).books[0]
-    assert check.inputs is not None and cache.pages_key(check, None, None) == cache.pages_key(check, None, None)
-    assert cache.pages_key(check, None, "fr") != cache.pages_key(check, None, None)
-    assert cache.pages_key(check, {"q": 1}, None) != cache.pages_key(check, None, None)
+    assert check.inputs is not None and pages_key(check, None, None) == pages_key(check, None, None)
+    assert pages_key(check, None, "fr") != pages_key(check, None, None)
+    assert pages_key(check, {"q": 1}, None) != pages_key(check, None, None)
     _edit(mini / "examples/mini/mini-last-stone.yaml", "she takes 2", "she takes two")
     assert verify(mini).books[0].inputs not in (None, check.inputs)
 
     # A file saved while the book was being checked: the check may be of either version, so nothing is kept
     # under it (a serve session keeps a book's last good check while its files on disk say something else).
-    real = cache.cached_replay
+    real = cached.cached_replay
 
     saved: list[int] = []
 
@@ -480,7 +486,7 @@ def test_a_books_pages_are_kept_under_the_files_its_check_was_made_from(
 
     monkeypatch.setattr("rulepress.verify.gate.cached_replay", replay_and_save)
     moving = verify(mini).books[0]
-    assert moving.inputs is None and cache.pages_key(moving, None, None) is None
+    assert moving.inputs is None and pages_key(moving, None, None) is None
 
 
 def test_rendered_text_and_passed_schema_checks_are_remembered_only_for_plain_inputs(
@@ -488,7 +494,7 @@ def test_rendered_text_and_passed_schema_checks_are_remembered_only_for_plain_in
     from rulepress.errors import SourceError
     from rulepress.load import rules, schema
 
-    monkeypatch.setattr(cache, "_MEMO", {})  # this process's memory, as a fresh process has it
+    monkeypatch.setattr("rulepress.store._MEMO", {})  # this process's memory, as a fresh process has it
     renders: list[str] = []
     real_render = rules._render_now
     monkeypatch.setattr(rules, "_render_now", lambda text, *a: renders.append(text) or real_render(text, *a))

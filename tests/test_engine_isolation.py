@@ -127,6 +127,17 @@ def test_a_real_ctrl_c_still_stops_the_run(mini: Path) -> None:
     assert _alarm_is_clear()
 
 
+def test_a_ctrl_c_the_engine_swallows_still_stops_the_run(mini: Path) -> None:
+    """A real Ctrl-C whose KeyboardInterrupt never leaves the engine (a bare ``except:``, or a finalizer running
+    when it arrived) stops the run when the engine's call returns."""
+    _break_apply(mini, "import os, signal\n        try:\n            os.kill(os.getpid(), signal.SIGINT)\n"
+                       "        except BaseException:\n            pass")
+    with pytest.raises(KeyboardInterrupt):
+        verify(mini)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert _alarm_is_clear()
+
+
 # --- time limits --------------------------------------------------------------------------------------
 
 def test_endless_apply_is_stopped_and_located(mini: Path, quick: None) -> None:

@@ -165,7 +165,8 @@ def test_the_bundle_holds_the_engine_and_what_it_imports(checks: dict[str, BookC
     namespace = check.engine.__name__.rpartition(".")[0]
     assert f"{namespace}/last_lantern/__init__.py" in names
     assert f"{namespace}/last_lantern/locale/fr/LC_MESSAGES/narrate.po" in names
-    assert {"rulepress/protocol.py", "rulepress/basegame.py", "rulepress/i18n.py", "rulepress/render/metrics.py",
+    assert {"rulepress/protocol.py", "rulepress/basegame.py", "rulepress/cmyk.py", "rulepress/i18n.py",
+            "rulepress/render/metrics.py",
             "rulepress/render/advances.json", "rulepress/render/browser/referee.py", "yaml/__init__.py",
             "babel/__init__.py", "babel/locale-data/fr.dat"} <= names
     assert not any(name.endswith((".so", ".pyc", ".ttf")) for name in names)  # nothing the browser cannot run

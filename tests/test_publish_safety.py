@@ -21,9 +21,9 @@ from rulepress.errors import BuildRefused, SourceError
 from rulepress.publish import build as build_module
 from rulepress.publish import swap
 from rulepress.publish.build import Terminated, build
-from rulepress.publish.fetch import RefusedURL
 from rulepress.publish.lock import build_lock, pid_alive
 from rulepress.render import pdf
+from rulepress.render.fetch import RefusedURL
 from rulepress.verify import diagram
 from tests.test_build import tree_digest
 

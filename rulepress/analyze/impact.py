@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import statistics
@@ -16,10 +17,12 @@ from rulepress.analyze.simulate import observe_chunk, random_policy
 from rulepress.analyze.tally import Tally
 from rulepress.load.book import Question
 from rulepress.load.yamlsrc import plain
+from rulepress.store import Store, code_digest, declare, key_of, tree_digest, watched_digest
 from rulepress.verify.gate import BookCheck
-from rulepress.verify.replay import replay
+from rulepress.verify.replay import engine_folder, replay
 
 REPORTS = Path("reports") / "impact"
+IMPACTS = declare("impact", keep=100)  # a book's question impact, kept under what its replays read
 TEXT = "the text's game"  # the setting of the rules as written: no challenge, every player count
 
 
@@ -222,3 +225,43 @@ def saved_impacts(root: Path, check: BookCheck) -> dict[str, Any]:
                              if item.get("answer") == answer]})
         impacts[question.id] = entry
     return impacts
+
+
+def cached_impacts(root: Path, check: BookCheck, store: Store | None = None) -> dict[str, Any]:
+    """:func:`saved_impacts` (every example replayed under every other answer of every question: most of a
+    rebuild's verification), reused while the book, its examples, its engine and the saved simulations are
+    unchanged.  An answer whose replay hit the time limit is not kept: a loaded machine's."""
+    store = store or Store(root)
+    key = _impact_key(root, check)
+    kept: dict[str, Any] | None = store.load(IMPACTS, key, json.loads)
+    if isinstance(kept, dict):
+        return kept
+    impacts = saved_impacts(root, check)
+    text = json.dumps(impacts, sort_keys=True, ensure_ascii=False)
+    if json.loads(text) == impacts and "engine did not answer within" not in text:  # plain data, no time-out
+        store.put(IMPACTS, key, text.encode())
+    return impacts
+
+
+def impacts_kept(root: Path, check: BookCheck, store: Store | None = None) -> bool:
+    """Whether :func:`cached_impacts` would answer from the store (a build then needs not wait for it)."""
+    store = store or Store(root)
+    return store.enabled and store.load(IMPACTS, _impact_key(root, check), json.loads) is not None
+
+
+def _impact_key(root: Path, check: BookCheck) -> str:
+    from rulepress.analyze.analysis import report_path as analysis_path  # it imports this module
+
+    book = check.book
+    saved = analysis_path(root, book.id)  # the saved analysis holds each answer's simulated play
+    # Not the chapters' text (replays never read it: a rule edit must not replay every answer again), but the
+    # rules it defines, which replay messages may name.
+    sources = hashlib.sha256()
+    folder = root / "rules_src" / book.id
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        if path.relative_to(folder).parts[0] != "chapters":
+            sources.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    rules = json.dumps([(r.id, r.number, r.title, r.level, r.chapter) for r in book.rules.values()])
+    return key_of(code_digest(), book.id, sources.hexdigest(), rules,
+                  tree_digest(root / "examples" / book.id), watched_digest(engine_folder(check.engine, book)),
+                  saved.read_bytes() if saved.is_file() else b"", " ".join(r.status for r in check.results))

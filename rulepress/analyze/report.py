@@ -13,13 +13,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rulepress.analyze.analysis import DEFAULT_BUDGET, DEFAULT_GAMES, analyse, save, saved
+from rulepress.analyze.analysis import DEFAULT_BUDGET, DEFAULT_GAMES, analyse, report_path, save, saved
 from rulepress.analyze.findings import rank
-from rulepress.analyze.fingerprint import changed_since, engine_fingerprint
+from rulepress.analyze.fingerprint import changed_since, engine_fingerprint, play_digests
 from rulepress.analyze.impact import metric_words
 from rulepress.analyze.plan import TEXT, configs
 from rulepress.errors import SourceError
 from rulepress.load.book import Book
+from rulepress.store import Store, code_digest, declare, key_of
+
+DESIGNER = declare("designer", keep=60)  # the designer pages' analysis section, kept under the saved analysis
 
 Words = Callable[..., str]  # rulepress.render.strings.Strings: words(key, **values)
 
@@ -97,6 +100,36 @@ def balance_line(figures: dict[str, Any]) -> str:
     if ends:
         parts.append("ends: " + ", ".join(ends))
     return "; ".join(parts)
+
+
+def cached_designer_markdown(root: Path, book_id: str, words: Words, book: Book | None = None, cmyk: bool = False,
+                             heading: bool = True) -> str:
+    """:func:`designer_markdown` (the saved analysis with its matplotlib plots: seconds a book, and matplotlib's
+    memory), reused while the saved analysis, what decides play, the edition's language and rule titles, and
+    rulepress are unchanged.
+
+    The site and the designer PDF show it on every build; without this every build would import matplotlib and
+    draw every plot again.
+    """
+    saved_path = report_path(root, book_id)
+    try:
+        data = saved_path.read_bytes()
+        package = str(json.loads(data).get("engine_package") or "")
+    except (OSError, ValueError, AttributeError):
+        data, package = b"", ""
+    if not data:  # never analysed: an empty section, nothing to draw
+        return designer_markdown(root, book_id, words, book, cmyk=cmyk, heading=heading)
+    store = Store(root)
+    # The section says when play changed since the analysis: what decides play is part of the key.
+    rules = json.dumps([(r.id, r.number, r.title) for r in book.rules.values()] if book else [])
+    key = key_of(code_digest(), book_id, f"cmyk={cmyk} heading={heading} lang={getattr(words, 'lang', '')}", data,
+                 json.dumps(play_digests(root, package, book_id), sort_keys=True) if package else "", rules)
+    kept = store.load(DESIGNER, key, lambda text: text.decode())
+    if kept is not None:
+        return kept
+    text = designer_markdown(root, book_id, words, book, cmyk=cmyk, heading=heading)
+    store.put(DESIGNER, key, text.encode())
+    return text
 
 
 # -- the designer dashboard --------------------------------------------------------------------------------------

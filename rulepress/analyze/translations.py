@@ -8,7 +8,7 @@ import difflib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -31,7 +31,12 @@ from rulepress.load.translations import (
     translate_examples,
     translation_folder,
 )
+from rulepress.store import declare, kept_data, key_of
 
+if TYPE_CHECKING:
+    from rulepress.verify.gate import BookCheck
+
+FINDINGS = declare("translation-findings", keep=200)  # a book's translations' gate findings, kept under its check
 MAX_COMMITS = 200  # how far back a recorded source version is looked for (a translation older than that is rare)
 UNRECORDED = "no source version recorded in sources.yaml: check each against the source, then mark it"
 MAX_WARNINGS = 20  # per language in the gate: the full list is `rulepress translations`' job
@@ -210,6 +215,17 @@ def gate_findings(book: Book, examples: list[Example]) -> tuple[list[str], list[
 
 
 # -- the command -----------------------------------------------------------------------------------------------
+
+def cached_gate_findings(check: BookCheck) -> tuple[list[str], list[str]]:
+    """:func:`gate_findings` of a book (every translation loaded and compared with its source), worked out again
+    only when the book's sources or examples changed (translations live there)."""
+    book = check.book
+    if check.inputs is None:  # a file changed while the book was checked: nothing to keep it under
+        return gate_findings(book, check.examples)
+    errors, warnings = kept_data(book.root, FINDINGS, key_of("translations", check.inputs),
+                                 lambda: gate_findings(book, check.examples))
+    return list(errors), list(warnings)
+
 
 def run_translations(root: Path, args: argparse.Namespace) -> int:
     book = load_book(root, args.book)

@@ -14,6 +14,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SecurityError
 
+from rulepress import store
 from rulepress.errors import SourceError
 from rulepress.load import confine, textpolicy
 from rulepress.load.sandbox import content_environment, split_marked
@@ -75,13 +76,11 @@ def render_chapter(text: str, context: dict[str, Any], file: str) -> tuple[str, 
 def _render(text: str, context: dict[str, Any], file: str, first_line: int | None, mark_lines: bool) -> str:
     """The rendered text; the same text over the same plain context is rendered once per process (a serve session
     or a rebuild loads every chapter again after each edit; the output is a function of these alone)."""
-    from rulepress import cache  # it loads books itself
-
-    digest = cache.plain_digest(context)
-    if digest is None:  # a context whose values act when printed: render it every time
+    digest = store.plain_digest(context) if store.enabled() else None
+    if digest is None:  # a context whose values act when printed (or nothing remembered): render it every time
         return _render_now(text, context, file, first_line, mark_lines)
     # Not the file nor the line: they only place an error, and errors are never remembered.
-    return str(cache.remembered("template", cache.key_of(text, digest, f"marks={mark_lines}"),
+    return str(store.remembered("template", store.key_of(text, digest, f"marks={mark_lines}"),
                                 lambda: _render_now(text, context, file, first_line, mark_lines)))
 
 

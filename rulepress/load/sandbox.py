@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from jinja2 import nodes
 from jinja2.filters import FILTERS, make_attrgetter
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from jinja2.visitor import NodeTransformer
+
+from rulepress import store
 
 MAX_RANGE = 10_000  # numbers in one range()
 MAX_STEPS = 200_000  # loop steps, calls, filters and operators of one template, all together
@@ -264,14 +267,16 @@ def _mark_lines(node: nodes.Node, marked: bool = True) -> None:
 
 
 class ContentEnvironment(ImmutableSandboxedEnvironment):
-    """The sandbox rule text runs in; make one per template with :func:`content_environment`."""
+    """The sandbox rule text runs in; :func:`content_environment` gives this thread's."""
 
     intercepted_binops = frozenset({"+", "*", "**", "%"})
 
     def __init__(self) -> None:
         # Jinja comments move to {## ##} so that "{#rule.id}" heading attributes stay plain text.
+        # Not optimized: Jinja's optimizer folds constant expressions while compiling (a sixth of a compile), and
+        # here everything a template computes runs through the sandbox's counted calls anyway.
         super().__init__(undefined=jinja2.StrictUndefined, comment_start_string="{##", comment_end_string="##}",
-                         keep_trailing_newline=True, autoescape=False, loader=None)
+                         keep_trailing_newline=True, autoescape=False, loader=None, optimized=False)
         self.globals.clear()
         self.globals["range"] = bounded_range
         sized = _sized_filters()
@@ -358,9 +363,7 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
         """``source``, checked and compiled; the code is kept for the same source in this process (a serve session
         or a rebuild renders every chapter again).  It is the same for every sandbox, which each render binds it
         to: it holds no values, only names of what it reads (as Jinja's own bytecode cache relies on)."""
-        from rulepress import cache  # it loads books itself
-
-        code: CodeType = cache.remembered("compiled", f"marks={mark_lines}\0{source}",
+        code: CodeType = store.remembered("compiled", f"marks={mark_lines}\0{source}",
                                           lambda: self.compile(self.checked(source, mark_lines)))
         return code
 
@@ -383,9 +386,16 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
         return template.render(**context)
 
 
+_THREAD = threading.local()
+
+
 def content_environment() -> ContentEnvironment:
-    """A fresh sandbox for one template (each has its own budget)."""
-    return ContentEnvironment()
+    """The sandbox rule text runs in: one per thread, made once (its settings and filters never change); each
+    render starts with a budget of its own (:meth:`ContentEnvironment.render_text`)."""
+    env: ContentEnvironment | None = getattr(_THREAD, "env", None)
+    if env is None:
+        env = _THREAD.env = ContentEnvironment()
+    return env
 
 
 def split_marked(text: str, first_line: int = 1) -> tuple[str, list[int]]:

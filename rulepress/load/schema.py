@@ -13,13 +13,15 @@ import hashlib
 import math
 import pickle
 import re
-from functools import cache
+from collections.abc import Iterator, Mapping
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
+from rulepress import store
 from rulepress.errors import SourceError, excerpt
 from rulepress.load.yamlsrc import column_of, line_of, parse_yaml, plain
 
@@ -38,7 +40,46 @@ def load_schema(name: str) -> dict[str, Any]:
     text = resources.files("rulepress.load").joinpath("schemas", f"{name}.yaml").read_text(encoding="utf-8")
     schema = plain(parse_yaml(text, f"rulepress/load/schemas/{name}.yaml"))
     Draft202012Validator.check_schema(schema)
-    return schema
+    return _inlined(schema)
+
+
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with each ``{$ref: "#/$defs/name"}`` (a reference and nothing beside it) replaced by the definition
+    it names: the same checks, without a lookup each time a value is checked against it (every step of every
+    example).  A definition that refers to itself, directly or not, keeps its references."""
+    defs = schema.get("$defs", {})
+    done: dict[str, Any] = {}
+
+    def resolve(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [resolve(item, seen) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if len(node) == 1 and isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs \
+                and "/" not in ref[8:] and ref[8:] not in seen:
+            name = ref[8:]
+            if name not in done:
+                done[name] = resolve(defs[name], (*seen, name))
+            return done[name]
+        return {key: resolve(value, seen) for key, value in node.items()}
+
+    return dict(resolve(schema, ()))
+
+
+def _by_key(validator: Any, spec: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+    """``x-by-key: {key: do, cases: {name: schema, ...}}``: a mapping whose ``key`` is one of the names is checked
+    against that name's schema.  What ``allOf`` of one ``if: {properties: {do: {const: name}}}, then: schema`` per
+    name says, in one look instead of one per name (an engine declares dozens of actions, a book has hundreds of
+    steps)."""
+    if validator.is_type(instance, "object"):
+        name = instance.get(spec["key"])
+        if isinstance(name, str) and name in spec["cases"]:
+            yield from validator.descend(instance, spec["cases"][name], schema_path=name)
+
+
+Validator = validators.extend(Draft202012Validator, {"x-by-key": _by_key})
+"""Draft 2020-12 with ``x-by-key``: what every schema here is checked with."""
 
 
 def rule_id_pattern(prefix: str | None) -> re.Pattern[str]:
@@ -47,6 +88,7 @@ def rule_id_pattern(prefix: str | None) -> re.Pattern[str]:
     return re.compile(rf"{re.escape(prefix)}(\.[a-z0-9-]+)+")
 
 
+@lru_cache(maxsize=16)
 def _format_checker(prefix: str | None) -> FormatChecker:
     checker = FormatChecker(formats=())
     rule_id = rule_id_pattern(prefix)
@@ -65,8 +107,8 @@ def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> lis
 
     Data that passed once in this process passes again without a second look (most of loading a book is this,
     and a serve session or a rebuild loads every unchanged file again); problems are found afresh each time."""
-    from rulepress import cache  # it loads books itself
-
+    if not store.enabled():  # nothing is remembered: no digest to work out
+        return validate_with(data, load_schema(name), shown, prefix)
     try:
         digest = hashlib.sha256(pickle.dumps(data, protocol=5)).hexdigest()  # the values, types and lines
     except Exception:  # data that does not pickle (never from yamlsrc): checked every time
@@ -77,19 +119,34 @@ def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> lis
         found.extend(validate_with(data, load_schema(name), shown, prefix))
         return not found
 
-    cache.remembered("schema", cache.key_of(name, str(prefix), digest), passes, keep=bool)
+    store.remembered("schema", store.key_of(name, str(prefix), digest), passes, keep=bool)
     return found
 
 
 def validate_with(data: Any, schema: dict[str, Any], shown: str, prefix: str | None = None) -> list[SourceError]:
     """Every way ``data`` breaks ``schema`` (already checked with ``Draft202012Validator.check_schema``), as
     :func:`validate` says it: an engine's declared step shapes are checked this way (verify/steps.py)."""
-    validator = Draft202012Validator(schema, format_checker=_format_checker(prefix))
+    validator = _validator(schema, prefix)
     found: dict[tuple[int, str], SourceError] = {}
     for error in validator.iter_errors(data):
         for problem in _problems(error, data, shown, prefix):
             found.setdefault((problem.line or 0, problem.message), problem)
     return [found[key] for key in sorted(found)]
+
+
+_VALIDATORS: dict[tuple[int, str | None], tuple[dict[str, Any], Any]] = {}
+
+
+def _validator(schema: dict[str, Any], prefix: str | None) -> Any:
+    """The validator of ``schema`` for a book's ``prefix``, made once: every example of a book is checked against the
+    same few schemas, and a validator keeps what it resolved (``$ref``s) from one instance to the next."""
+    key = (id(schema), prefix)
+    found = _VALIDATORS.get(key)
+    if found is None or found[0] is not schema:  # (the schema is held: its id is not reused while it is here)
+        if len(_VALIDATORS) >= 64:
+            del _VALIDATORS[next(iter(_VALIDATORS))]
+        found = _VALIDATORS[key] = (schema, Validator(schema, format_checker=_format_checker(prefix)))
+    return found[1]
 
 
 def _problems(error: ValidationError, data: Any, shown: str, prefix: str | None) -> list[SourceError]:

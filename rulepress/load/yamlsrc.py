@@ -3,23 +3,35 @@
 Parsing is bounded: the file is read through :mod:`rulepress.load.confine` (inside the project, a regular file,
 at most 1 MiB, UTF-8), nesting may not go deeper than :data:`MAX_DEPTH`, and the document, with every alias
 expanded, may not hold more than :data:`MAX_NODES` values, so an alias bomb ("billion laughs") is refused before
-anything walks it.
+anything walks it.  libyaml's C parser gives the events of most files (:func:`fast_path`), PyYAML's composer and
+constructor (with the limits and lines) make the values; a file it does not take is read by PyYAML alone, whose
+messages the user sees.
 """
 
 from __future__ import annotations
 
+import pickle
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.composer import ComposerError
-from yaml.constructor import ConstructorError
+from yaml.composer import Composer, ComposerError
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.cyaml import CParser
+from yaml.events import AliasEvent
+from yaml.reader import Reader
+from yaml.resolver import Resolver
 
+from rulepress import store
 from rulepress.errors import SourceError
 from rulepress.load import confine
 
 MAX_DEPTH = 50  # the real sources nest 7 deep; PyYAML's composer recurses per level
 MAX_NODES = 100_000  # values in the document with aliases expanded; the largest real file has a few thousand
+NON_PRINTABLE = Reader.NON_PRINTABLE  # what PyYAML's reader refuses (libyaml's refuses the same, in other words)
+KIND = store.declare("yaml", keep=5000)  # a project file's parse, kept under its text
 
 
 class LineDict(dict):
@@ -38,10 +50,12 @@ class LineList(list):
     column: int
 
 
-class _Loader(yaml.SafeLoader):
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
+class _Limits:
+    """The depth and size limits and the value check, for both loaders below."""
+
+    _depth = 0
+    _nodes = 0  # composed, aliases not expanded
+    _aliased = False  # whether an alias was met: only then can the expanded size or depth exceed what was composed
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         # Checked before recursing, so a 10 000-deep "[[[[..." fails here rather than with a RecursionError.
@@ -50,13 +64,16 @@ class _Loader(yaml.SafeLoader):
             if self._depth > MAX_DEPTH:
                 raise ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels",
                                     self.peek_event().start_mark)
+            self._nodes += 1
+            if self.check_event(AliasEvent):
+                self._aliased = True
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
 
     def get_single_node(self) -> yaml.Node | None:
         node = super().get_single_node()
-        if node is not None:
+        if node is not None and (self._aliased or self._nodes > MAX_NODES):  # else what was composed is in bounds
             _measure(node)
         return node
 
@@ -65,6 +82,22 @@ class _Loader(yaml.SafeLoader):
             return super().construct_object(node, deep)
         except (ValueError, OverflowError) as exc:  # an int of 5000 digits, a date like 2024-13-45
             raise ConstructorError(None, None, f"cannot read this value: {exc}", node.start_mark) from exc
+
+
+class _Loader(_Limits, yaml.SafeLoader):
+    """PyYAML's own Python reader, scanner and parser: every message about a malformed file comes from here."""
+
+
+class _FastLoader(_Limits, Composer, SafeConstructor, Resolver, CParser):  # type: ignore[misc]
+    """The same loader with libyaml's C scanner and parser producing the events (most of the time a parse takes);
+    the Python composer above them keeps the limits, lines and columns.  Used for files that parse: any problem,
+    and any character PyYAML's reader refuses, is parsed again by :class:`_Loader`, whose messages users see."""
+
+    def __init__(self, stream: str) -> None:
+        CParser.__init__(self, stream)
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -108,16 +141,27 @@ def _measure(root: yaml.Node) -> None:
         stack.extend((kid, False) for kid in _children(node) if id(kid) not in size)
 
 
+_TEXT = "tag:yaml.org,2002:str"
+
+
+def _value(loader: _Loader, node: yaml.Node) -> Any:
+    """``loader.construct_object(node, deep=True)``; a text without going through it (what it would give: the
+    scalar's own string), since most values are text."""
+    if type(node) is yaml.ScalarNode and node.tag == _TEXT:
+        return node.value
+    return loader.construct_object(node, deep=True)
+
+
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
     result = LineDict()
     result.lines, result.columns = {}, {}
     result.line, result.column = node.start_mark.line + 1, node.start_mark.column + 1
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = _value(loader, key_node)
         try:
             if key in result:
                 raise ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-            result[key] = loader.construct_object(value_node, deep=True)
+            result[key] = _value(loader, value_node)
         except TypeError as exc:  # an unhashable key: a list or mapping used as a key
             raise ConstructorError(None, None, f"a key cannot be a list or mapping ({exc})",
                                    key_node.start_mark) from exc
@@ -127,15 +171,16 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
 
 
 def _sequence(loader: _Loader, node: yaml.SequenceNode) -> LineList:
-    result = LineList(loader.construct_object(child, deep=True) for child in node.value)
+    result = LineList(_value(loader, child) for child in node.value)
     result.lines = [child.start_mark.line + 1 for child in node.value]
     result.columns = [child.start_mark.column + 1 for child in node.value]
     result.line, result.column = node.start_mark.line + 1, node.start_mark.column + 1
     return result
 
 
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
+for _loader in (_Loader, _FastLoader):
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
 
 
 def load_yaml(path: Path, shown_as: str | None = None, *, root: Path | None = None,
@@ -147,16 +192,40 @@ def load_yaml(path: Path, shown_as: str | None = None, *, root: Path | None = No
     """
     name = shown_as or str(path)
     text = confine.read_text(root if root is not None else path.parent, path, name, max_bytes)
-    if root is not None:  # a project's file: its parse is kept in the project's content-hash cache
-        from rulepress.cache import cached_parse
-
+    if root is not None:  # a project's file: its parse is kept in the project's store
         return cached_parse(root, text, lambda: parse_yaml(text, name))
     return parse_yaml(text, name)
+
+
+def cached_parse(root: Path, text: str, parse: Callable[[], Any]) -> Any:
+    """``parse()`` of a project's YAML ``text`` (:func:`parse_yaml`, with every line remembered: most of loading
+    the books), reused for the same text.  Only a good parse is kept (a refused file raises each
+    time), and each call returns a fresh copy, as parsing does."""
+    kept = store.Store(root)
+    if not kept.enabled:
+        return parse()
+    key = store.key_of(store.code_digest(), text)
+    found = kept.load(KIND, key, lambda data: (pickle.loads(data),))  # a tuple: a file may hold None
+    if found is not None:
+        return found[0]
+    value = parse()
+    try:
+        kept.put(KIND, key, pickle.dumps(value, protocol=5))
+    except Exception:  # a value that does not pickle is just not kept
+        pass
+    return value
 
 
 def parse_yaml(text: str, name: str) -> Any:
     """Parse YAML ``text`` (shown as ``name`` in errors) within the depth and size limits."""
     try:
+        if fast_path(text):
+            try:
+                return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - SafeConstructor
+            except (ComposerError, ConstructorError):  # the limits, a duplicate key: the same Python code either way
+                raise
+            except (yaml.YAMLError, RecursionError):  # libyaml's own complaint: told as PyYAML tells it, below
+                pass
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -176,6 +245,18 @@ def parse_yaml(text: str, name: str) -> Any:
         raise SourceError(name, None, f"malformed YAML: {exc}") from exc
     except RecursionError as exc:  # a safety net: the depth limit should stop this first
         raise SourceError(name, None, f"malformed YAML: nesting too deep (limit {MAX_DEPTH})") from exc
+
+
+_SLOW = re.compile("[\t?!\ufeff]|[|>][-+0-9]*#")  # where libyaml and PyYAML part ways (tests/test_yaml_fast.py)
+
+
+def fast_path(text: str) -> bool:
+    """Whether ``text`` is parsed with libyaml first.  Not when it holds a character PyYAML's reader refuses, nor
+    one of the few on which the two parsers differ: libyaml takes a tab inside a plain value, a '?' inside one in
+    a flow collection, a lone '!' tag and a comment right after a block scalar's '|' where PyYAML refuses them
+    (such a file must stay refused), and counts columns differently after a byte-order mark that is not the first
+    character.  Sources rarely hold any."""
+    return not _SLOW.search(text) and not NON_PRINTABLE.search(text)
 
 
 def _place(text: str, position: int) -> tuple[int, int]:

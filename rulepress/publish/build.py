@@ -17,7 +17,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from rulepress.cache import cached_impacts, empty_trash, translation_findings
+from rulepress.analyze.impact import cached_impacts, impacts_kept
+from rulepress.analyze.translations import cached_gate_findings
 from rulepress.errors import BuildRefused, SourceError, os_problem
 from rulepress.load import site_folders
 from rulepress.publish.lock import build_lock
@@ -31,6 +32,7 @@ from rulepress.publish.swap import (
     sweep_leftovers,
 )
 from rulepress.render import site as site_pages
+from rulepress.store import empty_trash
 from rulepress.verify.gate import Report, verify
 
 # A warning that means something the output needs was not there: the output is wrong, not just imperfect.
@@ -190,7 +192,7 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         errors, warnings = lint.gate_findings(check.book)
         lint_problems += errors  # an error of the text against its data that no designer question tracks
         report.lint_warnings.extend(warnings)
-        errors, warnings = translation_findings(check)
+        errors, warnings = cached_gate_findings(check)
         lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
     # The folders mkdocs copies into the site, confined before mkdocs or the cache reads them.
@@ -214,7 +216,7 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
 
     ``prepare(lang, config)``, when given, is called before each run and says whether it is a dirty build, or
     (None) that the site in ``lang`` is in place already and need not be built (the incremental builds of
-    rulepress/serve/quick.py add their plugin there)."""
+    rulepress/publish/incremental.py add their plugin there)."""
     import copy
     import io
 
@@ -354,8 +356,8 @@ def staged_problems(staging: Path, report: Report) -> list[str]:
 def _render(root: Path, report: Report, staging: Path, timings: Timings, strict: bool,
             interrupted: Callable[[], None]) -> list[str]:
     """Site and PDFs into ``staging``; refuses on any error or missing resource; returns harmless warnings."""
-    from rulepress.cache import cached_site, impacts_kept
     from rulepress.publish import pdfpool
+    from rulepress.publish.sitestore import cached_site
 
     def site(impacts: dict[str, Any]) -> Callable[[], tuple[list[str], float, float]]:
         def make() -> tuple[list[str], float, float]:  # a copy when nothing it shows changed
@@ -418,7 +420,7 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
                 urls = sys.modules.get("weasyprint.urls")
                 if urls is None or not isinstance(exc, urls.FatalURLFetchingError):
                     raise
-                from rulepress.publish.fetch import RefusedURL
+                from rulepress.render.fetch import RefusedURL
 
                 cause = f" ({exc.__cause__})" if exc.__cause__ and not isinstance(exc, RefusedURL) else ""
                 raise BuildRefused([f"weasyprint: {exc}{cause}"] + weasy.fatal("weasyprint")) from exc

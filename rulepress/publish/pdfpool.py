@@ -33,9 +33,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rulepress import environment, progress
-from rulepress.cache import Cache, edition_inputs, get_pdf, pdf_key, preflight_passed, put_pdf, source_epoch
 from rulepress.errors import BuildRefused, os_problem
+from rulepress.publish.pdfstore import edition_inputs, get_pdf, pdf_key, put_pdf, source_epoch
+from rulepress.publish.preflight import preflight_key, preflight_passed
 from rulepress.render import pdf
+from rulepress.store import Store
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import Report
@@ -103,7 +105,7 @@ def workers_wanted(jobs: int) -> int:
 def reproducible(epoch: int, name: str) -> Iterator[None]:
     """WeasyPrint stamps PDF/X files with the time and a random document ID: make both follow the sources.
 
-    The date is :func:`~rulepress.cache.source_epoch`, the ID a UUID derived from the edition's name,
+    The date is :func:`~rulepress.publish.pdfstore.source_epoch`, the ID a UUID derived from the edition's name,
     so a cached PDF and a fresh one are the same bytes.
     """
     from weasyprint.pdf import metadata, pdfx
@@ -128,11 +130,9 @@ class _Captured(logging.Handler):
 
 def _preflight(job: Job) -> str:
     """The PDF's preflight key if it passes, else "" (the build's check of the staging folder then reports why)."""
-    from rulepress.cache import preflight_key
-    from rulepress.publish import preflight
+    from rulepress.publish.preflight import preflight_pdf
 
-    return "" if preflight.preflight_pdf(job.target, job.edition) else preflight_key(job.target.read_bytes(),
-                                                                                      job.edition)
+    return "" if preflight_pdf(job.target, job.edition) else preflight_key(job.target.read_bytes(), job.edition)
 
 
 def _work(index: int, epoch: int, captured: bool, check: bool = False,
@@ -345,7 +345,7 @@ def _jobs(report: Report, impacts: dict[str, Any], staging: Path, folder: str = 
 
 
 def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any,
-                    workers: int | None = None, store: Cache | None = None, preflight: bool = True,
+                    workers: int | None = None, store: Store | None = None, preflight: bool = True,
                     folder: str = "pdf", between: Callable[[], None] | None = None,
                     later: Callable[[], dict[str, Any] | None] | None = None) -> None:
     """What :func:`rulepress.render.pdf.render_editions` makes (same files, same bytes), in parallel and cached.
@@ -389,10 +389,10 @@ def _temporary_files_in(root: Path) -> Iterator[None]:
 
 
 def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any, workers: int | None,
-                     store: Cache | None, preflight: bool, folder: str, between: Callable[[], None] | None,
+                     store: Store | None, preflight: bool, folder: str, between: Callable[[], None] | None,
                      root: Path, later: Callable[[], dict[str, Any] | None] | None = None) -> None:
     global _JOBS, _STARTED
-    store = store or Cache(root)
+    store = store or Store(root)
     epoch = source_epoch(root)
     jobs = _jobs(report, impacts, staging, folder)
     (staging / folder).mkdir(parents=True, exist_ok=True)

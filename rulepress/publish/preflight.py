@@ -6,16 +6,21 @@ and is what ``rulepress preflight`` runs.  Each finding names the file, the page
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pikepdf
 
-from rulepress.cache import cached_preflight
 from rulepress.render import markdown as render
+from rulepress.store import Store, code_digest, declare, key_of
 from rulepress.verify.gate import Report
 
 EDITIONS = ("print", "digital", "designer")
+PASSES = declare("preflight", keep=200)  # a PDF's read-back that passed, kept under its bytes and edition
+_PASSED: set[str] = set()  # preflight keys passed in this process, kept even with the cache off (see below)
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,38 @@ def preflight_pdf(path: Path, edition: str | None = None) -> list[Finding]:
         return pdfchecks.check(pdf, str(path), edition)
 
 
+def preflight_key(data: bytes, edition: str) -> str:
+    return key_of(code_digest(), edition, hashlib.sha256(data).hexdigest())
+
+
+def preflight_passed(key: str, store: Store) -> None:
+    """Remember that the PDF of ``key`` passed: a build's PDF workers preflight each PDF as soon as it is made
+    (in parallel), and the build's own check of the staged PDFs then finds it here instead of reading it again."""
+    _PASSED.add(key)
+    store.put(PASSES, key, b"passed")
+
+
+def cached_preflight(path: Path, root: Path, store: Store | None = None) -> list[Any]:
+    """:func:`preflight_pdf` (reading every page back: seconds a PDF), skipped for the same bytes of the same
+    edition that passed before.  Findings are never kept: they name the staged file."""
+    edition = edition_of(path)
+    return cached_read_back(path, root, edition, lambda: preflight_pdf(path, edition), store)
+
+
+def cached_read_back(path: Path, root: Path, label: str, check: Callable[[], list[Any]],
+                     store: Store | None = None) -> list[Any]:
+    """``check()`` of the PDF at ``path`` (a read-back named ``label``: the edition's preflight, a translation's
+    English-left check), skipped for the same bytes that passed it before, in this process or on disk."""
+    store = store or Store(root)
+    key = preflight_key(path.read_bytes(), label)
+    if key in _PASSED or store.get(PASSES, key) == b"passed":
+        return []
+    findings = check()
+    if not findings:
+        preflight_passed(key, store)
+    return findings
+
+
 def preflight_staged(staging: Path, report: Report) -> list[str]:
     """Problems in a staged build (every edition of every book, every diagram), one line each."""
     problems: list[str] = []
@@ -79,7 +116,6 @@ def preflight_staged(staging: Path, report: Report) -> list[str]:
 def _english_left_once(target: Path, lang: str, root: Path) -> list[object]:
     """:func:`~rulepress.publish.pdfchecks.english_left`, skipped for the same bytes that passed it before (a
     rebuild whose French PDFs came from the cache reads nothing back)."""
-    from rulepress.cache import cached_read_back
     from rulepress.publish.pdfchecks import english_left
 
     return list(cached_read_back(target, root, f"english-left-{lang}", lambda: list(english_left(str(target), lang))))

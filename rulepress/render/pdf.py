@@ -39,7 +39,7 @@ import jinja2
 import markdown
 from markupsafe import Markup
 
-from rulepress.cache import cached_designer_markdown  # the plots: drawn once, not on every build
+from rulepress.analyze.report import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
 from rulepress.load.profile import output_intent
@@ -494,7 +494,7 @@ def _uses(anchors: dict[str, int], sections: dict[str, str], book: Any) -> dict[
 
 def _render(job: PrintInput, layout: Layout, part: str = "book", tail: Tail | None = None,
             timing: dict[str, float] | None = None) -> Any:
-    from rulepress.publish.fetch import ProjectFetcher  # only the build's and the project's own files
+    from rulepress.render.fetch import ProjectFetcher  # only the build's and the project's own files
 
     start = time.perf_counter()
     fetcher = ProjectFetcher(job.diagrams.parent.parent, job.check.book.root, colours.COLOR)

@@ -16,7 +16,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from rulepress.cache import cached_designer_markdown  # the plots: drawn once, not on every build
+from rulepress.analyze.report import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.load.book import Book
 from rulepress.render import in_browser, languages, stepper
 from rulepress.render import markdown as render
@@ -24,8 +24,11 @@ from rulepress.render.palette import svg_rgb
 from rulepress.render.player_text import check_player_text
 from rulepress.render.strings import Strings, strings
 from rulepress.render.typography import typeset
+from rulepress.store import Store, code_digest, declare, key_of, tree_digest, watched_digest
 from rulepress.verify.gate import BookCheck, Report
 
+PAGES = declare("pages", keep=60)  # a book's site pages in one language, kept under its check (pages_key)
+PLAYER = declare("player", keep=5000)  # a player page's pass of the player-text check, kept under its text
 PREPARED: SiteInput | None = None  # set by `rulepress build` before it runs mkdocs
 TIMING: dict[str, float] = {}  # seconds the plugin spent generating pages (our work inside mkdocs' run)
 
@@ -111,25 +114,36 @@ def pages(prepared: SiteInput) -> dict[str, str]:
 def _checked_pages(report: Report, check: BookCheck, impact: dict[str, Any] | None,
                    lang: str | None) -> tuple[dict[str, str], list[str]]:
     """A book's pages in ``lang`` and what its player pages show that they must not; pages that show nothing of
-    the kind are kept (rulepress/cache.py) and reused while the book's check, its impact and the saved reports
-    are the same: after an edit, only the edited book's pages are made again."""
-    from rulepress import cache
-
+    the kind are kept in the store and reused while the book's check, its impact and the saved reports are the
+    same (:func:`pages_key`): after an edit, only the edited book's pages are made again."""
     source = next((c for c in report.books if c.book.id == check.book.id), check)  # a translation's: its source's
-    key = cache.pages_key(source, impact, lang)
-    store = cache.Cache(check.book.root)
-    kept = store.get("pages", key) if key is not None else None
+    key = pages_key(source, impact, lang)
+    store = Store(check.book.root)
+    kept = store.load(PAGES, key, _pages) if key is not None else None
     if kept is not None:
-        try:
-            files: dict[str, str] = json.loads(kept)
-            return files, []
-        except ValueError:  # a damaged entry: made again
-            pass
+        return kept, []
     generated = _book_pages(check, impact, lang)
     problems = player_problems(check.book, generated, _where(lang))
     if key is not None and not problems:
-        store.put("pages", key, json.dumps(generated, ensure_ascii=False).encode())
+        store.put(PAGES, key, json.dumps(generated, ensure_ascii=False).encode())
     return generated, problems
+
+
+def _pages(data: bytes) -> dict[str, str]:
+    files = json.loads(data)
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise TypeError("not a book's pages")
+    return files
+
+
+def pages_key(check: BookCheck, impact: Any, lang: str | None) -> str | None:
+    """What a book's site pages in ``lang`` are made from: its check (see ``BookCheck.inputs``), its question
+    impact and the saved reports (the designer's analysis); None when the check cannot say what it was made
+    from."""
+    if check.inputs is None:
+        return None
+    return key_of(code_digest(), check.inputs, str(lang), json.dumps(impact, sort_keys=True, default=repr),
+                  tree_digest(check.book.root / "reports"), " ".join(r.status for r in check.results))
 
 
 def _where(lang: str | None) -> str:
@@ -150,22 +164,20 @@ def is_player_page(path: str) -> bool:
 
 
 def player_problems(book: Book, files: dict[str, str], folder: str = "") -> list[str]:
-    from rulepress import cache
-
     # A page that passed is not read again while it and what it is checked against (the book's rule prefix, the
     # engine's notation) are the same: after an edit, the book's other pages are as they were.
-    engine = cache.engine_digest(book.root / "engine" / book.engine_package)
-    store = cache.Cache(book.root)
+    engine = watched_digest(book.root / "engine" / book.engine_package)
+    store = Store(book.root)
     problems = []
     for path, text in files.items():
         if not is_player_page(path):
             continue
-        key = cache.key_of(cache.code_digest(), text, book.prefix, book.engine_package, str(book.root), engine)
-        if store.get("player", key) is not None:
+        key = key_of(code_digest(), text, book.prefix, book.engine_package, str(book.root), engine)
+        if store.get(PLAYER, key) == b"passed":
             continue
         found = check_player_text(text, book, f"site page {folder}{path}")
         if not found:
-            store.put("player", key, b"passed")
+            store.put(PLAYER, key, b"passed")
         problems += found
     return problems
 

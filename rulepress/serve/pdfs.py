@@ -20,7 +20,7 @@ from pathlib import Path
 
 def render_book(root: Path, book: str, out: Path) -> int:
     """The child's work: 0 and the book's PDFs in ``out/pdf``, or 1 and the problems on stderr."""
-    from rulepress.cache import cached_impacts
+    from rulepress.analyze.impact import cached_impacts
     from rulepress.publish.build import Timings
     from rulepress.publish.pdfpool import render_editions
     from rulepress.verify.gate import verify

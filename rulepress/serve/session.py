@@ -12,14 +12,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from rulepress.cache import cached_impacts
+from rulepress.analyze.impact import cached_impacts
 from rulepress.errors import BuildRefused, SourceError
 from rulepress.load import site_folders
 from rulepress.load.book import book_ids
 from rulepress.project import namespace_for
+from rulepress.publish.incremental import Renderer
 from rulepress.serve import banner, watcher
 from rulepress.serve.pdfs import Background, link_pdfs
-from rulepress.serve.quick import Renderer
 from rulepress.verify.gate import BookCheck, Report, verify
 
 SITE = ""  # the problems key of the site itself (mkdocs, the theme's templates), which belong to no book
@@ -165,7 +165,7 @@ class Session:
     def render(self, renewed: list[str], full: bool = False) -> None:
         """The site from every book's last good check into a new folder; the old one stays if this fails.
 
-        Only the pages whose Markdown changed are rendered again (:mod:`rulepress.serve.quick`), unless ``full``
+        Only the pages whose Markdown changed are rendered again (:mod:`rulepress.publish.incremental`), unless ``full``
         (the theme changed).  Then the PDFs of the ``renewed`` books follow in the background (when the session
         makes PDFs).
         """

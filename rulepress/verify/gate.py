@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from rulepress import cache, i18n, progress
-from rulepress.cache import cached_replay
+from rulepress import i18n, progress
+from rulepress.cmyk import game_palette
 from rulepress.errors import SourceError, bounded, relative
 from rulepress.load.book import Book, book_ids, load_book
 from rulepress.load.examples import Example, collect_examples, load_examples
@@ -16,7 +16,9 @@ from rulepress.load.orphans import stray_example_folders
 from rulepress.load.problems import Collector, lines_of
 from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
+from rulepress.store import key_of, sources_digest, watched_digest
 from rulepress.verify import diagram, trace
+from rulepress.verify.cached import cached_replay, catalog_problems, replay_inputs
 from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
 from rulepress.verify.replay import ExampleResult, engine_folder
 
@@ -59,6 +61,11 @@ class Report:
         if len(every) <= most:
             return every
         return every[:most] + [f"... and {len(every) - most} more problem(s) not shown (fix these first)"]
+
+
+def book_sources_digest(root: Path, book_id: str) -> str:
+    """A book's sources and examples (its translations are inside them)."""
+    return key_of(sources_digest(root / "rules_src" / book_id), sources_digest(root / "examples" / book_id))
 
 
 def load_checked_book(root: Path, book_id: str) -> BookCheck:
@@ -110,10 +117,10 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         if book_id not in ids:
             report.problems.append(bounded(f"rules_src/{book_id}: no such book (books: {', '.join(ids)})"))
             continue
-        sources = cache.book_sources_digest(root, book_id)  # before anything is read
+        sources = book_sources_digest(root, book_id)  # before anything is read
         try:
             book = load_book(root, book_id)
-            engine_files = cache.engine_digest(root / "engine" / book.engine_package)
+            engine_files = watched_digest(root / "engine" / book.engine_package)
             engine = load_book_engine(book)
         except SourceError as exc:
             report.problems.extend(lines_of(exc))  # every problem of the book's sources, one line each
@@ -123,25 +130,25 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         check = BookCheck(book, engine, examples)
         report.problems.extend(check_cover(book, engine))
         # The engine's narration catalogs, for each language the book is published in (rulepress.i18n).
-        report.problems.extend(cache.catalog_problems(engine_folder(engine, book), list(i18n.book_languages(book.data)),
-                                                      root))
+        languages = list(i18n.book_languages(book.data))
+        report.problems.extend(catalog_problems(engine_folder(engine, book), languages, root))
         try:
             report.problems.extend(check_options(check))
         except Exception as exc:  # OPTIONS that are not OptionSpecs: the engine's, named as such
             report.problems.append(f"{relative(book.root / 'engine' / book.engine_package, root)}/__init__.py: "
                                    f"OPTIONS cannot be read: {type(exc).__name__}: {exc}")
         try:
-            shared: str | None = cache.replay_inputs(book, engine)
+            shared: str | None = replay_inputs(book, engine)
         except OSError:  # a file vanished under us: each replay finds out
             shared = None
-        # Each replay is reused while its inputs are unchanged (rulepress/cache.py).
+        # Each replay is reused while its inputs are unchanged (rulepress/verify/cached.py).
         check.results = [cached_replay(example, check.book, check.engine, draw=draw, shared=shared)
                          for example in progress.iterate(check.examples, f"verify {book_id}", unit="example")]
         check.trace = trace.build_trace(check, root)
         report.problems.extend(check.trace.problems)
-        if (cache.book_sources_digest(root, book_id), cache.engine_digest(root / "engine" / book.engine_package)) \
+        if (book_sources_digest(root, book_id), watched_digest(root / "engine" / book.engine_package)) \
                 == (sources, engine_files):  # nothing changed meanwhile: the check is of these files
-            check.inputs = cache.key_of(book_id, str(root), sources, engine_files)
+            check.inputs = key_of(book_id, str(root), sources, engine_files)
         report.books.append(check)
     return report
 
@@ -158,12 +165,10 @@ def check_cover(book: Book, engine: ModuleType) -> list[str]:
             return [str(exc)]
     if not isinstance(cover, Mapping) or not ({"background", "ink"} & set(cover)):
         return []
-    from rulepress.render import palette  # the render stage's palette (with PIL): only for books with a cover
-
     folder = book.root / "engine" / book.engine_package
     try:
         with engine_guard(folder, book.root, import_seconds(), crashes=True):  # imports the engine's render.py
-            known = palette.game_palette(engine)
+            known = game_palette(engine)
     except EngineFault as fault:
         return [f"{relative(folder, book.root)}/render.py: the palette cannot be read: {fault}"]
     shown = book.path("book.yaml")

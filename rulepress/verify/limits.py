@@ -192,6 +192,10 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
                     signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), self._outer_interval)
             if self._watching_int:
                 signal.signal(signal.SIGINT, self._outer_int)
+        if error is None and self._interrupted:
+            # A Ctrl-C whose KeyboardInterrupt was lost (raised inside a finalizer, where Python only prints it as
+            # ignored, or swallowed by the engine's bare ``except:``) still stops the run once the call is done.
+            raise KeyboardInterrupt
         if error is None or isinstance(error, EngineFault):
             return False
         if isinstance(error, _Timeout):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -172,8 +173,14 @@ def _where(step: Step) -> str:
 
 
 def _frozen(data: Any) -> Any:
-    """A deep copy: a snapshot or event may share lists with the live state, which later steps change."""
-    return copy.deepcopy(data)
+    """A deep copy: a snapshot or event may share lists with the live state, which later steps change.
+
+    Plain data (what snapshots and events are) pickled and read back: copy.deepcopy walks it in Python, and was
+    the replay's largest own cost; what does not pickle is deep-copied."""
+    try:
+        return pickle.loads(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:
+        return copy.deepcopy(data)
 
 
 class _Replay:
@@ -189,6 +196,13 @@ class _Replay:
         self.where = f"start (line {example.line('start')})"
         self.forcing: tuple[str, list[Any]] | None = None  # the last chance step (or start.chance), its outcomes
         self.guard = engine_guard(engine_folder(engine, book), book.root, replay_seconds())
+        self._narrator: Any = _MISSING
+
+    def narrator(self, game: Game) -> Any:
+        """The engine's narration (:func:`~rulepress.protocol.narrator_of`), looked up once per replay."""
+        if self._narrator is _MISSING:
+            self._narrator = narrator_of(game)
+        return self._narrator
 
     def crashed(self, exc: Exception) -> _Broken:
         """An engine bug: reported against the step and the engine's line, never as a traceback."""
@@ -352,7 +366,7 @@ class _Replay:
             self.rejected(step, text, exc, before, game, state, undrawn)
             return []
         text = game.format_action(state, action)
-        narrator = narrator_of(game)
+        narrator = self.narrator(game)
         narrations = (i18n.in_languages(self.languages, lambda: narrator.narrate_action(game, state, action))
                       if narrator else {})
         narration = narrations.get(self.languages[0], "")
@@ -389,7 +403,8 @@ class _Replay:
         if exc.rule != expected:
             raise _Mismatch(f"{where}: '{text}' was rejected by {book.rule_label(exc.rule)} ({exc.message}), "
                             f"expected {book.rule_label(expected)}") from exc
-        change = _difference(before, _frozen(game.snapshot(state)))
+        after = _frozen(game.snapshot(state))
+        change = None if _same_bytes(before, after) else _difference(before, after)
         if change is not None:
             raise _Mismatch(f"{where}: the rejected action '{text}' changed the state ({change}); a rejection "
                             f"by {book.rule_label(expected)} must leave it as it was") from exc
@@ -603,6 +618,16 @@ def _equal(left: Any, right: Any) -> bool:
     if isinstance(left, Mapping | list | tuple) or isinstance(right, Mapping | list | tuple):
         return False
     return bool(left == right)
+
+
+def _same_bytes(before: Any, after: Any) -> bool:
+    """Whether two plain values pickle to the same bytes: the same values of the same types in the same order, so
+    :func:`_difference` would find nothing (a cheap first look at two whole snapshots)."""
+    try:
+        return pickle.dumps(before, protocol=pickle.HIGHEST_PROTOCOL) == pickle.dumps(after,
+                                                                                       protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return False
 
 
 def _difference(before: Any, after: Any, path: str = "") -> str | None:

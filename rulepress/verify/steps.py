@@ -45,12 +45,28 @@ class Declared:
     origin: str  # "engine/mini/__init__.py", "engine/x/schema.py", or "engine/x/__init__.py (ACTIONS)" (derived)
 
 
+_DECLARED: dict[tuple[int, int, str], tuple[ModuleType, Any, Declared]] = {}
+
+
 def declared(engine: ModuleType, game: Any, root: Path) -> Declared:
     """The engine's step and state shapes: the package's ``ACTION_SCHEMA``/``STATE_SCHEMA``, else its
     ``schema`` module's, else (a :class:`~rulepress.basegame.BaseGame`) derived from ``ACTIONS``/``STATE_KEYS``.
+    Worked out once per game (a book's examples share one per set of options).
 
     Imports engine code (the ``schema`` module): call it under the engine's guard.
     """
+    key = (id(engine), id(game), str(root))
+    kept = _DECLARED.get(key)
+    if kept is not None and kept[0] is engine and kept[1] is game:  # (held: their ids are not reused meanwhile)
+        return kept[2]
+    found = _declared(engine, game, root)
+    if len(_DECLARED) >= 16:
+        del _DECLARED[next(iter(_DECLARED))]
+    _DECLARED[key] = (engine, game, found)
+    return found
+
+
+def _declared(engine: ModuleType, game: Any, root: Path) -> Declared:
     module = engine
     if not _declares(engine) and importlib.util.find_spec(f"{engine.__name__}.schema") is not None:
         module = importlib.import_module(f"{engine.__name__}.schema")
@@ -85,15 +101,16 @@ def example_schema(found: Declared) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     if found.actions is not None:
         names = [str(name) for name in found.actions]
-        branches = []
+        cases = {}
         for name, spec in found.actions.items():
             own = dict(spec.get("properties", {}))
             keys = {key: {} for key in GATE_KEYS} | own
             shape: dict[str, Any] = {"properties": keys, "additionalProperties": False}
             if spec.get("required"):
                 shape["required"] = list(spec["required"])
-            branches.append({"if": {"properties": {"do": {"const": name}}}, "then": shape})
-        action = {"properties": {"do": {"enum": names}}, "allOf": branches}
+            cases[str(name)] = shape
+        # Each step is checked against its own action's shape only (rulepress/load/schema.py's x-by-key).
+        action = {"properties": {"do": {"enum": names}}, "x-by-key": {"key": "do", "cases": cases}}
         properties["steps"] = {"type": "array", "items": {"if": {"type": "object", "required": ["do"]},
                                                          "then": action}}
     if found.state is not None:
@@ -128,6 +145,9 @@ def _validator(text: str) -> dict[str, Any]:
     """The schema, checked once per distinct declaration (examples of a book share one)."""
     data: dict[str, Any] = json.loads(text)
     Draft202012Validator.check_schema(data)
+    steps = data["properties"].get("steps")
+    for case in steps["items"]["then"]["x-by-key"]["cases"].values() if steps else ():
+        Draft202012Validator.check_schema(case)  # the meta-schema does not look inside a keyword of ours
     return data
 
 
@@ -139,8 +159,24 @@ def problems(example: Example, found: Declared, prefix: str | None) -> list[Sour
     """
     if found.actions is None and found.state is None:
         return []
-    broken = check_declaration(found)
+    broken, schema = _checked(found)
     if broken is not None:
         return [SourceError(found.origin, None, broken)]
-    return schemas.validate_with(example.raw, _validator(json.dumps(example_schema(found), sort_keys=True)),
-                                 example.file, prefix)
+    assert schema is not None
+    return schemas.validate_with(example.raw, schema, example.file, prefix)
+
+
+_CHECKED: dict[int, tuple[Declared, str | None, dict[str, Any] | None]] = {}
+
+
+def _checked(found: Declared) -> tuple[str | None, dict[str, Any] | None]:
+    """What :func:`check_declaration` says of ``found``, and its schema, once per declaration (every example of a
+    book is checked against the same one)."""
+    kept = _CHECKED.get(id(found))
+    if kept is None or kept[0] is not found:
+        broken = check_declaration(found)
+        schema = None if broken else _validator(json.dumps(example_schema(found), sort_keys=True))
+        if len(_CHECKED) >= 16:
+            del _CHECKED[next(iter(_CHECKED))]
+        kept = _CHECKED[id(found)] = (found, broken, schema)
+    return kept[1], kept[2]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rulepress.errors import SourceError, relative
+from rulepress.store import declare, kept_data, key_of, watched_digest
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import BookCheck
@@ -81,14 +82,15 @@ def unparsable(folder: Path, package: str, root: Path) -> list[str]:
     return problems
 
 
+FACTS = declare("trace", keep=100)  # an engine's rule-ID literals and parse check, kept under its files
+
+
 def engine_facts(folder: Path, package: str, prefix: str, root: Path) -> tuple[dict[str, list[str]], list[str]]:
     """:func:`engine_rule_literals` and :func:`unparsable` (tokenizing every engine file: most of a trace), read
     again only when a file of the engine changed."""
-    from rulepress import cache  # it imports the gate's modules
-
-    key = cache.key_of(str(folder), package, prefix, str(root), cache.engine_digest(folder))
-    found: tuple[dict[str, list[str]], list[str]] = cache.kept_data(
-        root, "trace", key, lambda: (engine_rule_literals(folder, prefix, root), unparsable(folder, package, root)))
+    key = key_of(str(folder), package, prefix, str(root), watched_digest(folder))
+    found: tuple[dict[str, list[str]], list[str]] = kept_data(
+        root, FACTS, key, lambda: (engine_rule_literals(folder, prefix, root), unparsable(folder, package, root)))
     return found
 
 

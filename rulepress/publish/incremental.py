@@ -9,7 +9,7 @@ byte what a full build makes.  A language's site whose generated files are all t
 of a book that is not translated leaves the translations' site so) is not built at all: mkdocs' output is a
 function of those files and of what every page shows.  When a navigation or what every page shows changed (a
 title, a new example, a book's colour, the theme, the date in the sitemap) every page shows it: a full build.
-``Renderer.state`` is what the next build compares with; rulepress/cache.py keeps it with each site.
+``Renderer.state`` is what the next build compares with; rulepress/publish/sitestore.py keeps it with each site.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 
+from rulepress.store import Store, code_digest, declare, enabled, key_of
+
 _SEARCH = Path("search") / "search_index.json"
 
 
@@ -43,7 +45,7 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
     """Marks unchanged generated pages as not modified; merges the search index afterwards."""
 
     def __init__(self, previous: dict[str, Any] | None, previous_index: list[dict[str, Any]],
-                 templates: Path | None = None) -> None:
+                 templates: Store | None = None) -> None:
         self.templates = templates  # where the theme's compiled templates are kept (None: nowhere)
         self.previous: dict[str, str] = (previous or {}).get("pages", {})
         self.previous_titles: dict[str, str] = (previous or {}).get("titles", {})
@@ -85,10 +87,9 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
     def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
         if self.templates is not None and not callable(env.autoescape):  # (a function would decide per name)
             # mkdocs makes a new Jinja environment for every build, which compiles every theme template again
-            # (a second or so a site); Jinja's own cache keeps the compiled code, checked against each source.
-            folder = self.templates / _environment_digest(env)
-            folder.mkdir(parents=True, exist_ok=True)
-            env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
+            # (a second or so a site); Jinja's bytecode cache keeps the compiled code, checked against each source,
+            # in the store (which checks the bytes).
+            env.bytecode_cache = _KeptTemplates(self.templates, _environment_digest(env))
         pages = files.documentation_pages()
         self.titles = {file.src_uri: file.page.title for file in pages
                        if file.page is not None and file.page.title is not None}
@@ -118,11 +119,29 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
             script.write_text(f"var __index = {text}", encoding="utf-8")
 
 
+TEMPLATES = declare("jinja", keep=1000)  # the theme's compiled templates, for each environment
+
+
+class _KeptTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates kept in the store: Jinja checks each against its template's source, the store
+    checks the bytes."""
+
+    def __init__(self, store: Store, environment: str) -> None:
+        self.store = store
+        self.environment = environment
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        data = self.store.get(TEMPLATES, key_of(self.environment, bucket.key))
+        if data is not None:
+            bucket.bytecode_from_string(data)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.store.put(TEMPLATES, key_of(self.environment, bucket.key), bucket.bytecode_to_string())
+
+
 def _environment_digest(env: jinja2.Environment) -> str:
     """What else a template compiles to depends on: the environment's syntax and extensions, and the versions."""
     from importlib.metadata import version
-
-    from rulepress.cache import code_digest, key_of
 
     settings = (env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
                 env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix,
@@ -159,10 +178,13 @@ class Renderer:
         self.share = share
 
     def render(self, root: Path, report: Any, impacts: dict[str, Any], previous: Path | None, target: Path,
-               render: Callable[..., Any] | None = None, fingerprint: str = "") -> Any:
+               render: Callable[..., Any] | None = None, fingerprint: str = "",
+               copy: Callable[[Path], bool] | None = None) -> Any:
         """Build into ``target`` (from ``previous``, the last good site, when that is enough); returns the
-        mkdocs log collector of the build, as ``render`` (:func:`rulepress.publish.build.render_site`) does."""
-        from rulepress.cache import FOLDER, enabled, key_of
+        mkdocs log collector of the build, as ``render`` (:func:`rulepress.publish.build.render_site`) does.
+
+        ``copy(target)``, when given, puts ``previous`` into ``target`` instead of a plain copy (a kept site, each
+        file checked as it is copied out); False (a damaged kept site): a full build instead."""
         from rulepress.publish.build import render_site
         from rulepress.render import site as site_pages
 
@@ -175,6 +197,8 @@ class Renderer:
                  and set(sites) == set(navs)
                  and all((previous / _folder(lang) / _SEARCH).is_file() and sites[_name(lang)].get("nav") == navs[
                          _name(lang)] and sites[_name(lang)].get("pages") for lang in langs))
+        if dirty and copy is not None and not copy(target):  # the previous site is damaged: a full build
+            dirty = False
         # Each site's generated files, made now (kept per book, see rulepress/render/site.py) to see which sites
         # read exactly what their last build read: their output is in place, and mkdocs need not run for them.
         early: dict[str, dict[str, str]] = {}
@@ -185,12 +209,12 @@ class Renderer:
                 except site_pages.PlayerTextError:  # refused in mkdocs' run, as a full build refuses it
                     pass
         skipped = {name for name, files in early.items() if _files_digest(files) == sites[name]["files"]}
-        if dirty:
+        if dirty and copy is None:
             assert previous is not None
             shared = [lang for lang in langs if lang is not None and lang in skipped] if self.share else []
             _copy_site(previous, target, shared)
         plugins: dict[str, _Unchanged] = {}
-        templates = root / FOLDER / "jinja" if enabled() else None
+        templates = Store(root) if enabled() else None
 
         def prepare(lang: str | None, config: MkDocsConfig) -> bool | None:
             name = _name(lang)

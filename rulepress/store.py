@@ -1,0 +1,526 @@
+"""The content-addressed store under ``.rulepress-cache/content/``: it keys inputs, keeps bytes, checks them, prunes.
+
+It knows no stage.  What a kept thing is made from (its recipe) lives beside the code that makes it: the
+replay's key in rulepress/verify/cached.py, a PDF's in rulepress/publish/pdfstore.py, the site's in
+rulepress/publish/sitestore.py, the impact's in rulepress/analyze/impact.py, and so on; each declares its kind
+and how many of its entries to keep (:func:`declare`).  An entry is found by the SHA-256 of everything it is made
+from (:func:`key_of`), never by a time stamp; "rulepress's own code" (:func:`code_digest`: every file of the
+installed package) is part of every key, so changing rulepress invalidates all of it.
+
+Every entry carries the SHA-256 of its name and bytes, checked when it is read; a kept folder (a site) carries a
+manifest of each file's digest, checked as the folder is copied out.  A damaged, truncated, garbled or unreadable
+entry is discarded with one line on stderr naming it, and the caller makes it again: it is never used, and never
+stops a build.  Only good results are kept: a failed replay, a refused site or a broken PDF is redone every time.
+
+On top, a process remembers small pure results it made (:func:`remembered`).  ``RULEPRESS_CACHE=0`` turns all of
+it off (nothing read, nothing written, nothing remembered).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+
+from rulepress import environment
+
+FOLDER = ".rulepress-cache/content"
+PACKAGE = Path(__file__).resolve().parent  # rulepress/
+_SKIP = {"__pycache__"}
+T = TypeVar("T")
+
+
+def _files(folder: Path) -> list[Path]:
+    """Every file under ``folder`` in a stable order, without bytecode."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not _SKIP & set(p.parts) and p.suffix != ".pyc")
+
+
+def tree_digest(folder: Path) -> str:
+    """SHA-256 over the relative names and contents of every file under ``folder``."""
+    digest = hashlib.sha256()
+    for path in _files(folder):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def sources_digest(folder: Path) -> str:
+    """:func:`tree_digest`, and the names of the folders too (an empty translation folder is a warning)."""
+    digest = hashlib.sha256(tree_digest(folder).encode())
+    if folder.is_dir():
+        for path in sorted(p for p in folder.rglob("*") if p.is_dir() and not _SKIP & set(p.parts)):
+            digest.update(str(path.relative_to(folder)).encode() + b"\0")
+    return digest.hexdigest()
+
+
+@cache
+def _watched_digest(folder: Path, stamp: tuple[tuple[str, int, int], ...]) -> str:
+    return tree_digest(folder)
+
+
+def watched_digest(folder: Path) -> str:
+    """:func:`tree_digest`, read again only when one of the files' sizes or mtimes changed (a serve session edits
+    an engine's files, and every replay of a book asks for its engine's digest)."""
+    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in _files(folder))
+    return _watched_digest(folder, stamp)
+
+
+@cache
+def code_digest() -> str:
+    """rulepress's own files (code, templates, fonts, colour profile) and the Python running them."""
+    return hashlib.sha256((tree_digest(PACKAGE) + sys.version).encode()).hexdigest()
+
+
+def key_of(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+def enabled() -> bool:
+    """``RULEPRESS_CACHE=0`` turns every cache off, on disk and in this process."""
+    return environment.cache_enabled()
+
+
+# -- kinds: each recipe declares its own ------------------------------------------------------------------------
+
+KEEP: dict[str, int] = {}  # kind -> how many of its entries pruning keeps (those used last)
+
+
+def declare(name: str, keep: int) -> str:
+    """Declare a kind of entry (a folder under the store) and how many of its entries to keep; returns ``name``.
+
+    Called at import by the module that makes the entries: the store knows its kinds only from them."""
+    KEEP[name] = max(keep, KEEP.get(name, 0))
+    return name
+
+
+# -- sealed entries: the digest of an entry's name and bytes, checked when read ----------------------------------
+
+_MAGIC = b"rulepress-entry sha256:"
+_HEADER = len(_MAGIC) + 64 + 1  # the magic, the hex digest, a newline
+
+
+def _digest(name: str, data: bytes) -> bytes:
+    return hashlib.sha256(name.encode() + b"\0" + data).hexdigest().encode()
+
+
+def seal(name: str, data: bytes) -> bytes:
+    """``data`` as it is kept under ``name`` (``<kind>/<key><suffix>``): behind the digest of both."""
+    return _MAGIC + _digest(name, data) + b"\n" + data
+
+
+def unseal(name: str, blob: bytes) -> bytes | None:
+    """The data :func:`seal` kept under ``name``, or None when ``blob`` is not exactly that (damaged, truncated,
+    garbled, or another entry's bytes)."""
+    if len(blob) < _HEADER or not blob.startswith(_MAGIC) or blob[_HEADER - 1:_HEADER] != b"\n":
+        return None
+    data = blob[_HEADER:]
+    return data if blob[len(_MAGIC):_HEADER - 1] == _digest(name, data) else None
+
+
+class Damaged(Exception):
+    """A file of a kept folder that is not what was kept, and what is wrong with it."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(f"{path} {why}")
+        self.path = path
+        self.why = why
+
+
+_WARNED: set[str] = set()  # entries this process has warned about (one that cannot be removed is read again)
+
+
+def say_discarded(shown: str, why: str, what: str = "discarded") -> None:
+    """The one line a discarded entry gets, on stderr (a build's PDF workers and site process say it too)."""
+    if shown in _WARNED:
+        return
+    _WARNED.add(shown)
+    print(f"rulepress: warning: cache entry {shown} {why}: {what}, it is made again", file=sys.stderr, flush=True)
+
+
+class Store:
+    """Entries under ``<root>/.rulepress-cache/content/<kind>/``, written atomically (a killed build leaves no half)
+    and sealed (:func:`seal`): every read is checked, and what fails the check is discarded."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.folder = root / FOLDER
+        self.enabled = enabled()  # RULEPRESS_CACHE=0: every output made afresh, none kept
+        self.hits: dict[str, int] = {}
+        self.misses: dict[str, int] = {}
+
+    def path(self, kind: str, key: str, suffix: str = "") -> Path:
+        return self.folder / kind / key[:2] / f"{key}{suffix}"
+
+    def shown(self, path: Path) -> str:
+        """``path`` as the user finds it: from the project root."""
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def _miss(self, kind: str) -> None:
+        self.misses[kind] = self.misses.get(kind, 0) + 1
+
+    def get(self, kind: str, key: str, suffix: str = "") -> bytes | None:
+        """The bytes kept under ``key``, checked; None when there are none, or they are damaged (then discarded)."""
+        if not self.enabled:
+            self._miss(kind)
+            return None
+        path = self.path(kind, key, suffix)
+        try:
+            blob = path.read_bytes()
+        except FileNotFoundError:
+            self._miss(kind)
+            return None
+        except OSError as exc:  # a folder where the entry was, no permission, an I/O error
+            self.discard(path, f"cannot be read ({exc.strerror or type(exc).__name__})")
+            self._miss(kind)
+            return None
+        data = unseal(f"{kind}/{key}{suffix}", blob)
+        if data is None:
+            self.discard(path, "is damaged (its bytes do not match their digest)")
+            self._miss(kind)
+            return None
+        try:
+            os.utime(path)  # used now: pruning keeps what was used last
+        except OSError:
+            pass
+        self.hits[kind] = self.hits.get(kind, 0) + 1
+        return data
+
+    def load(self, kind: str, key: str, decode: Callable[[bytes], T], suffix: str = "") -> T | None:
+        """``decode`` of the bytes :meth:`get` finds; an entry that does not decode is discarded as damaged."""
+        data = self.get(kind, key, suffix)
+        if data is None:
+            return None
+        try:
+            return decode(data)
+        except Exception as exc:
+            self.discard(self.path(kind, key, suffix), f"cannot be decoded ({type(exc).__name__})")
+            return None
+
+    def put(self, kind: str, key: str, data: bytes, suffix: str = "") -> None:
+        if not self.enabled:
+            return
+        target = self.path(kind, key, suffix)
+        self._write(target, seal(f"{kind}/{key}{suffix}", data))
+
+    def _write(self, target: Path, blob: bytes) -> None:
+        scratch = None
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, scratch = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            with os.fdopen(handle, "wb") as file:
+                file.write(blob)
+            os.replace(scratch, target)
+        except OSError:  # a full or read-only disk costs speed, never the build
+            if scratch is not None:
+                Path(scratch).unlink(missing_ok=True)
+
+    def discard(self, path: Path, why: str) -> None:
+        """Say that the entry at ``path`` is bad, and remove it (a folder in its place too) so it can be kept again."""
+        say_discarded(self.shown(path), why)
+        _remove(path, self.folder)
+
+    # -- kept folders: a manifest of every file's digest, checked as the folder is copied out -------------------
+
+    def put_folder(self, kind: str, key: str, source: Path, ignore: Callable[[str, list[str]], Any] | None = None,
+                   previous: str | None = None) -> bool:
+        """Keep a copy of the folder ``source`` (mtimes kept) under ``key``, with its manifest; False if it could
+        not be kept.
+
+        A file that is the same as in the folder kept under ``previous`` (the same bytes, size and mtime: it was
+        copied from there and not written again) is a hard link to that one instead of a copy: kept folders are
+        only ever read.  Never a link to ``source`` itself, which is anyone's to change after."""
+        if not self.enabled:
+            return False
+        folder = self.path(kind, key)
+        scratch = folder.with_name(f".tmp-{key}-{os.getpid()}")
+        files: dict[str, str] = {}
+        dirs: list[str] = []
+        before = self._manifest(kind, previous) if previous else None
+        earlier = self.path(kind, previous) if previous else None
+
+        def keep(name: str, target: str) -> None:
+            relative = Path(name).relative_to(source).as_posix()
+            data = Path(name).read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            files[relative] = digest
+            if before is not None and earlier is not None and before["files"].get(relative) == digest:
+                try:
+                    now, then = os.stat(name), (earlier / relative).stat()
+                    if (now.st_size, now.st_mtime_ns) == (then.st_size, then.st_mtime_ns):
+                        os.link(earlier / relative, target)
+                        return
+                except OSError:  # gone from the previous folder, or no links here: a copy
+                    pass
+            with open(target, "wb") as file:
+                file.write(data)
+            shutil.copystat(name, target)
+
+        try:
+            shutil.rmtree(scratch, ignore_errors=True)
+            scratch.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(source, scratch, copy_function=keep, ignore=ignore)
+            dirs = sorted(p.relative_to(scratch).as_posix() for p in scratch.rglob("*") if p.is_dir())
+            _remove(folder, self.folder)
+            os.replace(scratch, folder)
+        except OSError:
+            shutil.rmtree(scratch, ignore_errors=True)
+            return False
+        self.put(kind, key, json.dumps({"files": files, "dirs": dirs}, sort_keys=True).encode(), ".files")
+        return True
+
+    def _manifest(self, kind: str, key: str) -> dict[str, Any] | None:
+        def decode(data: bytes) -> dict[str, Any]:
+            manifest = json.loads(data)
+            names = [*manifest["files"], *manifest["dirs"]]
+            if not all(isinstance(v, str) for v in manifest["files"].values()) or not all(
+                    isinstance(name, str) and _inside(name) for name in names):
+                raise ValueError("a name that leaves the folder")
+            return dict(manifest)
+
+        return self.load(kind, key, decode, ".files")
+
+    def copy_folder(self, kind: str, key: str, target: Path) -> bool:
+        """Copy the folder kept under ``key`` into ``target`` (mtimes kept), each file checked against its
+        manifest; False, and nothing left in ``target``, when there is none or it is damaged (then discarded)."""
+        manifest = self._manifest(kind, key)
+        if manifest is None:
+            return False
+        folder = self.path(kind, key)
+        made: list[Path] = []
+        try:
+            for name in manifest["dirs"]:
+                if not (target / name).is_dir():
+                    (target / name).mkdir(parents=True)
+                    made.append(target / name)
+            for name, digest in manifest["files"].items():
+                kept = folder / name
+                try:
+                    data, stat = kept.read_bytes(), kept.stat()
+                except OSError as exc:
+                    raise Damaged(kept, f"cannot be read ({exc.strerror or type(exc).__name__})") from exc
+                if hashlib.sha256(data).hexdigest() != digest:
+                    raise Damaged(kept, "is damaged (its bytes do not match the folder's manifest)")
+                (target / name).parent.mkdir(parents=True, exist_ok=True)
+                with open(target / name, "wb") as file:
+                    file.write(data)
+                made.append(target / name)
+                os.utime(target / name, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        except (Damaged, OSError) as exc:
+            for path in reversed(made):  # nothing of it is left for a build to publish
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+            if isinstance(exc, Damaged):
+                say_discarded(self.shown(exc.path), exc.why, "its kept folder is discarded")
+                _remove(self.path(kind, key, ".files"), self.folder)
+                self.set_aside(folder)
+            return False
+        return True
+
+    def recent(self, kind: str, suffix: str) -> list[str]:
+        """The keys of ``kind`` that have an entry ``<key><suffix>``, the one used last first."""
+        found = []
+        for path in self.folder.glob(f"{kind}/*/*{suffix}"):
+            if path.name.startswith(".tmp-") or not path.name.endswith(suffix):
+                continue
+            try:
+                found.append((path.stat().st_mtime, path.name[:-len(suffix)] if suffix else path.name))
+            except OSError:  # pruned by another build meanwhile
+                continue
+        return [key for _, key in sorted(found, reverse=True)]
+
+    def set_aside(self, folder: Path) -> None:
+        """A kept folder out of the way now (renamed into the trash); deleted by :func:`empty_trash` later."""
+        if not folder.is_dir():
+            return
+        try:
+            (self.folder / TRASH).mkdir(parents=True, exist_ok=True)
+            folder.rename(self.folder / TRASH / f"{folder.name}-{os.getpid()}-{time.monotonic_ns()}")
+        except OSError:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _inside(name: str) -> bool:
+    parts = PurePosixPath(name).parts
+    return bool(parts) and not PurePosixPath(name).is_absolute() and ".." not in parts
+
+
+def _remove(path: Path, top: Path) -> None:
+    """Remove what is at ``path`` (a file, a folder, a link), or the first thing on the way to it under ``top``
+    that is not a folder (a file where a folder of entries should be): a bad entry must not stay in the way."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        return
+    except NotADirectoryError:
+        pass
+    except OSError:
+        return
+    for parent in reversed(path.relative_to(top).parents):
+        place = top / parent
+        if place != top and (place.is_symlink() or (place.exists() and not place.is_dir())):
+            try:
+                place.unlink()
+            except OSError:
+                pass
+            return
+
+
+# -- this process's memory of small pure results ------------------------------------------------------------
+
+_MEMO: dict[tuple[str, str], Any] = {}
+MEMO_SIZE = 20_000  # entries: rendered templates and passed schema checks are a few kB each at most
+_NOTHING = object()
+
+
+def remembered(kind: str, key: str, make: Callable[[], Any], keep: Callable[[Any], bool] = lambda value: True) -> Any:
+    """``make()``, or what it gave for the same ``key`` before in this process (``keep(value)``: whether to).
+
+    For results that are a function of their key alone and never changed by their users (a string, a bool, a
+    tuple): a serve session or a process building again asks for them on every save, and a fresh process has
+    them from the disk caches above them.  ``RULEPRESS_CACHE=0`` turns it off with the rest of the cache.
+    """
+    if not enabled():
+        return make()
+    found = _MEMO.get((kind, key), _NOTHING)
+    if found is not _NOTHING:
+        return found
+    value = make()
+    if keep(value):
+        if len(_MEMO) >= MEMO_SIZE:  # the oldest first (dicts keep insertion order)
+            del _MEMO[next(iter(_MEMO))]
+        _MEMO[(kind, key)] = value
+    return value
+
+
+def forget() -> None:
+    """Forget what this process remembered (:func:`remembered`): a test reading the disk entries again."""
+    _MEMO.clear()
+    _WARNED.clear()
+
+
+def kept_data(root: Path, kind: str, key: str, make: Callable[[], Any]) -> Any:
+    """``make()`` (plain data), kept under ``kind`` on disk and in this process; each call returns a fresh copy,
+    so its user may change it.  Errors are not kept: ``make()`` raises again."""
+    key = key_of(code_digest(), key)
+    store = Store(root)
+
+    def load() -> bytes:
+        data = store.get(kind, key)
+        if data is not None:
+            try:
+                pickle.loads(data)
+                return data
+            except Exception as exc:
+                store.discard(store.path(kind, key), f"cannot be decoded ({type(exc).__name__})")
+        data = pickle.dumps(make(), protocol=5)
+        store.put(kind, key, data)
+        return data
+
+    return pickle.loads(remembered(kind, key, load))
+
+
+class _NotPlain(Exception):
+    pass
+
+
+class _PlainPickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        # Called only for what pickle does not write natively: anything but exact dicts, lists, tuples, sets,
+        # strings, bytes, numbers, booleans and None.  Such a value may act when used (a template context's
+        # recording values, see rulepress/load/translations.py), so no result made with it is remembered.
+        raise _NotPlain
+
+
+def plain_digest(value: Any) -> str | None:
+    """SHA-256 of ``value`` when it is plain data (types told apart: ``1`` is not ``True`` nor ``"1"``), else
+    None.  Pickled, with no Python walk over the value: it is asked for on every template the books render."""
+    buffer = io.BytesIO()
+    try:
+        _PlainPickler(buffer, protocol=5).dump(value)
+    except (_NotPlain, pickle.PicklingError, TypeError, RecursionError):
+        return None
+    return hashlib.sha256(buffer.getvalue()).hexdigest()
+
+
+# -- pruning ------------------------------------------------------------------------------------------------
+
+PRUNE_EVERY = 300.0  # seconds: pruning lists every entry, and one build after another need not each do it
+
+
+def prune_now(store: Store) -> None:
+    """Prune every kind declared in this process (see :func:`declare`), at most once every :data:`PRUNE_EVERY`
+    seconds: the store stays bounded, and an author's rebuild after each edit does not list thousands of
+    entries every time."""
+    stamp = store.folder / ".pruned"
+    try:
+        if time.time() - stamp.stat().st_mtime < PRUNE_EVERY:
+            return
+    except OSError:  # never pruned
+        pass
+    for name in KEEP:
+        prune(store, name)
+    _empty(store.folder / TRASH)  # left by builds that were stopped before they emptied it
+    try:
+        stamp.touch()
+    except OSError:
+        pass
+
+
+def prune(store: Store, kind: str) -> None:
+    """Drop all but the ``KEEP[kind]`` entries of ``kind`` used last (a hit touches its entry).
+
+    An entry is every file (and folder) named after its key: ``<key>``, ``<key>.pdf``, ``<key>.json``..."""
+    entries: dict[str, tuple[float, list[Path]]] = {}
+    for path in store.folder.glob(f"{kind}/*/*"):
+        if path.name.startswith(".tmp-"):
+            continue
+        key = path.name.split(".", 1)[0]
+        try:
+            used = path.lstat().st_mtime
+        except OSError:  # pruned by another build meanwhile
+            continue
+        last, parts = entries.get(key, (0.0, []))
+        entries[key] = (max(last, used), [*parts, path])
+    for _, parts in sorted(entries.values(), key=lambda entry: entry[0], reverse=True)[KEEP.get(kind, 100):]:
+        for part in parts:
+            if part.is_dir() and not part.is_symlink():  # a whole site: set aside now, deleted by empty_trash
+                store.set_aside(part)
+            else:
+                part.unlink(missing_ok=True)
+
+
+TRASH = ".trash"
+
+
+def empty_trash(root: Path) -> None:
+    """Delete the kept folders :func:`prune` set aside (hundreds of files each: not while the author waits)."""
+    _empty(root / FOLDER / TRASH)
+
+
+def _empty(folder: Path) -> None:
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            shutil.rmtree(entry, ignore_errors=True)

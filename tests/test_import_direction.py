@@ -1,0 +1,133 @@
+"""Imports run one way: a lower stage never imports a higher one, at module level or inside a function.
+
+    (errors, progress, protocol, store, cmyk, basegame, environment, data, guides: no stage) < load < verify
+    < render/analyze < publish < serve < cli
+
+Every module of rulepress/ is read with ``ast`` (every ``import`` and ``from ... import`` anywhere in it, under
+``if TYPE_CHECKING:`` too, relative ones resolved); its rank is its folder's, or for a module at the top of the
+package the one :data:`RANKS` gives it (docs/ARCHITECTURE.md says why).  render and analyze share a rank.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+
+import rulepress
+
+PACKAGE = Path(rulepress.__file__).parent
+
+RANKS = {
+    # no stage: the engine protocol and its base class, errors, progress bars, the store, the inks
+    "__init__": 0, "errors": 0, "progress": 0, "protocol": 0, "store": 0, "cmyk": 0, "basegame": 0,
+    "environment": 0, "data": 0, "guides": 0,  # the environment variables, checked; package data; the guides
+    "load": 1, "i18n": 1,  # reading sources; gettext catalogs are sources read through load.confine
+    "verify": 2, "project": 2,  # the gate; importing a project's engines under the gate's time limits
+    "render": 3, "analyze": 3,
+    "publish": 4,
+    "serve": 5,
+    "cli": 6, "__main__": 6, "scaffold": 6,  # the command line and `rulepress new`, one of its commands
+    "pytest_plugin": 6,  # an entry point like the command line: every example as a pytest item
+}
+
+
+def module_name(path: Path, package: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def stage(name: str) -> str:
+    """``rulepress.load.book`` -> ``load``; ``rulepress`` -> ``__init__``."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def imported(path: Path, package: Path) -> list[tuple[int, str]]:
+    """Every rulepress module ``path`` imports anywhere (line, dotted name); ``from rulepress import x`` names
+    ``rulepress.x``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    here = module_name(path, package).split(".")
+    inside = here if path.name == "__init__.py" else here[:-1]  # the package a relative import starts from
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(inside[:len(inside) - node.level + 1] + ([node.module] if node.module else [])) \
+                if node.level else (node.module or "")
+            if base == package.name:  # from rulepress import store, cli...
+                found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, base))
+    return [(line, name) for line, name in found if name == package.name or name.startswith(package.name + ".")]
+
+
+def upward_imports(package: Path) -> list[str]:
+    """One line per import of a higher stage, and per module whose stage has no rank."""
+    problems = []
+    for path in sorted(package.rglob("*.py")):
+        own = stage(module_name(path, package))
+        shown = path.relative_to(package.parent)
+        if own not in RANKS:
+            problems.append(f"{shown}: '{own}' has no rank in tests/test_import_direction.py (give it one)")
+            continue
+        for line, name in imported(path, package):
+            target = stage(name)
+            if target not in RANKS:
+                problems.append(f"{shown}:{line}: imports {name}, which has no rank (no such module?)")
+            elif RANKS[target] > RANKS[own]:
+                problems.append(f"{shown}:{line}: {own} (rank {RANKS[own]}) imports {name} ({target}, rank "
+                                f"{RANKS[target]}): pass a value or a callable in, or move the code")
+    return problems
+
+
+def test_no_module_imports_a_higher_stage() -> None:
+    assert upward_imports(PACKAGE) == []
+
+
+def test_every_top_level_module_and_stage_has_a_rank() -> None:
+    names = {path.stem if path.is_file() else path.name for path in PACKAGE.iterdir()
+             if path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").is_file())}
+    assert names - set(RANKS) == set()
+    assert set(RANKS) - names == set()  # no rank for a module that is gone
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """The package's Python files, to plant imports in."""
+    target = tmp_path / "rulepress"
+    shutil.copytree(PACKAGE, target, ignore=lambda folder, names: [
+        name for name in names if not name.endswith(".py") and not (Path(folder) / name).is_dir()
+        or name == "__pycache__"])
+    assert upward_imports(target) == []
+    return target
+
+
+@pytest.mark.parametrize(("module", "planted", "says"), [
+    ("load/yamlsrc.py", "from rulepress.publish.build import build\n", "load (rank 1) imports rulepress.publish.build"),
+    ("load/yamlsrc.py", "def later():\n    from rulepress.verify import gate\n", "imports rulepress.verify"),
+    ("verify/replay.py", "from ..render import site\n", "verify (rank 2) imports rulepress.render"),
+    ("verify/gate.py", "if TYPE_CHECKING:\n    from rulepress.serve.session import Session\n",
+     "imports rulepress.serve.session"),
+    ("store.py", "import rulepress.load.book\n", "store (rank 0) imports rulepress.load.book"),
+    ("protocol.py", "from rulepress import cli\n", "imports rulepress.cli"),
+    ("publish/build.py", "class Later:\n    def run(self):\n        import rulepress.serve.server\n",
+     "publish (rank 4) imports rulepress.serve.server"),
+    ("render/site.py", "from rulepress import cache\n", "imports rulepress.cache, which has no rank"),
+])
+def test_a_planted_upward_import_is_found_at_its_line(copy: Path, module: str, planted: str, says: str) -> None:
+    path = copy / module
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "\n\n" + planted, encoding="utf-8")
+    line = text.count("\n") + 3 + planted.count("\n") - 1
+    found = upward_imports(copy)
+    assert len(found) == 1 and says in found[0] and found[0].startswith(f"rulepress/{module}:{line}:"), found
+
+
+def test_a_module_of_no_known_stage_is_refused(copy: Path) -> None:
+    (copy / "helpers.py").write_text("import os\n", encoding="utf-8")
+    assert upward_imports(copy) == ["rulepress/helpers.py: 'helpers' has no rank in tests/test_import_direction.py "
+                                    "(give it one)"]

@@ -1,0 +1,280 @@
+"""The store checks what it reads: a damaged entry is discarded with one line naming it, never used, never a blocker.
+
+Each way an entry can go bad (cut short, a byte flipped, garbled, gone, a folder in its place, unreadable,
+another entry's bytes) is tried on a plain entry and on a kept folder's file; tests/test_cache_damage.py
+damages a whole build's store at random and compares the site with a cold build's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rulepress import store
+from rulepress.store import FOLDER, Store, key_of, seal, unseal
+
+
+@pytest.fixture(autouse=True)
+def cache_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RULEPRESS_CACHE", raising=False)
+    store.forget()
+
+
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def flip(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) - 3] ^= 0x20
+    path.write_bytes(bytes(data))
+
+
+def garble(path: Path) -> None:
+    path.write_bytes(bytes((b * 7 + 1) % 256 for b in path.read_bytes()))
+
+
+def empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def folder(path: Path) -> None:
+    path.unlink()
+    (path / "inside").mkdir(parents=True)
+
+
+DAMAGES: dict[str, Callable[[Path], None]] = {"truncated": truncate, "a byte flipped": flip, "garbled": garble,
+                                               "emptied": empty, "a folder in its place": folder}
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_entry_is_discarded_with_one_line_naming_it_and_can_be_kept_again(
+        tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]) -> None:
+    kept = Store(tmp_path)
+    key = key_of("an entry")
+    kept.put("replay", key, b"the bytes of a good result" * 10)
+    assert kept.get("replay", key) == b"the bytes of a good result" * 10
+    DAMAGES[damage](kept.path("replay", key))
+    assert kept.get("replay", key) is None and kept.misses == {"replay": 1}
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and f".rulepress-cache/content/replay/{key[:2]}/{key} " in lines[0]
+    assert "discarded, it is made again" in lines[0] and str(tmp_path) not in lines[0]  # shown from the root
+    assert not kept.path("replay", key).exists()  # out of the way, a folder too
+    kept.put("replay", key, b"made again")
+    assert kept.get("replay", key) == b"made again"
+
+
+def test_a_missing_entry_is_a_plain_miss_without_a_word(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kept = Store(tmp_path)
+    kept.put("pdf", key_of("x"), b"%PDF-")
+    kept.path("pdf", key_of("x")).unlink()
+    assert kept.get("pdf", key_of("x")) is None and capsys.readouterr().err == ""
+
+
+def test_another_entrys_bytes_are_not_this_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The digest covers the entry's name: bytes moved under another key, or another suffix, are refused."""
+    kept = Store(tmp_path)
+    one, two = key_of("one"), key_of("two")
+    kept.put("pdf", one, b"one's PDF", ".pdf")
+    kept.put("pdf", two, b"two's PDF", ".pdf")
+    kept.path("pdf", two, ".pdf").write_bytes(kept.path("pdf", one, ".pdf").read_bytes())
+    assert kept.get("pdf", one, ".pdf") == b"one's PDF" and kept.get("pdf", two, ".pdf") is None
+    kept.path("pdf", one, ".json").write_bytes(kept.path("pdf", one, ".pdf").read_bytes())
+    assert kept.get("pdf", one, ".json") is None
+    assert len(capsys.readouterr().err.splitlines()) == 2
+
+
+def test_an_unreadable_entry_is_discarded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    kept = Store(tmp_path)
+    key = key_of("x")
+    kept.put("yaml", key, b"data")
+    path = kept.path("yaml", key)
+    if os.geteuid() == 0:  # root reads a file of mode 000: fail its read as an unprivileged user's would
+        real = Path.read_bytes
+        monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(PermissionError(13, "Permission "
+                            "denied")) if self == path else real(self))
+    path.chmod(0)
+    assert kept.get("yaml", key) is None
+    assert "cannot be read (Permission denied)" in capsys.readouterr().err
+    assert not path.exists()
+
+
+def test_a_file_where_a_folder_of_entries_should_be_is_cleared(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    kept = Store(tmp_path)
+    key = key_of("x")
+    kept.put("trace", key, b"data")
+    shard = kept.path("trace", key).parent
+    for entry in shard.iterdir():
+        entry.unlink()
+    shard.rmdir()
+    shard.write_bytes(b"junk")
+    assert kept.get("trace", key) is None and "cannot be read" in capsys.readouterr().err
+    kept.put("trace", key, b"again")
+    assert kept.get("trace", key) == b"again"
+
+
+def test_an_entry_that_does_not_decode_is_discarded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kept = Store(tmp_path)
+    kept.put("impact", key_of("x"), b"not json")
+    assert kept.load("impact", key_of("x"), json.loads) is None
+    assert "cannot be decoded (JSONDecodeError)" in capsys.readouterr().err
+    assert not kept.path("impact", key_of("x")).exists()
+
+
+def test_seal_and_unseal() -> None:
+    sealed = seal("pdf/ab.pdf", b"data\nwith lines")
+    assert unseal("pdf/ab.pdf", sealed) == b"data\nwith lines"
+    assert unseal("pdf/ab.json", sealed) is None
+    for cut in range(len(sealed)):
+        assert unseal("pdf/ab.pdf", sealed[:cut]) is None
+    assert unseal("pdf/ab.pdf", sealed + b"x") is None
+    assert unseal("x", seal("x", b"")) == b""
+
+
+def test_kept_data_made_again_for_a_damaged_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    made: list[int] = []
+
+    def make() -> dict[str, list[int]]:
+        made.append(1)
+        return {"a": [1, 2]}
+
+    assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]}
+    store.forget()  # a new process: from the disk
+    assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1]
+    store.forget()
+    [entry] = (tmp_path / FOLDER / "trace").glob("*/*")
+    garble(entry)
+    assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1]
+    assert "trace/" in capsys.readouterr().err
+    store.forget()
+    entry.write_bytes(seal(f"trace/{entry.name}", b"not a pickle"))  # sealed, yet no pickle: still made again
+    assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1, 1]
+    assert pickle.loads(unseal(f"trace/{entry.name}", entry.read_bytes()) or b"") == {"a": [1, 2]}
+
+
+# -- kept folders ---------------------------------------------------------------------------------------------
+
+
+def a_site(folder: Path) -> Path:
+    (folder / "mini" / "rules").mkdir(parents=True)
+    (folder / "index.html").write_text("<html>home</html>")
+    (folder / "mini" / "rules" / "play.html").write_text("<html>play</html>" * 50)
+    (folder / "search").mkdir()
+    (folder / "search" / "index.json").write_text("[0]")
+    (folder / "empty").mkdir()
+    (folder / ".pdf").mkdir()
+    (folder / ".pdf" / "being-made.pdf").write_bytes(b"%PDF-")
+    return folder
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_kept_folder_comes_back_the_same_with_its_mtimes(tmp_path: Path) -> None:
+    from shutil import ignore_patterns
+
+    kept = Store(tmp_path)
+    site = a_site(tmp_path / "staging")
+    os.utime(site / "index.html", ns=(1_000_000_000, 1_000_000_000))
+    assert kept.put_folder("site", key_of("s"), site, ignore=ignore_patterns(".pdf"))
+    target = tmp_path / "out"
+    target.mkdir()
+    assert kept.copy_folder("site", key_of("s"), target)
+    assert files_of(target) == {k: v for k, v in files_of(site).items() if not k.startswith(".pdf")}
+    assert (target / "empty").is_dir() and (target / "search").is_dir()
+    assert (target / "index.html").stat().st_mtime_ns == 1_000_000_000
+
+
+def test_an_unchanged_file_is_linked_to_the_previous_kept_folder(tmp_path: Path) -> None:
+    kept = Store(tmp_path)
+    site = a_site(tmp_path / "staging")
+    kept.put_folder("site", key_of("one"), site)
+    again = tmp_path / "again"
+    again.mkdir()
+    kept.copy_folder("site", key_of("one"), again)  # as a dirty build starts
+    (again / "index.html").write_text("<html>new home</html>")  # written again
+    damaged = kept.path("site", key_of("one")) / "search" / "index.json"  # the same size and mtime, other bytes
+    (again / "search" / "index.json").write_text("[1]")
+    damaged.write_text("[2]")
+    stamp = (again / "search" / "index.json").stat()
+    os.utime(damaged, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    kept.put_folder("site", key_of("two"), again, previous=key_of("one"))
+    first, second = kept.path("site", key_of("one")), kept.path("site", key_of("two"))
+    assert os.path.samefile(first / "mini/rules/play.html", second / "mini/rules/play.html")
+    assert not os.path.samefile(first / "index.html", second / "index.html")
+    assert (second / "search" / "index.json").read_text() == "[1]"  # not linked: not the bytes its manifest names
+    assert not os.path.samefile(again / "mini/rules/play.html", second / "mini/rules/play.html")  # never the staged
+
+
+@pytest.mark.parametrize("damage", [*DAMAGES, "gone"])
+def test_a_kept_folder_with_a_bad_file_is_discarded_and_nothing_of_it_is_copied(
+        tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]) -> None:
+    kept = Store(tmp_path)
+    kept.put_folder("site", key_of("s"), a_site(tmp_path / "staging"))
+    bad = kept.path("site", key_of("s")) / "mini" / "rules" / "play.html"
+    if damage == "gone":
+        bad.unlink()
+    else:
+        DAMAGES[damage](bad)
+    target = tmp_path / "out"
+    (target / ".pdf").mkdir(parents=True)
+    (target / ".pdf" / "made-meanwhile.pdf").write_bytes(b"%PDF-")  # the build's PDFs, rendered meanwhile
+    assert not kept.copy_folder("site", key_of("s"), target)
+    assert files_of(target) == {".pdf/made-meanwhile.pdf": b"%PDF-"}  # nothing else left to publish
+    assert sorted(p.name for p in target.iterdir()) == [".pdf"]
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and "mini/rules/play.html" in lines[0] and "its kept folder is discarded" in lines[0]
+    assert not kept.path("site", key_of("s")).exists() and not kept.path("site", key_of("s"), ".files").exists()
+    assert not kept.copy_folder("site", key_of("s"), target)  # gone: a plain miss
+
+
+def test_a_file_added_to_a_kept_folder_is_never_copied(tmp_path: Path) -> None:
+    kept = Store(tmp_path)
+    kept.put_folder("site", key_of("s"), a_site(tmp_path / "staging"))
+    (kept.path("site", key_of("s")) / "planted.html").write_text("not built")
+    target = tmp_path / "out"
+    assert kept.copy_folder("site", key_of("s"), target) and not (target / "planted.html").exists()
+
+
+def test_a_manifest_naming_a_file_outside_its_folder_is_refused(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    kept = Store(tmp_path)
+    kept.put_folder("site", key_of("s"), a_site(tmp_path / "staging"))
+    manifest = {"files": {"../../../../outside.html": "0" * 64}, "dirs": []}
+    kept.put("site", key_of("s"), json.dumps(manifest).encode(), ".files")
+    assert not kept.copy_folder("site", key_of("s"), tmp_path / "out")
+    assert "cannot be decoded" in capsys.readouterr().err and not (tmp_path / "outside.html").exists()
+
+
+def test_pruning_drops_every_part_of_an_entry_and_sets_folders_aside(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = Store(tmp_path)
+    monkeypatch.setitem(store.KEEP, "site", 1)
+    for number, name in enumerate(("old", "new")):
+        key = key_of(name)
+        kept.put_folder("site", key, a_site(tmp_path / name))
+        kept.put("site", key, b"{}", ".json")
+        for part in kept.path("site", key).parent.glob(f"{key}*"):
+            os.utime(part, (1_000_000 + number, 1_000_000 + number))
+    store.prune(kept, "site")
+    left = sorted(p.name for p in (tmp_path / FOLDER / "site").glob("*/*"))
+    assert left == sorted(key_of("new") + suffix for suffix in ("", ".files", ".json"))
+    assert [p.name.split("-")[0] for p in (tmp_path / FOLDER / store.TRASH).iterdir()] == [key_of("old")]
+    store.empty_trash(tmp_path)
+    assert list((tmp_path / FOLDER / store.TRASH).iterdir()) == []
+
+
+def test_the_cache_off_reads_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")
+    kept = Store(tmp_path)
+    kept.put("replay", key_of("x"), b"data")
+    assert not kept.put_folder("site", key_of("s"), a_site(tmp_path / "staging"))
+    assert kept.get("replay", key_of("x")) is None and not (tmp_path / FOLDER).exists()
