@@ -104,7 +104,8 @@ def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
 
     ``nox -s bench -- --only gate`` runs the gate as books grow alone (1,000 examples in 5 s without the cache),
-    ``-- --only openspiel`` the engines against OpenSpiel's tic-tac-toe alone."""
+    ``-- --only openspiel`` the engines against OpenSpiel's tic-tac-toe alone; ``-- --only analysis`` estimates a
+    full analysis of each book at 100,000 games per configuration against its 30-minute goal."""
     system_packages(session)
     session.install(*PINS, "-e", ".", OPENSPIEL)
     session.run("python", "benchmarks/bench.py", *session.posargs)
