@@ -115,8 +115,9 @@ def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
 
     ``nox -s bench -- --only gate`` runs the gate as books grow alone (1,000 examples in 5 s without the cache),
-    ``-- --only openspiel`` the engines against OpenSpiel's tic-tac-toe alone, ``-- --only browser`` the in-browser
-    engine's budgets in Chromium and the site's size with and without it (benchmarks/browser.py)."""
+    ``-- --only openspiel`` the engines against OpenSpiel's tic-tac-toe alone; ``-- --only analysis`` estimates a
+    full analysis of each book at 100,000 games per configuration against its 30-minute goal; ``-- --only browser``
+    the in-browser engine's budgets in Chromium and the site's size with and without it (benchmarks/browser.py)."""
     system_packages(session, browser=True)
     session.install(*PINS, "-e", ".", OPENSPIEL, "playwright")
     session.run("python", "benchmarks/bench.py", *session.posargs)

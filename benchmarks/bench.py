@@ -17,7 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from against_openspiel import openspiel_tic_tac_toe
 from against_openspiel import report as against_openspiel  # benchmarks/, beside this file
+from analysis_throughput import report as analysis_throughput
 from author_loop import bench_author_loop, bench_tree_memory, uncached
 from browser import bench_browser
 from gate_scale import bench_gate_scale
@@ -127,6 +129,12 @@ def bench_against_openspiel(root: Path, runs: int) -> None:
         print(line)
 
 
+def bench_analysis(root: Path, runs: int) -> None:
+    print("\n## A full analysis at 100,000 games per configuration (CPU time, analysis_throughput.py; medians)")
+    for line in analysis_throughput(root, book_ids(root), openspiel_tic_tac_toe(), rounds=max(3, runs // 2)):
+        print(line)
+
+
 def bench_dask(root: Path, games: int) -> None:
     """Simulation throughput on Dask (what `rulepress analyze` and `questions --impact` run on): games/s with 1
     and 2 local workers, and with 2 workers of a separate `dask scheduler` reached over TCP on 127.0.0.1 (a
@@ -179,9 +187,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
-    parser.add_argument("--only", choices=["gate", "openspiel", "browser"],
-                        help="run one section only: the gate as books grow, the engines against OpenSpiel, or the "
-                             "in-browser engine in Chromium")
+    parser.add_argument("--only", choices=["gate", "openspiel", "analysis", "browser"],
+                        help="run one section only: the gate as books grow, the engines against OpenSpiel, a full "
+                             "analysis's estimate, or the in-browser engine in Chromium")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
@@ -191,6 +199,9 @@ def main() -> None:
     if args.only == "openspiel":
         bench_against_openspiel(root, args.runs)
         return
+    if args.only == "analysis":
+        bench_analysis(root, args.runs)
+        return
     if args.only == "browser":
         bench_browser(root, max(3, args.runs // 2))
         return
@@ -198,6 +209,7 @@ def main() -> None:
     bench_verify(root, args.runs)
     bench_engines(root, args.games, args.runs)
     bench_against_openspiel(root, args.runs)
+    bench_analysis(root, args.runs)
     bench_dask(root, args.dask_games)
     if not args.skip_build:
         with uncached():  # a whole build's cost; the author's loop below measures what the cache saves

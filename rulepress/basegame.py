@@ -376,6 +376,11 @@ class BaseGame(ABC):
     def is_terminal(self, state: Any) -> bool:
         return not self.legal_actions(state)
 
+    def decisions_made(self, state: Any) -> Mapping[str, int]:
+        """``state.decisions`` (what :func:`rulepress.protocol.decided` counted), or nothing for a game whose states
+        keep no such count."""
+        return dict(getattr(state, "decisions", None) or {})
+
     def metrics(self, state: Any) -> dict[str, float | int | str | bool]:
         flat = {k: v for k, v in self.result(state).items() if isinstance(v, int | float | str | bool)}
         return {"over": self.is_terminal(state), **flat}

@@ -8,6 +8,9 @@ The example runner, the diagrams, the build and the simulations know a game only
 * ``make_game(components, options=None) -> Game``: a game built from the book's component data
   (``rules_src/<book>/components.yaml``), so the numbers printed in the rules and the engine's
   pieces come from one place;
+* optionally ``DECISIONS``: a tuple of :class:`Decision`, every place where the engine decides something the text
+  leaves open, each with the designer question that asks it (:func:`option_decisions` makes the options' own),
+  and the game's optional ``decisions_made(state)``: how often each took effect in that state's game;
 * optionally ``ACTION_SCHEMA`` and ``STATE_SCHEMA`` (there or in the package's ``schema`` module): the shape of
   each action's step and of a described state, which the gate checks, with lines, before anything replays
   (:mod:`rulepress.verify.steps`; a :class:`~rulepress.basegame.BaseGame` derives both from ``ACTIONS`` and
@@ -92,6 +95,37 @@ class OptionSpec:
     question: str
     rules: tuple[str, ...]
     help: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A place where an engine decides something its book's text leaves open (docs/ENGINE.md, "Decisions").
+
+    ``id`` names it in the engine (a plain name, an option's for a decision an option implements: never a rule ID,
+    which traceability would read as one); ``question`` is the designer question (``questions.yaml``) that asks
+    it, and ``rules`` the rules it decides inside; ``decides`` says what the engine does, in a sentence.  Where the
+    decision takes effect in play the engine calls :func:`decided`, so that simulations count the games in which
+    it mattered.  A decision whose question is missing or unknown is a lint error (``decision-no-question``)."""
+
+    id: str
+    question: str | None
+    rules: tuple[str, ...]
+    decides: str
+    option: str | None = None  # the engine option that implements the other answers, if there is one
+
+
+def option_decisions(options: Sequence[OptionSpec]) -> tuple[Decision, ...]:
+    """One :class:`Decision` per option that answers a designer question (an option with no question, such as a
+    challenge to play, is a variant, not a decision): its default is the engine's reading."""
+    return tuple(Decision(spec.name, spec.question, spec.rules, spec.help, spec.name)
+                 for spec in options if spec.question)
+
+
+def decided(state: Any, decision: str) -> None:
+    """Mark that ``decision`` (a :class:`Decision`'s id) took effect in ``state``'s game: the situation the text
+    leaves open came up, so another answer could have changed what happened.  Counted in ``state.decisions``."""
+    made = state.decisions
+    made[decision] = made.get(decision, 0) + 1
 
 
 def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -217,6 +251,25 @@ class Chance:
                                                  f"(possible: {sorted(set(map(str, population)))})")
         else:
             value = population[self.rng.randrange(len(population))]
+        self._log.append(value)
+        return value
+
+    def draw_counted(self, counts: Mapping[Any, int], what: str = "outcome") -> Any:
+        """One key of ``counts``, each as likely as its count: :meth:`draw_from` of the population that repeats
+        each key its count's times, in the mapping's order (the same outcome from the same seed), without building
+        it (a bag of thirty Fireflies is drawn from thousands of times a game)."""
+        if self.forced:
+            value = self.forced.popleft()
+            if counts.get(value, 0) <= 0:
+                raise DescriptionError("chance", f"forced {what} {value!r} is not possible here (possible: "
+                                                 f"{sorted({str(k) for k, n in counts.items() if n > 0})})")
+        else:
+            index = self.rng.randrange(sum(counts.values()))
+            for key, count in counts.items():
+                if index < count:
+                    value = key
+                    break
+                index -= count
         self._log.append(value)
         return value
 

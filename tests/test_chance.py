@@ -42,6 +42,21 @@ def test_draw_from_refuses_an_impossible_outcome() -> None:
         "chance", "forced weather 'storm' is not possible here (possible: ['breeze', 'calm'])")
 
 
+def test_draw_counted_is_draw_from_of_the_population_its_counts_make() -> None:
+    counts = {"black": 3, "orange": 0, "yellow": 5, "blue": 1}
+    population = [colour for colour, count in counts.items() for _ in range(count)]
+    for seed in range(40):
+        chance, twin = Chance(seed), Chance(seed)
+        assert [chance.draw_counted(counts) for _ in range(12)] == [twin.draw_from(population) for _ in range(12)]
+        assert chance.drawn() == twin.drawn()
+    forced = Chance(0, ["blue"])
+    assert forced.draw_counted(counts, "Firefly") == "blue" and forced.unused() == []
+    with pytest.raises(DescriptionError) as error:
+        Chance(0, ["orange"]).draw_counted(counts, "Firefly")  # a colour the bag has none of
+    assert (error.value.path, error.value.message) == (
+        "chance", "forced Firefly 'orange' is not possible here (possible: ['black', 'blue', 'yellow'])")
+
+
 def test_randint_uses_forced_outcomes_and_refuses_what_is_out_of_range() -> None:
     chance, twin = Chance(9, [6, 1]), random.Random(9)
     assert [chance.randint(1, 6), chance.randint(1, 6), chance.randint(1, 6)] == [6, 1, twin.randint(1, 6)]

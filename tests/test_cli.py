@@ -75,6 +75,9 @@ def test_rules_json_has_engine_examples_and_coverage(mini: Path, capsys: pytest.
     assert rules["mini.play.take"]["engine"] and rules["mini.play.take"]["exercised"]
     assert rules["mini.play.win"]["examples"] == ["mini-last-stone"]
     assert rules["mini.play"]["exercised"] is True  # through the rules under it
+    # The option answering mini.q1 is the engine's decision inside the rule it bears on (rulepress guide engine).
+    assert [(d["id"], d["question"]) for d in rules["mini.play.win"]["decisions"]] == [("last_stone", "mini.q1")]
+    assert rules["mini.play.take"]["decisions"] == []
 
 
 def test_word_diff() -> None:

@@ -13,7 +13,7 @@ from . import narrate
 from .actions import Action
 from .combination import Combination, parse
 from .game import BOOK_ID, LanternGame
-from .options import OPTIONS
+from .options import DECISIONS, OPTIONS
 from .policies import POLICIES
 from .sheet import build_sheet
 from .solver import Budget, Move, Plan, Report, Reroll, Solver, solve
@@ -37,8 +37,9 @@ def make_game(components: Mapping[str, Any], options: Mapping[str, Any] | None =
 
 from .benchmark import bench_extra  # noqa: E402  (needs make_game above)
 
-__all__ = ["BOOK_ID", "BENCH_CONFIGS", "bench_extra", "OPTIONS", "POLICIES", "Action", "Budget", "Combination",
-           "LanternGame", "Move", "Plan", "Report", "Reroll", "Solver", "make_game", "narrate", "parse", "solve"]
+__all__ = ["BOOK_ID", "BENCH_CONFIGS", "bench_extra", "DECISIONS", "OPTIONS", "POLICIES", "Action", "Budget",
+           "Combination", "LanternGame", "Move", "Plan", "Report", "Reroll", "Solver", "make_game", "narrate", "parse",
+           "solve"]
 
 # The play whose games a designer would recognise, for `rulepress questions --impact`.
 IMPACT_POLICY = "solver"

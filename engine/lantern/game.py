@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rulepress.basegame import BaseGame, Figure, Frame
-from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
+from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation, decided
 
 from . import actions as act
 from .actions import Action
@@ -204,6 +204,9 @@ class LanternGame(BaseGame):
         return Budget(*(state.drawn[i] - state.crossed[i] for i in range(4)))
 
     def below_cap(self, state: LanternState, pool: int) -> bool:
+        cap = self.sheet.cap
+        if (state.drawn[pool] < cap) != (state.left(pool) < cap):
+            decided(state, "cap_counts")  # crossed circles decide whether this Ability is at the cap
         counted = state.drawn[pool] if self.options["cap_counts"] == "drawn" else state.left(pool)
         return counted < self.sheet.cap
 
@@ -224,9 +227,14 @@ class LanternGame(BaseGame):
         events.append(Event("experience", rule, {"source": source, "crossed": after - before,
                                                  "experience": after}))
         if lost:
+            decided(state, "experience_overflow")
             events.append(Event("experience_full", "ln.sheet.experience", {"uncrossed": lost}))
         for name, end in zip(self.sheet.row_names, self.sheet.row_ends, strict=True):
             if before < end <= after:
+                if source == "campfire":
+                    decided(state, "campfire_row_bonus")  # a row filled by the Campfire, not in step 1 or 2
+                elif bonus and state.earned:
+                    decided(state, "row_bonus")  # a second row filled in one zone
                 events.append(Event("row_filled", "ln.sheet.experience", {"row": name}))
                 if bonus and not (self.options["row_bonus"] == "per_zone" and state.earned):
                     state.earned += 1
@@ -243,6 +251,10 @@ class LanternGame(BaseGame):
     def _setup_roll(self, state: LanternState, events: list[Event]) -> None:
         rolled = self._roll(state, DICE)
         state.setup_roll = state.dice = rolled
+        if 1 in rolled:
+            decided(state, "setup_ones_cross")  # a 1 in the setup roll
+        if state.setup_rerolls and sum(rolled) < self.sheet.reroll_below:
+            decided(state, "setup_rerolls")  # the re-roll is weak again
         events.append(Event("setup_roll", "ln.setup.roll", {"dice": list(rolled), "sum": sum(rolled)}))
         if self.options["setup_ones_cross"]:
             self._count_ones(state, rolled, events, bonus=False)
@@ -354,6 +366,8 @@ class LanternGame(BaseGame):
                             {"pool": POOLS[pool], "left": state.drawn[pool] - state.crossed[pool]}))
 
     def _turned_one(self, state: LanternState, new: int, events: list[Event]) -> None:
+        if new == 1:
+            decided(state, "turned_ones_cross")
         if new == 1 and self.options["turned_ones_cross"]:
             self._cross_experience(state, 1, "ln.play.experience", events, source="turned 1", bonus=True)
 
@@ -421,13 +435,30 @@ class LanternGame(BaseGame):
     def _after_change(self, state: LanternState, events: list[Event], *, step: int) -> None:
         """After the dice changed: the enemies are defeated, the fight goes on, or it is lost."""
         zone = self.sheet.zone(state.zone)
+        combination = zone.combination
+        if combination is not None and combination.six_wild and len(set(state.dice)) == 1:
+            decided(state, "six_wild_distinct")  # six of a kind against six wild symbols
         if self.is_met(state.dice, zone.number):
-            self._defeat(state, zone.number, zone.combination, events, step)
+            self._defeat(state, zone.number, combination, events, step)
             return
         state.phase = FIGHT
-        reason = self.out_of_reach(state, zone.combination)
+        self._note_loss_decisions(state, combination)
+        reason = self.out_of_reach(state, combination)
         if reason is not None:
             self._lose(state, reason, events)
+
+    def _note_loss_decisions(self, state: LanternState, combination: Combination | None) -> None:
+        """Mark ln.q5 where its answers disagree on whether the fight is lost now, and ln.q6 where a fight goes on
+        that Critical Strike and Counterattack cannot win for certain (giving up would be a real choice)."""
+        assert combination is not None
+        drawn, crossed = state.drawn, state.crossed
+        cs, ca, ms, con = drawn[0] - crossed[0], drawn[1] - crossed[1], drawn[2] - crossed[2], drawn[3] - crossed[3]
+        certain = self.solver.certain(state.dice, combination, cs, ca)
+        possible = bool(con) or self.solver.reachable(state.dice, combination, cs, ca, ms)
+        if not certain and (possible or cs + ca + ms + con):
+            decided(state, "loss_rule")
+        if not certain and possible:
+            decided(state, "may_concede")
 
     def out_of_reach(self, state: LanternState, combination: Combination | None) -> str | None:
         """Why the fight is lost under the loss rule chosen (ln.q5), or None while it goes on."""
@@ -448,6 +479,7 @@ class LanternGame(BaseGame):
     def _defeat(self, state: LanternState, zone: int, combination: Combination | None, events: list[Event],
                 step: int) -> None:
         assert combination is not None
+        decided(state, "fight_ends_when_met")  # the combination shows: the fight ends here
         events.append(Event("defeat", "ln.play.defeat", {"zone": zone, "step": step, "dice": list(state.dice)}))
         if combination.six_wild:
             for target in combination.targets:
@@ -471,6 +503,7 @@ class LanternGame(BaseGame):
         state.outcome = "lost"
         state.end_reason = reason
         events.append(Event("loss", "ln.end.loss", {"zone": state.zone, "reason": reason}))
+        decided(state, "score_on_loss")
         if self.options["score_on_loss"]:
             self._score(state, events)
 
@@ -488,6 +521,8 @@ class LanternGame(BaseGame):
 
     def _score(self, state: LanternState, events: list[Event]) -> None:
         score = sum(state.crossed)
+        if self.sheet.score.title(score, "better") != self.sheet.score.title(score, "worse"):
+            decided(state, "score_overlap")
         events.append(Event("score", "ln.end.score", {"score": score}))
         band = self.sheet.score.title(score, self.options["score_overlap"])
         events.append(Event("title", "ln.end.titles", {"title": band.title, "band": band.label()}))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rulepress.protocol import OptionSpec
+from rulepress.protocol import Decision, OptionSpec, option_decisions
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("score_overlap", "better", ("better", "worse"), "ln.q4", ("ln.end.titles",),
@@ -30,4 +30,15 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "Whether the 7-circle cap counts every circle drawn next to an Ability or only those not crossed."),
     OptionSpec("row_bonus", "per_row", ("per_row", "per_zone"), "ln.q15", ("ln.play.row-bonus",),
                "Whether filling two rows in one zone earns two Ability circles or one."),
+)
+
+# Every place where the engine decides what the text leaves open, with the question that asks it: each option, and
+# the readings applied with no option for another answer (yet).  Where one takes effect in play the engine calls
+# decided(state, ID), and `rulepress analyze` counts the games in which it mattered.
+DECISIONS: tuple[Decision, ...] = (
+    *option_decisions(OPTIONS),
+    Decision("experience_overflow", "ln.q9", ("ln.sheet.experience",),
+             "A 1 rolled once every experience circle is crossed is lost: it crosses nothing."),
+    Decision("fight_ends_when_met", "ln.q16", ("ln.play.defeat",),
+             "The fight ends as soon as the combination shows: no Ability or Constitution is used after it."),
 )

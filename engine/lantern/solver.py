@@ -29,6 +29,7 @@ from .combination import FACES, Combination, Dice
 
 Cost = tuple[int, int, int]
 INFINITE = 1 << 20
+REROLLS_KEPT = 40_000  # positions whose re-roll plans are remembered, then forgotten at once (memory stays bounded)
 
 ABILITY_NAMES = {"critical_strike": "Critical Strike", "counterattack": "Counterattack",
                  "magic_spell": "Magic Spell", "constitution": "Constitution"}
@@ -72,6 +73,21 @@ def _outcomes(count: int) -> tuple[tuple[Dice, float], ...]:
 
 
 OUTCOMES: dict[int, tuple[tuple[Dice, float], ...]] = {k: _outcomes(k) for k in range(1, 7)}
+
+# A multiset of dice as one number, a base-7 digit per face (no face shows more than six times), so that the code
+# of a roll added to the dice kept is the code of the dice after the re-roll: no tuple is built or sorted.
+_WEIGHT = {face: 7 ** (face - 1) for face in FACES}
+
+
+def _code(dice: Iterable[int]) -> int:
+    return sum(_WEIGHT[face] for face in dice)
+
+
+OUTCOME_CODES: dict[int, tuple[tuple[int, float], ...]] = {
+    k: tuple((_code(faces), p) for faces, p in outcomes) for k, outcomes in OUTCOMES.items()}
+# Every sorted roll of up to six dice by its code (what a code stands for when a cache misses).
+DICE_OF_CODE: dict[int, Dice] = {_code(faces): faces for k in range(0, 7)
+                                 for faces in combinations_with_replacement(FACES, k)}
 
 
 @lru_cache(maxsize=4096)
@@ -218,6 +234,8 @@ class Solver:
         self._zone: dict[tuple[Dice, Combination], tuple[Cost, ...]] = {}
         self._min_ca: dict[tuple[Dice, Combination], tuple[int, ...]] = {}
         self._rerolls: dict[tuple[Dice, Combination, int, int, int, bool], tuple[Reroll, ...]] = {}
+        self._success: dict[tuple[Dice, Combination, int, int, int], float] = {}
+        self._min_ca_by_code: dict[Combination, dict[int, tuple[int, ...]]] = {}
 
     # -- frontiers ------------------------------------------------------------------------------
 
@@ -368,12 +386,31 @@ class Solver:
         ``ability`` is ``magic_spell`` (one circle per die) or ``constitution`` (one circle); what
         counts afterwards is only the Critical Strike and Counterattack circles left.
         """
-        rest = remove(dice, faces)
-        cs, ca = budget.critical_strike, budget.counterattack
+        return self._success_after(remove(dice, faces), len(faces), combination, budget.critical_strike,
+                                   budget.counterattack)
+
+    def _success_after(self, rest: Dice, count: int, combination: Combination, critical_strike: int,
+                       counterattack: int) -> float:
+        """:meth:`success_probability` from the dice kept and the number re-rolled: it depends on nothing else,
+        so it is worked out once (the same sum, in the same order, as a loop over :data:`OUTCOMES`)."""
+        cs = min(critical_strike, self.limit)
+        ca = min(counterattack, self.limit)  # no frontier cost needs more, so more than the limit is the limit
+        key = (rest, combination, cs, ca, count)
+        hit = self._success.get(key)
+        if hit is not None:
+            return hit
+        tables = self._min_ca_by_code.get(combination)
+        if tables is None:
+            tables = self._min_ca_by_code[combination] = {}
+        base = _code(rest)
         total = 0.0
-        for outcome, p in OUTCOMES[len(faces)]:
-            if self.certain(tuple(sorted(rest + outcome)), combination, cs, ca):
+        for code, p in OUTCOME_CODES[count]:
+            table = tables.get(base + code)
+            if table is None:
+                table = tables[base + code] = self.min_counterattacks(DICE_OF_CODE[base + code], combination)
+            if table[cs] <= ca:
                 total += p
+        self._success[key] = total
         return total
 
     def rerolls(self, dice: Dice, combination: Combination, budget: Budget) -> tuple[Reroll, ...]:
@@ -383,19 +420,24 @@ class Solver:
                min(budget.magic_spell, len(dice)), budget.constitution > 0)
         hit = self._rerolls.get(key)
         if hit is None:
+            if len(self._rerolls) >= REROLLS_KEPT:
+                self._rerolls.clear()  # a long simulation would keep tens of MB more: start again instead
             hit = self._rerolls[key] = self._list_rerolls(dice, combination, budget)
         return hit
 
     def _list_rerolls(self, dice: Dice, combination: Combination, budget: Budget) -> tuple[Reroll, ...]:
         found: list[Reroll] = []
+        constitution = budget.constitution > 0
         for faces in sub_multisets(dice):
-            if len(faces) <= budget.magic_spell:
-                p = self.success_probability(dice, combination, budget, "magic_spell", faces)
-                if p > 0:
+            spell = len(faces) <= budget.magic_spell
+            if not (spell or constitution):
+                continue
+            # The same chance whichever Ability re-rolls them: only the circles left after it count.
+            p = self.success_probability(dice, combination, budget, "magic_spell", faces)
+            if p > 0:
+                if spell:
                     found.append(Reroll("magic_spell", faces, len(faces), p))
-            if budget.constitution > 0:
-                p = self.success_probability(dice, combination, budget, "constitution", faces)
-                if p > 0:
+                if constitution:
                     found.append(Reroll("constitution", faces, 1, p))
         found.sort(key=lambda r: (-r.probability, r.circles, r.ability != "magic_spell", len(r.faces), r.faces))
         return tuple(found)

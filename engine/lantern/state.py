@@ -21,7 +21,7 @@ class LanternState:
 
     __slots__ = ("phase", "zone", "dice", "setup_roll", "assigned", "setup_rerolls", "drawn", "crossed",
                  "experience", "overflow", "campfire", "campfire_used", "earned", "taken", "zones_cleared",
-                 "outcome", "end_reason", "chance", "actions", "rolls", "ones", "bonuses", "players")
+                 "outcome", "end_reason", "chance", "actions", "rolls", "ones", "bonuses", "players", "decisions")
 
     def __init__(self, chance: Chance, players: tuple[str, ...]) -> None:
         self.phase = SETUP
@@ -47,6 +47,7 @@ class LanternState:
         self.ones = 0
         self.bonuses = 0
         self.players = players
+        self.decisions: dict[str, int] = {}  # how often each engine decision took effect (protocol.decided)
 
     def left(self, pool: int) -> int:
         return self.drawn[pool] - self.crossed[pool]
@@ -58,5 +59,6 @@ class LanternState:
         twin.assigned = dict(self.assigned)
         twin.drawn = list(self.drawn)
         twin.crossed = list(self.crossed)
+        twin.decisions = dict(self.decisions)
         twin.chance = self.chance.clone()
         return twin

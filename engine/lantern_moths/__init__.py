@@ -7,7 +7,7 @@ from typing import Any
 
 from . import narrate
 from .game import BOOK_ID, LanternMothsGame
-from .options import OPTIONS
+from .options import DECISIONS, OPTIONS
 from .policies import greedy
 
 
@@ -40,7 +40,7 @@ ANSWER_BUNDLES = ("alternatives",)
 
 POLICIES: dict[str, Callable[[Any, Any, Any], Any]] = {"greedy": greedy}
 
-__all__ = ["BOOK_ID", "BENCH_CONFIGS", "OPTIONS", "POLICIES", "LanternMothsGame", "make_game", "narrate"]
+__all__ = ["BOOK_ID", "BENCH_CONFIGS", "DECISIONS", "OPTIONS", "POLICIES", "LanternMothsGame", "make_game", "narrate"]
 
 # The play whose games a designer would recognise, for `rulepress questions --impact`.
 IMPACT_POLICY = "greedy"

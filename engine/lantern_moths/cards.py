@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event
+from rulepress.protocol import Event, decided
 
 from .state import DECK_OUT, FOURTH_DUSK, State
 
@@ -37,6 +37,8 @@ def begin_night_end(game: LanternMothsGame, state: State, reason: str, during: s
     if state.ending is not None:
         return
     state.ending = reason
+    if during == DURING_REFILL:
+        decided(state, "refill_night_end")  # the night's end begins during the end-of-round draw
     late = during == DURING_REFILL and game.opts.refill_night_end == "next_round"
     state.last_round = state.round + 1 if late else state.round
     rule = "lm.night.fourth" if reason == FOURTH_DUSK else "lm.night.deck-out"
@@ -44,6 +46,8 @@ def begin_night_end(game: LanternMothsGame, state: State, reason: str, during: s
 
 
 def _deck_emptied(game: LanternMothsGame, state: State, during: str, events: list[Event]) -> None:
+    if not state.deck and state.ending is None:
+        decided(state, "deck_out")  # the deck's last card is drawn before the night has begun to end
     if not state.deck and state.ending is None and game.opts.deck_out == "last_card":
         begin_night_end(game, state, DECK_OUT, during, events)
 
@@ -64,8 +68,11 @@ def draw_from_deck(game: LanternMothsGame, state: State, seat: int, during: str,
     pieces = game.pieces
     deck = state.deck
     dusk_kind = pieces.dusk_kind
+    laid = False  # a Dusk card laid by this drawing: with the deck now empty, lm.q19's situation
     while True:
         if not deck:
+            if laid:
+                decided(state, "dusk_on_empty_deck")
             if state.ending is None and game.opts.deck_out == "failed_draw":
                 begin_night_end(game, state, DECK_OUT, during, events)
             if during == DURING_DRAW:
@@ -78,6 +85,8 @@ def draw_from_deck(game: LanternMothsGame, state: State, seat: int, during: str,
                 _announce(game, state, seat, card, events)
             _deck_emptied(game, state, during, events)
             return card
+        if during == DURING_REFILL:
+            decided(state, "dusk_in_refill")  # a Dusk card met in the end-of-round draw
         if during == DURING_REFILL and not game.opts.dusk_in_refill:
             # Designer-question alternative: only the Draw action lays Dusk cards.
             deck.append(card)
@@ -87,10 +96,12 @@ def draw_from_deck(game: LanternMothsGame, state: State, seat: int, during: str,
             events.append(Event("dusk-returned", "lm.night.dusk", {"player": state.players[seat]}))
             continue
         state.dusk_row.append(card)
+        laid = True
         out = len(state.dusk_row)
         events.append(Event("dusk", "lm.night.dusk", {"player": state.players[seat], "during": during,
                                                       "out": out}))
         if out == pieces.ending_dusk:
+            decided(state, "fourth_dusk_replacement")
             begin_night_end(game, state, FOURTH_DUSK, during, events)
             if not game.opts.fourth_dusk_replacement:
                 if during == DURING_DRAW:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event
+from rulepress.protocol import Event, decided
 
 from .cards import DURING_REFILL, draw_from_deck, shuffle_dusk_in
 from .scoring import final_scores, winners
@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 def end_turn(game: LanternMothsGame, state: State, events: list[Event]) -> None:
     seat = state.current
+    if len(state.hands[seat]) > game.pieces.hand_size:
+        decided(state, "discard_source")  # more than 5 cards at the end of a turn: the text sets no limit
     if game.opts.discard_source == "hand_limit" and len(state.hands[seat]) > game.pieces.hand_size:
         state.phase = DISCARD
         events.append(Event("discard-down", "lm.turn.draw.discard", {"player": state.players[seat],
@@ -75,6 +77,8 @@ def _capture(game: LanternMothsGame, state: State, events: list[Event]) -> None:
                 events.append(Event("nothing-to-take", "lm.edge.empty-tile",
                                     {"tile": names[cell], "player": state.players[wicks[0]]}))
             continue
+        if len(wicks) == 1 and not state.ghost_block[cell] and any(card_kind[c] == ghost_kind for c in moths):
+            decided(state, "ghost_block")  # a lone wick on a Ghost Moth planted in an earlier round
         blocked = state.ghost_block[cell] or (every_round and any(card_kind[c] == ghost_kind for c in moths))
         if blocked:
             events.append(Event("kept", "lm.round.keep", {"tile": names[cell], "reason": "ghost moth",
@@ -109,6 +113,11 @@ def _refill(game: LanternMothsGame, state: State, events: list[Event]) -> None:
     size = game.pieces.hand_size
     order = [(state.start + i) % state.n for i in range(state.n)]
     drawn = [0] * state.n
+    short = [size - len(state.hands[s]) for s in order if len(state.hands[s]) < size]
+    if len(short) > 1:
+        dusk = game.pieces.dusk_kind
+        if sum(short) > len(state.deck) or any(game.pieces.card_kind[c] == dusk for c in state.deck):
+            decided(state, "refill_order")  # who meets a Dusk card, or goes short, depends on the order
     if game.opts.refill_order == "card_by_card":
         waiting = [s for s in order if len(state.hands[s]) < size]
         while waiting:

@@ -48,15 +48,19 @@ class LanternMothsGame(BaseGame):
         self.discard_table = tuple(tuple(Action(actions.DISCARD, s, k, -1) for k in kinds) for s in seats)
         self._views: dict[tuple[bool, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
-    def garden_view(self, face_up: list[bool]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The face-up places and the face-down places that may be flipped (touching a face-up one), in order: a
+    def garden_view(self, face_up: list[bool]) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
+        """The face-up places, the face-down places that may be flipped (touching a face-up one), in order, and
+        whether a face-down place touches the face-up ones at a corner only (where lm.q1's answer matters): a
         function of which places are face up, so worked out once per pattern (a garden has a few hundred)."""
         key = tuple(face_up)
         view = self._views.get(key)
         if view is None:
             up = tuple(c for c in self.cells if face_up[c])
             flippable = tuple(c for c in self.cells if not face_up[c] and any(face_up[o] for o in self.adjacency[c]))
-            view = self._views[key] = (up, flippable)
+            orthogonal, surrounding = self.pieces.orthogonal, self.pieces.surrounding
+            corner_only = any(not face_up[c] and not any(face_up[o] for o in orthogonal[c])
+                              and any(face_up[o] for o in surrounding[c]) for c in self.cells)
+            view = self._views[key] = (up, flippable, corner_only)
         return view
 
     # --- building states -------------------------------------------------------------------------

@@ -6,7 +6,7 @@ your own; nobody looks at another player's", until the game is scored; garden ti
 Flip turns one up.  Everything else lies face up: the garden's face-up tiles and their moths and wicks, the Dusk
 cards laid in the middle, how many cards each hand, lantern and the deck hold.  The seed does not say whether the
 cards under the discard pile's top card can be seen: ``deck.discard_pile`` in the component data keeps the
-book's choice (question lm.q20).
+book's choice (question lm.q21).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ HIDDEN_PARTS = {
     "face-down tiles": "a garden tile still face down: nobody",
     "draws": "what shuffles and flips give next: nobody",
 }
-DISCARD_PART = {"discard pile": "the cards under the discard pile's top card: nobody (question lm.q20)"}
+DISCARD_PART = {"discard pile": "the cards under the discard pile's top card: nobody (question lm.q21)"}
 
 
 def _hide_score(score: Mapping[str, Any]) -> dict[str, Any]:

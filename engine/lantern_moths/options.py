@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rulepress.protocol import OptionSpec
+from rulepress.protocol import Decision, OptionSpec, option_decisions
 
 
 def _question(number: int) -> str:
@@ -59,6 +59,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 SPECS: dict[str, OptionSpec] = {spec.name: spec for spec in OPTIONS}
+
+# Every place where the engine decides what the text leaves open, with the question that asks it: each option, and
+# the readings applied with no option for another answer (yet).  Where one takes effect in play the engine calls
+# decided(state, ID), and `rulepress analyze` counts the games in which it mattered.
+DECISIONS: tuple[Decision, ...] = (
+    *option_decisions(OPTIONS),
+    Decision("dusk_on_empty_deck", _question(19), ("lm.night.dusk", "lm.turn.draw"),
+             "A player who must draw again after laying a Dusk card that was the deck's last card gets nothing."),
+    Decision("ghosts_are_moths", _question(20), ("lm.scoring.tie-moths",),
+             "Ghost Moths count as moths in the first tie-break (of the tied players, the one with more moths "
+             "wins)."),
+)
 
 
 @dataclass(frozen=True)

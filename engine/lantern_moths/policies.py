@@ -17,15 +17,14 @@ def greedy(game: Any, state: Any, rng: random.Random) -> Action:
     seat = state.current
     pieces = game.pieces
 
-    def worth(cell: int) -> int:
-        return sum(pieces.kind_value[pieces.card_kind[c]] for c in state.moths[cell])
-
     lights = [a for a in found
               if a.kind == LIGHT and not state.wicks[a.cell] and not state.ghost_block[a.cell]]
     if lights:
-        best = max(worth(a.cell) for a in lights)
+        value, kind_of = pieces.kind_value, pieces.card_kind
+        worth = {a.cell: sum([value[kind_of[c]] for c in state.moths[a.cell]]) for a in lights}  # once a tile
+        best = max(worth.values())
         if best > 0:
-            return rng.choice([a for a in lights if worth(a.cell) == best])
+            return rng.choice([a for a in lights if worth[a.cell] == best])
     mine = [a for a in found if a.kind == PLANT and state.wicks[a.cell] == [seat]
             and a.arg != pieces.ghost_kind]
     if mine:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from rulepress.protocol import decided
+
 from .state import State
 
 if TYPE_CHECKING:
@@ -59,7 +61,29 @@ def _wild_sets(leftovers: list[int], ghosts: int, size: int) -> int:
 
 
 def final_scores(game: LanternMothsGame, state: State) -> list[Score]:
-    return [score_cards(game, lantern) for lantern in state.lanterns]
+    scores = [score_cards(game, lantern) for lantern in state.lanterns]
+    if any(_ghost_could_complete(game, lantern) for lantern in state.lanterns):
+        decided(state, "ghost_in_sets")  # a Ghost Moth standing in for a colour would make another set
+    tied = winners(scores)
+    if tied[1] != "points":  # the points tie: do Ghost Moths count as moths?
+        without = [score._replace(moths=score.moths - score.ghosts) for score in scores]
+        if winners(without) != tied:
+            decided(state, "ghosts_are_moths")
+    return scores
+
+
+def _ghost_could_complete(game: LanternMothsGame, cards: list[int]) -> bool:
+    pieces = game.pieces
+    per_colour = [0] * len(pieces.colours)
+    ghosts = 0
+    for card in cards:
+        kind = pieces.card_kind[card]
+        if kind == pieces.ghost_kind:
+            ghosts += 1
+        elif kind != pieces.dusk_kind:
+            per_colour[pieces.kind_colour[kind]] += 1
+    size = pieces.set_size
+    return bool(ghosts) and _wild_sets([count % size for count in per_colour], ghosts, size) > 0
 
 
 def winners(scores: list[Score]) -> tuple[list[int], str]:

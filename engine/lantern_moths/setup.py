@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rulepress.protocol import Chance, DescriptionError, Event
+from rulepress.protocol import Chance, DescriptionError, Event, decided
 
 from .cards import shuffle_cards
 from .state import PLAY, UNKNOWN_TILE, State
@@ -43,6 +43,7 @@ def empty_state(game: LanternMothsGame, players: tuple[str, ...], chance: Chance
     n = len(players)
     state = State()
     state.players = players
+    state.decisions = {}
     state.hands = [[] for _ in range(n)]
     state.deck = []
     state.discard = []
@@ -119,6 +120,8 @@ def lay_out_garden(game: LanternMothsGame, state: State) -> None:
         population = [pieces.tile_names[t] for t in state.tile_pool]
         tile = pieces.tile_index[state.chance.draw_from(population, "tile")]
     state.tile_pool.remove(tile)
+    if tile != pieces.grey:
+        decided(state, "grey_tile")  # not in the middle, where the other answer to the question puts it
     state.tile_at[middle] = tile
     state.face_up[middle] = True
     state.log.append(Event("garden", "lm.setup.garden", {"face_up": pieces.cell_names[middle],

@@ -33,7 +33,7 @@ class State:
         "players", "hands", "deck", "discard", "lanterns", "tile_at", "face_up", "moths", "wicks",
         "ghost_block", "unlit", "dusk_row", "set_aside", "box", "tile_pool", "round", "start", "current",
         "actions_taken", "taken", "lit", "phase", "dusk_shuffled", "ending", "last_round", "chance",
-        "action_count", "log",
+        "action_count", "log", "decisions",
     )
 
     players: tuple[str, ...]
@@ -64,6 +64,7 @@ class State:
     chance: Chance
     action_count: int
     log: list[Event]                # what setup did (a new game's events before any action)
+    decisions: dict[str, int]       # how often each engine decision took effect (rulepress.protocol.decided)
 
     @property
     def n(self) -> int:
@@ -99,6 +100,7 @@ class State:
         twin.chance = self.chance.clone()
         twin.action_count = self.action_count
         twin.log = list(self.log)
+        twin.decisions = dict(self.decisions)
         return twin
 
     def zones(self) -> dict[str, list[int]]:

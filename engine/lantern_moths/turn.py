@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event, RuleViolation
+from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import ACTION_NAMES, DISCARD, DRAW, FLIP, FROM_DISCARD, LIGHT, PASS, PLANT
 from .cards import DURING_DRAW, draw_from_deck
@@ -29,6 +29,8 @@ def legal_actions(game: LanternMothsGame, state: State) -> list[Action]:
         card_kind = game.pieces.card_kind
         return [table[k] for k in sorted({card_kind[c] for c in state.hands[seat]})]
     found = _play_actions(game, state, seat)
+    if not found:
+        decided(state, "pass_rule")  # stuck: the text never says a player may pass
     if not found or game.opts.pass_rule == "always":
         found.append(game.pass_table[seat])
     return found
@@ -41,7 +43,9 @@ def _play_actions(game: LanternMothsGame, state: State, seat: int) -> list[Actio
     if state.discard:
         found.append(game.draw_table[seat][1])
     face_up = state.face_up
-    up, flippable = game.garden_view(face_up)
+    up, flippable, corner_only = game.garden_view(face_up)
+    if corner_only:
+        decided(state, "flip_adjacency")
     hand = state.hands[seat]
     if hand:
         pieces = game.pieces
@@ -49,6 +53,8 @@ def _play_actions(game: LanternMothsGame, state: State, seat: int) -> list[Actio
         moths = state.moths
         tile_at = state.tile_at
         open_cells = [c for c in up if len(moths[c]) < limit]
+        if len(open_cells) < len(up) and any(pieces.card_kind[c] == pieces.ghost_kind for c in hand):
+            decided(state, "ghost_on_full_tile")  # a Ghost Moth in hand and a full tile face up
         if open_cells or game.opts.ghost_on_full_tile:
             grey = pieces.grey
             plant = game.plant_table[seat]

@@ -7,10 +7,10 @@ from typing import Any
 
 from . import narrate
 from .game import BOOK_ID, LastLanternGame
-from .options import OPTIONS
+from .options import DECISIONS, OPTIONS
 from .policies import POLICIES
 
-__all__ = ["BOOK_ID", "OPTIONS", "BENCH_CONFIGS", "POLICIES", "make_game", "narrate"]
+__all__ = ["BOOK_ID", "DECISIONS", "OPTIONS", "BENCH_CONFIGS", "POLICIES", "make_game", "narrate"]
 
 BENCH_CONFIGS: dict[str, dict[str, Any]] = {
     "base": {},
@@ -35,3 +35,15 @@ IMPACT_POLICY = "cooperative"
 END_RULES = ("ll.end.victory", "ll.lantern.loss", "ll.astray.loss", "ll.challenge.eerie.loss",
              "ll.challenge.blossoms.loss", "ll.challenge.lake.loss", "ll.challenge.basilisk.loss",
              "ll.challenge.branches.loss")
+
+
+def inventory(components: Mapping[str, Any]) -> dict[str, list[str]]:
+    """For `rulepress analyze`: every component, keyed by the event payload key that names it.  Tiles (Tree, Ability
+    and the Glow-shrooms' Mushroom tiles) are named by ``tile``, Serpent tiles by ``serpent``, Familiars by
+    ``familiar`` and Firefly colours by ``colour``: a component no event of any simulated game names is unused."""
+    from .pieces import read_tiles
+    from .state import COLOURS, LOCATIONS
+
+    serpents = components["challenges"]["serpent_tiles"]["list"]
+    return {"tile": list(read_tiles(components, True)), "serpent": [str(entry["id"]) for entry in serpents],
+            "familiar": list(LOCATIONS), "colour": list(COLOURS)}

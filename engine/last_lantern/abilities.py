@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event, RuleViolation
+from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import Action
 from .fireflies import EERIE, draw_from_bag, eerie_effect, supply_to_bag
@@ -106,6 +106,8 @@ def removable(g: LastLantern, s: State) -> list[str]:
         return sorted(s.lake)
     if g.opt["basilisk"]:
         on_board = [t for t, pl in s.placed.items() if pl.abandoned]
+        if len(on_board) > 1:
+            decided(s, "basilisk_back")  # several abandoned tiles on the Basilisk board: which one goes back?
         if g.opt["basilisk_back"] == "any":
             return sorted(on_board)
         return on_board[-1:]
@@ -174,6 +176,8 @@ def do_lighting(g: LastLantern, s: State, a: Action, events: list[Event]) -> Non
         events.append(
             Event("lighting-short", "ll.ability.lighting.short", {"drawn": len(drawn), "yellow_added": added})
         )
+    if any(colour in EERIE for colour in drawn):
+        decided(s, "eerie_lighting")  # Lighting the Way drew an orange, blue or purple Firefly
     if g.opt["eerie"] and g.opt["eerie_lighting"]:
         for colour in drawn:
             if colour in EERIE:

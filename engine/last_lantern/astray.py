@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event, RuleViolation
+from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import Action
 from .fireflies import cover, lose, supply_to_bag
@@ -36,6 +36,10 @@ def _glow(g: LastLantern, s: State, tile: str, purple: bool, on_track: bool, eve
     spec = g.tiles[tile]
     if not (g.opt["glow"] and spec.glow):
         return
+    if purple:
+        decided(s, "purple_glow")  # a glow-shroom tile sent by a purple Firefly
+    if not on_track:
+        decided(s, "glow_boards")  # a glow-shroom tile on the Frozen Lake or the Basilisk board
     if purple and not g.opt["purple_glow"]:
         return
     if not on_track and not g.opt["glow_boards"]:
@@ -51,6 +55,9 @@ def to_track(g: LastLantern, s: State, tile: str, purple: bool, events: list[Eve
         return
     _unwait(s, tile, purple)
     s.track.append(tile)
+    if len(s.track) <= s.track_reached:
+        decided(s, "track_icon_again")  # a space Back on Track emptied: its icon adds its Fireflies again
+    s.track_reached = max(s.track_reached, len(s.track))
     icon = g.track_icons[len(s.track) - 1]
     added = supply_to_bag(s, "black", icon)
     events.append(Event("astray", "ll.astray.place", {"tile": tile, "space": len(s.track)}))
@@ -105,6 +112,9 @@ def do_astray(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
         to_track(g, s, a.tile, purple, events)
         return
     _unwait(s, a.tile, purple)
+    board_held = s.lake_occ if g.lake is not None else any(pl.abandoned for pl in s.placed.values())
+    if s.lake_round_first and board_held:
+        decided(s, "first_abandoned")  # the phase's first tile, on a board that already holds one
     s.lake_round_first = False
     if g.lake is not None:
         s.lake[a.tile] = a.mask

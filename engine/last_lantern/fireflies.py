@@ -22,32 +22,32 @@ def supply_to_bag(s: State, colour: str, count: int) -> int:
     return moved
 
 
-def population(s: State) -> list[str]:
-    out: list[str] = []
-    for colour, count in s.bag.items():
-        out.extend([colour] * count)
-    return out
-
-
 def draw_from_bag(s: State, what: str = "Firefly") -> str:
-    colour: str = s.chance.draw_from(population(s), what)
+    colour: str = s.chance.draw_counted(s.bag, what)
     s.bag[colour] -= 1
     return colour
 
 
 def cover(g: LastLantern, s: State, mask: int, rule: str, events: list[Event], who: str) -> None:
-    """Fireflies under a newly placed tile go back to the supply, whatever their colour."""
-    for cell in list(s.fireflies):
-        if mask >> cell & 1:
-            colour = s.fireflies.pop(cell)
-            s.supply[colour] = s.supply.get(colour, 0) + 1
-            if colour == "black":
-                s.board_black -= 1
-            events.append(
-                Event(
-                    "firefly-covered", rule, {"player": who, "space": g.canopy.name(cell), "colour": colour}
-                )
-            )
+    """Fireflies under a newly placed tile go back to the supply, whatever their colour (in the order they came
+    onto the board)."""
+    on_board = s.fireflies
+    under: list[int] = []
+    rest = mask
+    while rest:  # the tile's few cells, not every Firefly on the board
+        low = rest & -rest
+        cell = low.bit_length() - 1
+        if cell in on_board:
+            under.append(cell)
+        rest ^= low
+    if len(under) > 1:
+        under = [cell for cell in on_board if mask >> cell & 1]
+    for cell in under:
+        colour = on_board.pop(cell)
+        s.supply[colour] = s.supply.get(colour, 0) + 1
+        if colour == "black":
+            s.board_black -= 1
+        events.append(Event("firefly-covered", rule, {"player": who, "space": g.canopy.name(cell), "colour": colour}))
 
 
 def threshold(g: LastLantern) -> tuple[int, str]:
@@ -89,8 +89,8 @@ def place_drawn(
     s.drawn_colours[colour] = s.drawn_colours.get(colour, 0) + 1
     if colour == "black":
         s.board_black += 1
-    events.append(Event("firefly", rule, {"player": name, "space": g.canopy.name(cell), "colour": colour}))
-    limit, loss_rule = threshold(g)
+    events.append(Event("firefly", rule, {"player": name, "space": g.canopy.space_names[cell], "colour": colour}))
+    limit, loss_rule = g.threshold
     if s.board_black >= limit:
         lose(s, "black-fireflies", loss_rule, events, black=s.board_black)
         return colour

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event
+from rulepress.protocol import Event, decided
 
 from .astray import cannot_place, placeable, to_track
 from .fireflies import empty_spaces, lose, place_drawn, supply_to_bag, threshold
@@ -22,9 +22,18 @@ if TYPE_CHECKING:
 
 def start_journey(g: LastLantern, s: State, events: list[Event]) -> None:
     s.phase = "journey"
+    _note_pooling(s)
     s.stage = "journey"
     if s.blocked:
         events.append(Event("abilities-blocked", "ll.challenge.eerie.blue", {"round": s.round}))
+
+
+def _note_pooling(s: State) -> None:
+    """Mark ll.q15 when a Rabbit, a Snail and an Owl are held, but by different players only."""
+    kinds = ("rabbit", "snail", "owl")
+    if all(any(held[k] for held in s.familiars) for k in kinds) and not any(
+            all(held[k] for k in kinds) for held in s.familiars):
+        decided(s, "pool_familiars")
 
 
 def start_lanterns(g: LastLantern, s: State, events: list[Event]) -> None:
@@ -48,9 +57,12 @@ def _serpent_draws(g: LastLantern, s: State) -> list[tuple[int, int]]:
         pl = s.placed.get(tile)
         if pl is None or pl.abandoned:
             continue
-        if g.tiles[tile].kind == "ability" and not g.opt["serpent_ability"]:
-            continue
         near = c.dilate(pl.mask, c.spaces)
+        if g.tiles[tile].kind == "ability":
+            if any(near & icon for i, icon in enumerate(c.serpent_icons) if not s.serpent_flipped[i]):
+                decided(s, "serpent_ability")  # an Ability tile beside a Serpent tile
+            if not g.opt["serpent_ability"]:
+                continue
         for i, icon in enumerate(c.serpent_icons):
             if s.serpent_flipped[i]:
                 continue
@@ -58,7 +70,32 @@ def _serpent_draws(g: LastLantern, s: State) -> list[tuple[int, int]]:
                 seen |= 1 << cell
                 if cell not in s.fireflies:
                     queue.append((cell, pl.player))
+    _note_older_beside_serpents(g, s, queue)
     return queue
+
+
+def _note_older_beside_serpents(g: LastLantern, s: State, queue: list[tuple[int, int]]) -> None:
+    """Mark ll.q41 when a tile placed in an earlier round lies beside a Serpent space that this round's draw
+    leaves empty: drawing for every tile beside a Serpent, not only this round's, would put a Firefly there."""
+    c = g.canopy
+    now = 0
+    for tile in s.placed_now:
+        pl = s.placed.get(tile)
+        if pl is not None:
+            now |= pl.mask
+    older = s.tilecov & ~now
+    if not older:
+        return
+    drawn = 0
+    for cell, _ in queue:
+        drawn |= 1 << cell
+    for i, icon in enumerate(c.serpent_icons):
+        if s.serpent_flipped[i]:
+            continue
+        for cell in bits(c.dilate(older, c.spaces) & icon & ~drawn):
+            if cell not in s.fireflies:
+                decided(s, "serpent_draws_this_round")
+                return
 
 
 def _flip_serpents(g: LastLantern, s: State, events: list[Event]) -> None:
@@ -66,11 +103,11 @@ def _flip_serpents(g: LastLantern, s: State, events: list[Event]) -> None:
     for i, icon in enumerate(c.serpent_icons):
         if s.serpent_flipped[i]:
             continue
-        if g.opt["surrounded"] == "covered":
-            around = c.dilate(icon, c.spaces | c.start_mask)
-            surrounded = not around & ~s.occ
-        else:
-            surrounded = all(cell in s.fireflies for cell in bits(icon))
+        covered = not c.dilate(icon, c.spaces | c.start_mask) & ~s.occ
+        lit = all(cell in s.fireflies for cell in bits(icon))
+        if covered != lit:
+            decided(s, "surrounded")  # the two readings of "orthogonally surrounded" disagree here
+        surrounded = covered if g.opt["surrounded"] == "covered" else lit
         if not surrounded:
             continue
         s.serpent_flipped[i] = True
@@ -101,6 +138,10 @@ def _resolve_crossing(g: LastLantern, s: State, p: int, events: list[Event]) -> 
     c = g.canopy
     crossed = sorted(s.crossed_now[p])
     furthest = crossed[-1]
+    if len(crossed) > 1:
+        decided(s, "multi_lantern")  # one tile crossed two lanterns for the first time
+    if crossed[0] > 0:
+        decided(s, "lantern_region")  # a lantern past the first: from the start, or from the previous lantern?
     name = s.players[p]
     events.append(
         Event("lantern-crossed", "ll.lantern.cross", {"player": name, "lanterns": [k + 1 for k in crossed]})
@@ -123,7 +164,7 @@ def _resolve_crossing(g: LastLantern, s: State, p: int, events: list[Event]) -> 
         events.append(
             Event("already-lit", "ll.lantern.one-per-space", {"player": name, "spaces": held.bit_count()})
         )
-    cells = sorted(bits(free), key=lambda i: (i // c.stride, i % c.stride))
+    cells = list(bits(free))  # step by step, each step's lanes in order: a cell's index is step * stride + lane
     events.append(
         Event(
             "lantern-draw",
@@ -166,6 +207,8 @@ def _finish(g: LastLantern, s: State, events: list[Event]) -> None:
         short = {}
         for p in range(s.n):
             have = flowers(g, s, p)
+            if shared_flowers(g, s, p):
+                decided(s, "shared_flowers")  # a flower on a shared column counts for both its neighbours
             if have < g.blossoms_needed:
                 short[s.players[p]] = have
         if short:
@@ -191,6 +234,13 @@ def flowers(g: LastLantern, s: State, p: int) -> int:
         for pl in s.placed.values()
         if pl.mark >= 0 and path >> pl.mark & 1 and g.tiles[pl.tile].flower == s.flower[p]
     )
+
+
+def shared_flowers(g: LastLantern, s: State, p: int) -> int:
+    """The flowers :func:`flowers` counts for ``p`` that lie on a shared column (counted for the neighbour too)."""
+    shared = g.canopy.path_mask[p] & g.canopy.shared_mask
+    return sum(1 for pl in s.placed.values()
+               if pl.mark >= 0 and shared >> pl.mark & 1 and g.tiles[pl.tile].flower == s.flower[p])
 
 
 def _next_round(g: LastLantern, s: State, events: list[Event]) -> None:
@@ -282,7 +332,7 @@ def shared_note(g: LastLantern, s: State, events: list[Event]) -> None:
     noted: set[tuple[int, int]] = set()
     for tile in s.placed_now:
         pl = s.placed.get(tile)
-        if pl is None or pl.abandoned:
+        if pl is None or pl.abandoned or not pl.mask & c.shared_mask:
             continue
         for k in range(g.n_lanterns):
             for cell in bits(pl.mask & c.yellow[k] & c.shared_mask):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event, RuleViolation
+from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import Action
 from .fireflies import lose
+from .flow import start_final, start_journey  # flow imports neither fog nor journey
 
 if TYPE_CHECKING:
     from .game import LastLantern
@@ -46,9 +47,9 @@ def check_draw(g: LastLantern, s: State, a: Action) -> None:
 
 
 def do_draw(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
-    from .flow import start_final
-
     s.location_tile = {loc: None for loc in g.locations}
+    if len(s.tile_bag) < len(g.locations):
+        decided(s, "empty_tile_bag")  # the tile bag cannot fill every location
     if not s.tile_bag:
         if g.opt["empty_tile_bag"] == "lose":
             lose(s, "tile-bag-empty", "ll.fog.draw", events)
@@ -83,7 +84,7 @@ def check_choose(g: LastLantern, s: State, a: Action) -> None:
 def do_choose(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
     s.choices[a.player] = a.where
     events.append(Event("chose", "ll.fog.choose", {"player": s.players[a.player], "location": a.where}))
-    if all(c is not None for c in s.choices):
+    if None not in s.choices:
         _reveal(g, s, events)
 
 
@@ -140,8 +141,6 @@ def _after_reveal(g: LastLantern, s: State, events: list[Event]) -> None:
     if s.takes_familiar:
         s.phase = "familiar"
         return
-    from .flow import start_journey
-
     start_journey(g, s, events)
 
 

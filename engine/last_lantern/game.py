@@ -12,7 +12,7 @@ from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 from . import abilities, astray, fog, journey, legal, render, snapshot, steps
 from .actions import Action
 from .describe import describe_state
-from .fireflies import return_familiar
+from .fireflies import return_familiar, threshold
 from .flow import advance, choose_crossing
 from .geometry import Canopy, Lake
 from .observer import LastLanternObserver
@@ -61,6 +61,14 @@ class LastLantern:
         self.ability_ids = [t.id for t in self.tiles.values() if t.kind == "ability"]
         self.tree_only_ids = tuple(t for t in self.tree_ids if self.tiles[t].kind == "tree")  # the tile bag's
         self.setup_steps = active_steps(self.opt)
+        # Each path's lanes by name ("ab"), for the setup's characters event: the same every game of this count.
+        self.path_names = tuple("".join(self.canopy.names[lane] for lane in lanes)
+                                for lanes in self.canopy.path_lanes[:n])
+        # Every choice of a location exists once, so listing them only picks tuples.
+        self.choose_actions = tuple(tuple(Action("choose", p, where=loc) for loc in self.locations)
+                                    for p in range(n))
+        self.threshold = threshold(self)
+        self.placements: dict[tuple[int, str, int, int], list[Action]] = {}  # legal._tree_placements' lists
 
     def setup(self, players: Sequence[str], chance: Chance) -> State:
         return setup(self, players, chance)
@@ -173,7 +181,7 @@ class LastLanternGame(BaseGame):
     def legal_actions(self, state: State) -> list[Action]:
         if state.over:
             return []
-        return legal.actions(self.rules(state.n), state)
+        return legal.actions(self._rules.get(state.n) or self.rules(state.n), state)
 
     def parse_action(self, state: State, step: Mapping[str, Any]) -> Action:
         return steps.parse(self.rules(state.n), state, step)
@@ -193,10 +201,10 @@ class LastLanternGame(BaseGame):
         rule = SEAT_RULES.get(action.do)
         if rule is not None and not 0 <= action.player < state.n:
             raise RuleViolation(rule, f"There is no player {action.player} (players are 0 to {state.n - 1})")
-        handler[0](self.rules(state.n), state, action)
+        handler[0](self._rules.get(state.n) or self.rules(state.n), state, action)
 
     def perform(self, state: State, action: Action) -> list[Event]:
-        g = self.rules(state.n)
+        g = self._rules.get(state.n) or self.rules(state.n)
         events: list[Event] = state.pending_events
         state.pending_events = []
         HANDLERS[action.do][1](g, state, action, events)

@@ -40,6 +40,8 @@ class Grid:
         self.columns = columns
         self.rows = rows
         self.stride = columns + 1
+        self._depths: dict[int, int] = {}
+        self._spreads: dict[int, float] = {}
 
     def index(self, column: int, row: int) -> int:
         return row * self.stride + column
@@ -51,6 +53,27 @@ class Grid:
         """Cells edge-adjacent to ``mask`` (not in it), limited to ``within``."""
         s = self.stride
         return ((mask << 1) | (mask >> 1) | (mask << s) | (mask >> s)) & within & ~mask
+
+    def depth(self, mask: int) -> int:
+        """The rows of ``mask``'s cells added up (a placement's distance from the start), once per mask."""
+        found = self._depths.get(mask)
+        if found is None:
+            found = 0
+            cells, stride = mask, self.stride
+            while cells:
+                low = cells & -cells
+                found += (low.bit_length() - 1) // stride
+                cells ^= low
+            self._depths[mask] = found
+        return found
+
+    def spread(self, mask: int) -> float:
+        """``depth(mask) / max(1, squares) * 4``: how far from the start a placement lies on average, times four
+        (the cooperative policy's first term), once per mask."""
+        found = self._spreads.get(mask)
+        if found is None:
+            found = self._spreads[mask] = self.depth(mask) / max(1, mask.bit_count()) * 4
+        return found
 
     def offsets(self, orientation: Orientation) -> tuple[int, ...]:
         return tuple(step * self.stride + lane for lane, step in orientation.cells)
@@ -119,8 +142,14 @@ class Canopy(Grid):
             for lanes in self.path_lanes
         ]
         self.board_area = self.spaces | self.beyond_mask
+        # The complements the placement checks test against, made once (each ``~`` makes a new big integer).
+        self.off_board = ~self.board_area
+        self.off_tree = [~area for area in self.tree_area]
+        self.off_path = [self.spaces & ~path for path in self.path_mask]
         self.yellow = [self.row_mask[r] for r in self.lantern_rows]
+        self.any_yellow = sum(self.yellow)  # every lantern's yellow spaces (most tiles cover none)
         self.before_yellow = [self.row_mask[r - 1] for r in self.lantern_rows]
+        self.before_rows = [sum(self.row_mask[1:r]) for r in self.lantern_rows]  # every path row behind a lantern
         self.serpent_icons: list[int] = []
         for pair in layout.get("serpent_icons", []):
             self.serpent_icons.append(sum(1 << self.cell(name, "serpent icon") for name in pair))
@@ -156,9 +185,28 @@ class Canopy(Grid):
         return mask
 
     def names_of(self, mask: int) -> list[str]:
-        """The names of ``mask``'s spaces, lane by lane (each lane's steps in order)."""
-        order, names = self._named
-        return [names[i] for i in sorted(bits(mask), key=order.__getitem__)]
+        """The names of ``mask``'s spaces, lane by lane (each lane's steps in order); each mask sorted once."""
+        known = self._names_of.get(mask)
+        if known is None:
+            order, names = self._named
+            found = []
+            rest = mask
+            while rest:  # bits(mask), without a generator: a placement's cells are named once per new mask
+                low = rest & -rest
+                found.append(low.bit_length() - 1)
+                rest ^= low
+            found.sort(key=order.__getitem__)
+            known = self._names_of[mask] = tuple([names[i] for i in found])
+        return list(known)
+
+    @cached_property
+    def _names_of(self) -> dict[int, tuple[str, ...]]:
+        return {}
+
+    @cached_property
+    def space_names(self) -> dict[int, str]:
+        """:meth:`name` of every space of the board, by index (events name spaces often)."""
+        return self._named[1]
 
     @cached_property
     def _named(self) -> tuple[list[tuple[int, int]], dict[int, str]]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event, RuleViolation
+from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import Action
 from .fireflies import cover, supply_to_bag
+from .flow import start_final, start_lanterns  # flow imports neither fog nor journey
 from .placement import ability_moves, anchor_of, can_place, check_tree, tree_moves
 from .state import Placed
 
@@ -51,7 +52,13 @@ def do_place(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
         s.pending_ability = None
     else:
         s.hands[p].remove(a.tile)
-    lay = g.pieces.lays(a.tile)[a.orient]
+        if not s.started[p] and s.tilecov & c.path_mask[p]:
+            decided(s, "first_tile")  # a first own tile on a path a neighbour's tile already reaches
+    pieces = g.pieces
+    sig = pieces.signature[a.tile]
+    lay = pieces.canopy_lays[sig][a.orient]
+    if pieces.orient[sig][a.orient].flipped:
+        decided(s, "flip")  # laid as its mirror image
     anchor = anchor_of(lay, a.mask, c.columns, c.stride)
     mark = anchor + lay.mark if lay.mark >= 0 else -1
     s.placed[a.tile] = Placed(a.tile, p, a.mask, mark, s.round, False)
@@ -74,7 +81,8 @@ def do_place(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
                 {"player": name, "tile": a.tile, "cells": c.names_of(a.mask & c.shared_mask)},
             )
         )
-    if a.mask & c.spaces & ~c.path_mask[p]:
+    if a.mask & c.off_path[p]:
+        decided(s, "ability_reach")  # an Ability tile reaching past the shared column
         events.append(
             Event(
                 "reaches-through",
@@ -97,7 +105,15 @@ def crosses(g: LastLantern, p: int, mask: int, k: int) -> bool:
 
 def _note_lanterns(g: LastLantern, s: State, p: int, mask: int, events: list[Event]) -> None:
     """Remember first crossings for the Lanterns phase (checked there, after Journeying)."""
-    for k in range(g.n_lanterns):
+    c = g.canopy
+    path = c.path_mask[p]
+    if not mask & c.any_yellow & path:
+        return  # on no lantern's yellow spaces: nothing below can happen
+    for k, yellow in enumerate(c.yellow):
+        if not mask & yellow & path:  # crosses()'s first test, inlined
+            continue
+        if not mask & c.before_yellow[k] & path:
+            decided(s, "crossing")  # onto the yellow spaces without the space before the line
         if not crosses(g, p, mask, k):
             continue
         if k in s.crossed[p]:
@@ -143,6 +159,8 @@ def check_cannot_place(g: LastLantern, s: State, a: Action) -> None:
 
 def do_cannot_place(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
     s.hands[a.player].remove(a.tile)
+    if not g.opt["basilisk"]:
+        decided(s, "unplaceable")
     name = s.players[a.player]
     if g.opt["basilisk"]:
         s.removed.append(a.tile)
@@ -173,8 +191,6 @@ def check_done(g: LastLantern, s: State, a: Action) -> None:
 
 
 def do_done(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
-    from .flow import start_final, start_lanterns
-
     events.append(Event("journey-ends", "ll.journey.end", {}))
     if s.end_triggered:
         events.append(Event("no-lanterns", "ll.end.finish", {}))

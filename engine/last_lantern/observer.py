@@ -11,7 +11,7 @@ beside the Familiar locations (placed face up), the Path Astray track, the suppl
 
 What the bags hold is not hidden the same way: every tile and Firefly that goes in or comes out is seen, and the
 rest of each lies on the table, so their contents can be counted.  Whether the book shows the Firefly bag's
-colours (as its diagrams do) is kept as data, ``fireflies.bag.seen`` in the component data (question ll.q40):
+colours (as its diagrams do) is kept as data, ``fireflies.bag.seen`` in the component data (question ll.q43):
 ``counted`` shows them, ``hidden`` shows only how many Fireflies the bag holds.
 """
 
@@ -33,7 +33,7 @@ HIDDEN_PARTS = {
     "choices": "a Character wheel's choice: its owner only, until the wheels are revealed",
     "draws": "what the tile bag and the Firefly bag give next: nobody",
 }
-BAG_PART = {"firefly bag": "the colours in the Firefly bag: nobody (question ll.q40)"}
+BAG_PART = {"firefly bag": "the colours in the Firefly bag: nobody (question ll.q43)"}
 
 
 def bag_shown(components: Mapping[str, Any]) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rulepress.protocol import DescriptionError, OptionSpec, resolve_options
+from rulepress.protocol import Decision, DescriptionError, OptionSpec, option_decisions, resolve_options
 
 CHALLENGES = ("glow", "blossoms", "eerie", "branches", "lake", "basilisk")
 
@@ -193,6 +193,22 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "An Ability tile may reach through a shared column into the neighbour's path (through) or "
         "stops at the shared column like a Tree tile (shared).",
     ),
+)
+
+# Every place where the engine decides what the text leaves open, with the question that asks it: each option that
+# answers a question (the challenges are variants, not decisions), and the readings applied with no option for
+# another answer (yet).  Where one takes effect in play the engine calls decided(state, ID), and `rulepress analyze`
+# counts the games in which it mattered.
+DECISIONS: tuple[Decision, ...] = (
+    *option_decisions(OPTIONS),
+    Decision("shared_flowers", "ll.q40", ("ll.challenge.blossoms.loss",),
+             "A flower on a shared grey column counts for both players whose paths share the column."),
+    Decision("serpent_draws_this_round", "ll.q41", ("ll.challenge.branches.draw",),
+             "Only tiles placed this round draw Fireflies onto the Serpent spaces beside them; earlier tiles "
+             "draw nothing."),
+    Decision("track_icon_again", "ll.q42", ("ll.astray.icons", "ll.ability.back-on-track"),
+             "A tile landing on a Path Astray space that Back on Track emptied adds that space's black Fireflies "
+             "again (those of the tile taken back stay in the bag)."),
 )
 
 MIX_RULE = "ll.challenge.mix"

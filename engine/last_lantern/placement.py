@@ -69,9 +69,14 @@ def tree_scan(g: LastLantern, s: State, p: int, tile: str, touch: int) -> Iterat
 
 
 def ability_moves(g: LastLantern, s: State, p: int, tile: str) -> Iterator[tuple[int, int]]:
+    return ability_scan(g, s, p, tile, target(g, s, p))
+
+
+def ability_scan(g: LastLantern, s: State, p: int, tile: str, touch: int) -> Iterator[tuple[int, int]]:
+    """:func:`ability_moves` with ``target(g, s, p)`` already known."""
     sig = g.pieces.signature[tile]
     anchors = g.pieces.board_anchors[sig] if g.opt_reach_through else g.pieces.tree_anchors[p][sig]
-    return _scan(g.pieces.canopy_lays[sig], anchors, s.occ, target(g, s, p), g.canopy.path_mask[p])
+    return _scan(g.pieces.canopy_lays[sig], anchors, s.occ, touch, g.canopy.path_mask[p])
 
 
 def can_place(moves: Iterator[tuple[int, int]]) -> bool:
@@ -112,7 +117,8 @@ def anchor_of(lay: Lay, mask: int, columns: int, stride: int) -> int:
     """The anchor that lays ``lay`` exactly on ``mask``, or -1."""
     if not mask:
         return -1
-    anchor = (mask & -mask).bit_length() - 1 - min(lay.offsets)
+    low = lay.mask0
+    anchor = (mask & -mask).bit_length() - (low & -low).bit_length()  # lowest square's bit less the lowest offset
     if anchor < 0 or (lay.mask0 << anchor) != mask or anchor % stride + lay.span >= columns:
         return -1
     return anchor
@@ -124,7 +130,7 @@ def check_tree(g: LastLantern, s: State, p: int, mask: int, ability: bool) -> No
     name = s.players[p]
     if mask & c.start_mask:
         raise RuleViolation("ll.journey.place.first", "A tile may not cover the borderless start spaces")
-    if mask & ~c.board_area:
+    if mask & c.off_board:
         raise RuleViolation(
             "ll.journey.place.space",
             "The tile would leave the board (only past the goal line may it reach beyond)",
@@ -134,12 +140,12 @@ def check_tree(g: LastLantern, s: State, p: int, mask: int, ability: bool) -> No
     if ability:
         if not mask & c.path_mask[p]:
             raise RuleViolation("ll.ability.fog", f"The Ability tile must lie on {name}'s own path")
-        if not g.opt_reach_through and mask & ~c.tree_area[p]:
+        if not g.opt_reach_through and mask & c.off_tree[p]:
             raise RuleViolation(
                 "ll.journey.place.shared",
                 "The tile may not reach past the shared column into another player's path",
             )
-    elif mask & ~c.tree_area[p]:
+    elif mask & c.off_tree[p]:
         raise RuleViolation(
             "ll.journey.place.shared",
             "The tile may not reach past the shared column into another player's path",

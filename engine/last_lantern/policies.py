@@ -15,53 +15,85 @@ from typing import Any
 
 from .actions import Action
 from .fireflies import empty_spaces
+from .legal import journey_placements
 
 Policy = Callable[[Any, Any, random.Random], Any]
 
 
-def _placement_score(g: Any, s: Any, a: Action) -> float:
+def _placement_scorer(g: Any, s: Any, p: int) -> Callable[[int], float]:
+    """How bad placing ``mask`` for player ``p`` looks here (lower is better).  What does not depend on the
+    placement (the player's path, the Fireflies, the lanterns still to cross) is worked out once per decision,
+    not once per legal placement; each score is the same number, summed in the same order, as it always was."""
     c = g.canopy
-    p = a.player
-    mask = a.mask
-    occ = s.occ | mask
     path = c.path_mask[p]
-    empty = path & ~occ
-    # a lone empty space boxed in by tiles will draw a Firefly at the end: avoid making them
-    boxed = empty & ~c.dilate(empty, path) & c.dilate(occ & path, path)
-    steps = 0
-    cells = mask
-    while cells:
-        low = cells & -cells
-        steps += (low.bit_length() - 1) // c.stride
-        cells ^= low
-    covered_black = sum(1 for cell, colour in s.fireflies.items() if mask >> cell & 1 and colour == "black")
-    score = steps / max(1, mask.bit_count()) * 4 + boxed.bit_count() * 6 - covered_black * 5
-    for k, row in enumerate(c.lantern_rows):
-        if k not in s.crossed[p] and mask & c.yellow[k] & path:
-            # crossing a lantern draws onto every empty space behind it: fill them first
-            behind = path & ~occ & sum(c.row_mask[1:row])
-            score += 5 * empty_spaces(s, behind).bit_count()
-    if mask & c.beyond_mask:
-        left = empty_spaces(s, c.spaces & ~mask).bit_count()
-        score += -1000 if left <= 2 else 60 + left * 4
+    taken = s.occ
+    flies = 0
+    black = 0
+    for cell, colour in s.fireflies.items():
+        flies |= 1 << cell
+        if colour == "black":
+            black |= 1 << cell
+    uncrossed = [(c.yellow[k], c.before_rows[k]) for k in range(len(c.lantern_rows)) if k not in s.crossed[p]]
+    lanterns = 0  # the yellow spaces of the lanterns still to cross, on this path: most placements touch none
+    for yellow, _ in uncrossed:
+        lanterns |= yellow & path
+    beyond, spaces, stride, spread = c.beyond_mask, c.spaces, c.stride, c.spread
+
+    def score(mask: int) -> float:
+        occ = taken | mask
+        empty = path & ~occ
+        # a lone empty space boxed in by tiles will draw a Firefly at the end: avoid making them
+        # (c.dilate twice, written out: this runs for every legal placement)
+        near_empty = ((empty << 1) | (empty >> 1) | (empty << stride) | (empty >> stride)) & path & ~empty
+        tiled = occ & path
+        near_tiles = ((tiled << 1) | (tiled >> 1) | (tiled << stride) | (tiled >> stride)) & path & ~tiled
+        boxed = empty & ~near_empty & near_tiles
+        covered_black = (mask & black).bit_count()
+        found = spread(mask) + boxed.bit_count() * 6 - covered_black * 5
+        if mask & lanterns:
+            for yellow, before in uncrossed:
+                if mask & yellow & path:
+                    # crossing a lantern draws onto every empty space behind it: fill them first
+                    found += 5 * (path & ~occ & before & ~flies).bit_count()
+        if mask & beyond:
+            left = (spaces & ~mask & ~taken & ~flies).bit_count()
+            found += -1000 if left <= 2 else 60 + left * 4
+        return found
+
     return score
 
 
+def _best_placement(g: Any, state: Any, places: list[Action]) -> Action:
+    """The first of the least (score, mask), as min() would pick."""
+    scorers: dict[int, Callable[[int], float]] = {}
+    best, best_key = places[0], None
+    for a in places:
+        scorer = scorers.get(a.player)
+        if scorer is None:
+            scorer = scorers[a.player] = _placement_scorer(g, state, a.player)
+        key = (scorer(a.mask), a.mask)
+        if best_key is None or key < best_key:
+            best, best_key = a, key
+    return best
+
+
 def cooperative(game: Any, state: Any, rng: random.Random) -> Any:
+    g = game.rules(state.n)
+    phase = state.phase
+    if phase == "journey" and not state.over:
+        # A placement, when there is one, is chosen whatever else is legal: the abilities need not be listed.
+        places = journey_placements(g, state)
+        if places:
+            return _best_placement(g, state, places)
     actions = game.legal_actions(state)
     if len(actions) == 1:
         return actions[0]
-    g = game.rules(state.n)
-    phase = state.phase
     if phase == "choose":
         taken = {c for c in state.choices if c is not None}
         free = [a for a in actions if a.where not in taken]
         pool = free or actions
         return pool[rng.randrange(len(pool))] if state.n == 2 else pool[0]
     if phase == "journey":
-        places = [a for a in actions if a.do == "place"]
-        if places:
-            return min(places, key=lambda a: (_placement_score(g, state, a), a.mask))
         stuck = [a for a in actions if a.do == "cannot-place"]
         if stuck:
             return stuck[0]

@@ -162,10 +162,5 @@ def _summary(g: LastLantern, s: State, rule: str) -> dict[str, object]:
             }
         }
     if rule == "ll.setup.characters":
-        return {
-            "paths": {
-                s.players[p]: "".join(g.canopy.names[lane] for lane in g.canopy.path_lanes[p])
-                for p in range(s.n)
-            }
-        }
+        return {"paths": dict(zip(s.players, g.path_names, strict=True))}
     return {}

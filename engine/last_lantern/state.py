@@ -86,6 +86,8 @@ class State:
         "drawn",
         "drawn_colours",
         "pending_events",
+        "track_reached",
+        "decisions",
     )
 
     def __init__(self, chance: Chance) -> None:
@@ -147,6 +149,8 @@ class State:
         ] = {}  # Fireflies each player drew in the latest Lanterns phase or final draw
         self.drawn_colours: dict[str, int] = {}
         self.pending_events: list[Event] = []  # what setup did, reported with the first action
+        self.track_reached = 0  # the furthest Path Astray space a tile has ever landed on (Back on Track empties)
+        self.decisions: dict[str, int] = {}  # how often each engine decision took effect (protocol.decided)
 
     def clone(self) -> State:
         twin = State.__new__(State)
@@ -190,4 +194,5 @@ class State:
         twin.drawn = dict(self.drawn)
         twin.drawn_colours = dict(self.drawn_colours)
         twin.pending_events = list(self.pending_events)
+        twin.decisions = dict(self.decisions)
         return twin

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from rulepress.analyze import balance as figures
-from rulepress.analyze import stats
+from rulepress.analyze import refusals, stats
 from rulepress.analyze.cluster import Pool
+from rulepress.analyze.decided import decision_table
 from rulepress.analyze.findings import Finding, track
 from rulepress.analyze.fingerprint import engine_fingerprint, play_digests
 from rulepress.analyze.impact import example_changes, impact_policy, simulate_many
@@ -100,7 +101,9 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GA
             "predictors": figures.predictors(check, _main(check, runs).tally if _main(check, runs) else None, alpha),
             "limits": figures.limits(check, [(r.config, r.tally) for r in runs]),
             "findings": [f.as_dict() for f in found], "undecided": verdicts.undecided,
-            "questions": verdicts.answers}
+            "questions": verdicts.answers,
+            "decisions": decision_table(check.engine, [(run.config.label, run.tally) for run in runs]),
+            "refusals": refusal_table(root, check, runs)}
 
 
 def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Verdicts:
@@ -114,6 +117,7 @@ def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Ver
     unwinnable_settings(check, runs, alpha, verdicts)
     seat_advantages(check, runs, alpha, verdicts)
     question_effects(check, runs, alpha, verdicts)
+    unprovoked_refusals(root, check, runs, alpha, verdicts)
     return verdicts
 
 
@@ -142,8 +146,9 @@ def _config_record(run: Run) -> dict[str, Any]:
             "baseline": config.baseline, "games": tally.games, "finished": tally.finished,
             "fired": dict(sorted(tally.fired.items())), "touched": dict(sorted(tally.touched.items())),
             "offered": dict(sorted(tally.offered.items())), "chosen": dict(sorted(tally.chosen.items())),
-            "summary": tally.summary(), "histograms": {k: {str(v): n for v, n in sorted(h.items())}
-                                                       for k, h in sorted(tally.histograms.items())}}
+            "decided": dict(sorted(tally.decided.items())), "probed": tally.probed,
+            "refused": dict(sorted(tally.refused.items())), "summary": tally.summary(),
+            "histograms": {k: {str(v): n for v, n in sorted(h.items())} for k, h in sorted(tally.histograms.items())}}
 
 
 def _where(book: Book, rule_id: str) -> tuple[str, int | None]:
@@ -309,6 +314,31 @@ def rare_endings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verd
             "end-rare", f"{book.rules[rule_id].label} ends {happened} of {games} games of the text's game "
                         f"({main.config.policy} play): at most {_pct(evidence['bound'])} of games (95%)",
             [rule_id], file, line, subject=subject, evidence=evidence))
+
+
+def refusal_table(root: Path, check: BookCheck, runs: list[Run]) -> dict[str, Any]:
+    """Each refusal rule of the engine (rulepress.analyze.refusals): where it is raised, and in how many of the
+    probed games a near miss provoked it."""
+    book = check.book
+    places = refusals.refusal_rules(root / "engine" / book.engine_package, root, book.prefix)
+    probed = sum(run.tally.probed for run in runs)
+    return {rule: {"engine": where, "probed_games": probed, "provoked_in": sum(r.tally.refused[rule] for r in runs)}
+            for rule, where in sorted(places.items()) if rule in book.rules}
+
+
+def unprovoked_refusals(root: Path, check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """Refusal rules no near miss of any probed game provoked, and that never fired as an event either: what they
+    forbid is never within one change of what the simulated players do (reported, not skipped as dead rules are)."""
+    del alpha  # a count of probes, not a rate: nothing to test
+    for rule_id, entry in refusal_table(root, check, runs).items():
+        if entry["provoked_in"] or any(run.tally.fired[rule_id] for run in runs) or not entry["probed_games"]:
+            continue
+        file, line = _where(check.book, rule_id)
+        verdicts.findings.append(Finding(
+            "refusal-never-provoked", f"{check.book.rules[rule_id].label} refuses actions that no simulated player "
+            f"came one change away from taking ({entry['probed_games']} games probed, every policy and answer): the "
+            f"situation it forbids may never arise", [rule_id], file, line, "info", subject=f"refusal:{rule_id}",
+            evidence={"probed_games": entry["probed_games"], "provoked_in": 0}))
 
 
 def unused_components(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:

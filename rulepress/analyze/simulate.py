@@ -13,6 +13,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from rulepress.analyze import refusals
 from rulepress.analyze.tally import Tally
 from rulepress.protocol import Game
 
@@ -72,13 +73,16 @@ def action_kinds(game: Game) -> ActionKind:
     return kind
 
 
+_ABSENT = object()
+
+
 def touched_names(data: Mapping[str, Any], kinds: Mapping[str, set[str]]) -> set[str]:
     """``kind:name`` for each event payload value naming a component: the payload key is the component kind
     (``{"card": "moth-amber-2", "tile": "b2"}``); lists (``"dice": [5, 6]`` under kind ``dice``) count each."""
     found = set()
-    for key, value in data.items():
-        names = kinds.get(key)
-        if names is None:
+    for key, names in kinds.items():  # a few kinds, against an event's several keys
+        value = data.get(key, _ABSENT)
+        if value is _ABSENT:
             continue
         for item in value if isinstance(value, list | tuple) else (value,):
             text = str(item)
@@ -105,6 +109,7 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
     kind_of = action_kinds(game)
     setup_events = getattr(game, "setup_events", None)
+    decisions_made = getattr(game, "decisions_made", None)  # engine decisions that took effect (protocol.decided)
     tally = Tally()
     for index in indices:
         seed = game_seed(base_seed, label, index)
@@ -119,7 +124,12 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
             record.seen(event)
             touched |= touched_names(event.data, kinds)
         played = 0
+        probing = refusals.probed(index)
+        probe_rng = random.Random(seed ^ 0x9E0BE) if probing else None
+        refused: set[str] = set()
         while not game.is_terminal(state) and played < MAX_ACTIONS:
+            if probe_rng is not None and played in refusals.PROBE_AT:
+                refused |= refusals.probe(game, state, game.legal_actions(state), probe_rng)
             if policy is None:
                 legal = game.legal_actions(state)
                 offered.update(kind_of(state, a) for a in legal)
@@ -148,6 +158,11 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         tally.touched.update(touched)
         tally.offered.update(offered)
         tally.chosen.update(chosen)
+        if probing:
+            tally.probed += 1
+            tally.refused.update(refused)
+        if decisions_made is not None:
+            tally.decided.update(name for name, times in decisions_made(state).items() if times)
     return tally
 
 

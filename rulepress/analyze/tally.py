@@ -53,6 +53,9 @@ class Tally:
     link_units: int = 0  # competitive: seats summed over games
     link_yy: float = 0.0  # competitive: Σ over seats of (won - fair share)²
     kind_rule: dict[str, str] = field(default_factory=dict)  # action kind -> the rule its first event names
+    decided: Counter[str] = field(default_factory=Counter)  # engine decision -> games in which it took effect
+    probed: int = 0  # games probed for refusals (rulepress.analyze.refusals)
+    refused: Counter[str] = field(default_factory=Counter)  # refusal rule -> probed games in which it refused
 
     def add_game(self, metrics: dict[str, Any], finished: bool, seats: int, winners: list[int] | None,
                  trace: int = 0, by_seat: dict[str, list[int]] | None = None,
@@ -135,7 +138,7 @@ class Tally:
                              (self.offered, other.offered), (self.chosen, other.chosen), (self.flags, other.flags),
                              (self.flag_games, other.flag_games), (self.count_games, other.count_games),
                              (self.seat_wins, other.seat_wins), (self.winners, other.winners),
-                             (self.ties, other.ties)):
+                             (self.ties, other.ties), (self.decided, other.decided), (self.refused, other.refused)):
             mine.update(theirs)
         for key, (n, total, squares) in other.numbers.items():
             entry = self.numbers.setdefault(key, [0, 0.0, 0.0])
@@ -146,6 +149,7 @@ class Tally:
             self.words.setdefault(key, Counter()).update(counts)
         for key, counts in other.histograms.items():
             self.histograms.setdefault(key, Counter()).update(counts)
+        self.probed += other.probed
         for mine_array, theirs_array in ((self.traces, other.traces), (self.outcomes, other.outcomes),
                                          (self.lengths, other.lengths), (self.players, other.players)):
             mine_array.extend(theirs_array)

@@ -125,9 +125,10 @@ def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> 
 
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
                      examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False,
-                     after: dict[str, str] | None = None) -> str:
+                     trace: Trace | None = None, after: dict[str, str] | None = None) -> str:
     """A chapter's rules; ``after`` maps a rule ID to what follows that rule's own text (the PDFs put the examples
-    of a section there, see :func:`example_sections`)."""
+    of a section there, see :func:`example_sections`); ``trace`` gives the designer edition the engine decisions
+    inside each rule."""
     parts = []
     t = words(book)
     for rule in chapter.rules:
@@ -138,6 +139,8 @@ def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
         parts.append(link_terms(body, book, link, skip=rule.id).strip("\n"))
         if designer:
             parts.append(provenance_note(rule.id, book))
+            parts.extend(decision_notes(trace.rules[rule.id].decisions if trace and rule.id in trace.rules else [],
+                                        book))
         shown = (examples_by_rule or {}).get(rule.id, [])
         if shown:
             refs = ", ".join(f"[{r.example.title}]({link.example(r.example.id)})" for r in shown)
@@ -154,6 +157,15 @@ def translation_mark(book: Book, key: str) -> str | None:
     if status not in ("stale", "missing"):
         return None
     return f'<p class="translation-mark {status}">{html.escape(words(book)(f"translation_{status}"))}</p>'
+
+
+def decision_notes(inside: list[dict[str, Any]], book: Book) -> list[str]:
+    """The designer edition's note on each engine decision inside a rule: what the text leaves open that the
+    engine decides, in the engine's words, and the designer question that asks it (rulepress.verify.decisions)."""
+    t = words(book)
+    return [f'<p class="provenance decision">'
+            f'{html.escape(t("provenance_decision", decides=d["decides"], question=str(d["question"])))}</p>'
+            for d in inside]
 
 
 def provenance_note(rule_id: str, book: Book) -> str | None:
@@ -431,6 +443,9 @@ def coverage_markdown(book: Book, trace: Trace, link: Linker) -> str:
         reason = t("coverage_all_prose") if rule.prose_only == ALL_PROSE else rule.prose_only
         engine = t("coverage_prose_only", reason=reason) if rule.prose_only is not None else (
             t("coverage_places", count=len(rule.engine)) if rule.engine else t("coverage_sub_rules"))
+        if rule.decisions:
+            engine += t("coverage_decides", decisions=", ".join(f"{d['id']} ({d['question']})"
+                                                                 for d in rule.decisions))
         examples = ", ".join(f"[{e}]({link.example(e)})" for e in rule.examples) or "—"
         exercised = t("coverage_yes") if rule.exercised_by else f"**{t('coverage_no')}**"
         rows.append(f"| [{rule.number} {rule.title}]({link.rule(rule.id)}) `{rule.id}` | {engine} | {examples} | "

@@ -376,7 +376,8 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     sections = render.sections(book)
     uses: dict[str, str] = {}
     for chapter in book.chapters:
-        fragment = as_html(render.chapter_markdown(chapter, book, link, designer=job.designer, after=after))
+        fragment = as_html(render.chapter_markdown(chapter, book, link, designer=job.designer, trace=check.trace,
+                                                   after=after))
         for placeholder, examples in slots.items():
             fragment = fragment.replace(placeholder, examples)
         fragment = _mark_terms(fragment, counter)

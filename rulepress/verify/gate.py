@@ -17,7 +17,7 @@ from rulepress.load.problems import Collector, lines_of
 from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
 from rulepress.store import key_of, sources_digest, watched_digest
-from rulepress.verify import diagram, trace
+from rulepress.verify import decisions, diagram, trace
 from rulepress.verify.cached import cached_replay, catalog_problems, replay_inputs
 from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
 from rulepress.verify.replay import ExampleResult, engine_folder
@@ -146,6 +146,12 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
                          for example in progress.iterate(check.examples, f"verify {book_id}", unit="example")]
         check.trace = trace.build_trace(check, root)
         report.problems.extend(check.trace.problems)
+        # Every engine decision names a designer question (rulepress.verify.decisions): an error stops the build.
+        for problem in decisions.check_decisions(book, engine, root):
+            (report.problems if problem.severity == "error" else report.warnings).append(str(problem))
+        for rule_id, inside in decisions.decisions_by_rule(book, engine, root).items():
+            if rule_id in check.trace.rules:
+                check.trace.rules[rule_id].decisions = inside
         if (book_sources_digest(root, book_id), watched_digest(root / "engine" / book.engine_package)) \
                 == (sources, engine_files):  # nothing changed meanwhile: the check is of these files
             check.inputs = key_of(book_id, str(root), sources, engine_files)

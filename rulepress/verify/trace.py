@@ -28,11 +28,14 @@ class RuleTrace:
     prose_only: str | None = None
     examples: list[str] = field(default_factory=list)  # examples that say they illustrate it
     exercised_by: list[str] = field(default_factory=list)  # examples whose replay touched it
+    # The engine's decisions inside this rule (rulepress.verify.decisions.decisions_by_rule): id, question, what
+    # the engine does, the option that implements other answers, and where the engine marks it.
+    decisions: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "number": self.number, "title": self.title, "engine": self.engine,
                 "prose_only": self.prose_only, "examples": self.examples, "exercised_by": self.exercised_by,
-                "exercised": bool(self.exercised_by)}
+                "exercised": bool(self.exercised_by), "decisions": self.decisions}
 
 
 @dataclass

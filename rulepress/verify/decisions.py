@@ -1,0 +1,172 @@
+"""Engine decisions (``DECISIONS``, :class:`rulepress.protocol.Decision`) checked against the book and the engine's
+code: the gate's part of "every decision an engine makes where the text is silent names a designer question".
+
+The engine declares its decisions; its code marks where each takes effect with ``decided(state, "id")``.  Read from
+the engine's source (``ast``, nothing runs), the marks say where each decision sits, so the rules report and the
+designer edition can show the decisions inside each rule.  Problems, each at a file and line:
+
+* ``decision-no-question``: a decision naming no designer question, or one ``questions.yaml`` does not have
+  (an error: nothing the engine decides goes unasked);
+* ``decision-unknown-rule``: a decision naming a rule the book does not have (an error);
+* ``decision-undeclared``: a ``decided(...)`` mark naming no declared decision (an error: it would be counted
+  under a name no report can explain);
+* ``decision-unmarked``: a declared decision that no code marks (a warning: simulations can never count it).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from rulepress.errors import relative
+from rulepress.load.book import Book
+from rulepress.protocol import Decision, option_decisions
+from rulepress.store import declare, kept_data, key_of, watched_digest
+
+MARK = "decided"  # the function an engine calls where a decision takes effect (rulepress.protocol.decided)
+FACTS = declare("decisions", keep=100)  # an engine's decision marks and declarations, kept under its files
+
+
+@dataclass(frozen=True)
+class DecisionProblem:
+    kind: str
+    severity: str  # "error" stops the build; "warning" is reported
+    message: str
+    file: str
+    line: int | None
+    rules: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.kind}: {self.message}"
+
+
+@dataclass
+class DecisionFacts:
+    """What the engine's source says about its decisions: where each is marked and where each is declared."""
+
+    marks: dict[str, list[str]] = field(default_factory=dict)  # decision id -> ["engine/x/y.py:12", ...]
+    declared_at: dict[str, str] = field(default_factory=dict)  # decision id -> "engine/x/options.py:40"
+
+
+def declared(engine: ModuleType) -> tuple[Decision, ...]:
+    """The engine's ``DECISIONS``; without them, one decision per option that answers a question."""
+    found = getattr(engine, "DECISIONS", None)
+    if found is None:
+        return option_decisions(getattr(engine, "OPTIONS", ()))
+    return tuple(found)
+
+
+def _readable(engine: ModuleType) -> tuple[Decision, ...] | None:
+    """:func:`declared`, or None when the engine's DECISIONS (or, without them, its OPTIONS) are not what they
+    should be: the engine's fault, reported once at its file, never a crash of the gate."""
+    try:
+        decisions = declared(engine)
+        for decision in decisions:
+            decision.id, decision.question, tuple(decision.rules)  # noqa: B018  (each must be a Decision)
+        return decisions
+    except (TypeError, AttributeError):
+        return None
+
+
+def read_facts(folder: Path, root: Path) -> DecisionFacts:
+    """Every ``decided(state, "id")`` in the engine's files, and the line of each ``Decision("id", ...)`` and
+    ``OptionSpec("id", ...)`` (where an option's decision is declared)."""
+    facts = DecisionFacts()
+    for path in sorted(folder.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (SyntaxError, ValueError):
+            continue  # the gate reports an engine that does not parse (verify.trace.unparsable)
+        shown = relative(path, root)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+            if name == MARK and len(node.args) >= 2:
+                value = node.args[1]
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    facts.marks.setdefault(value.value, []).append(f"{shown}:{node.lineno}")
+            elif name in ("Decision", "OptionSpec") and node.args:
+                value = node.args[0]
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    facts.declared_at.setdefault(value.value, f"{shown}:{node.lineno}")
+    return facts
+
+
+def engine_facts(folder: Path, root: Path) -> DecisionFacts:
+    """:func:`read_facts`, read again only when a file of the engine changed."""
+    key = key_of(str(folder), str(root), watched_digest(folder))
+    marks, declared_at = kept_data(root, FACTS, key, lambda: _plain(read_facts(folder, root)))
+    return DecisionFacts(marks, declared_at)
+
+
+def _plain(facts: DecisionFacts) -> tuple[dict[str, list[str]], dict[str, str]]:
+    return facts.marks, facts.declared_at
+
+
+def _place(text: str | None, fallback: str) -> tuple[str, int | None]:
+    if not text:
+        return fallback, None
+    file, _, line = text.rpartition(":")
+    return (file, int(line)) if line.isdigit() else (text, None)
+
+
+def check_decisions(book: Book, engine: ModuleType, root: Path) -> list[DecisionProblem]:
+    """The problems listed in the module's docstring, for one book and its engine."""
+    folder = root / "engine" / book.engine_package
+    facts = engine_facts(folder, root)
+    init = f"{relative(folder, root)}/__init__.py"
+    questions = {q.id for q in book.questions}
+    problems: list[DecisionProblem] = []
+    decisions = _readable(engine)
+    if decisions is None:
+        if not hasattr(engine, "DECISIONS"):
+            return []  # OPTIONS that are not OptionSpecs: the gate already names them (check_options)
+        return [DecisionProblem("decision-no-question", "error", "DECISIONS cannot be read: each must be a "
+                                "rulepress.protocol.Decision", init, None)]
+    ids = {d.id for d in decisions}
+    for decision in decisions:
+        file, line = _place(facts.declared_at.get(decision.id), init)
+        if not decision.question:
+            problems.append(DecisionProblem(
+                "decision-no-question", "error", f"engine decision '{decision.id}' ({decision.decides}) names no "
+                f"designer question: add one to {book.path('questions.yaml')} and name it", file, line,
+                decision.rules))
+        elif decision.question not in questions:
+            problems.append(DecisionProblem(
+                "decision-no-question", "error", f"engine decision '{decision.id}' names designer question "
+                f"'{decision.question}', which {book.path('questions.yaml')} does not have", file, line,
+                decision.rules))
+        for rule in decision.rules:
+            if rule not in book.rules:
+                problems.append(DecisionProblem(
+                    "decision-unknown-rule", "error", f"engine decision '{decision.id}' names unknown rule ID "
+                    f"'{rule}' (book {book.id})", file, line, decision.rules))
+        if hasattr(engine, "DECISIONS") and decision.id not in facts.marks:
+            problems.append(DecisionProblem(
+                "decision-unmarked", "warning", f"engine decision '{decision.id}' is marked nowhere in the engine "
+                f"(call {MARK}(state, '{decision.id}') where it takes effect): simulations cannot count it",
+                file, line, decision.rules))
+    for decision_id, places in sorted(facts.marks.items()):
+        if decision_id not in ids:
+            file, line = _place(places[0], init)
+            problems.append(DecisionProblem(
+                "decision-undeclared", "error", f"{MARK}(state, '{decision_id}') names no decision the engine "
+                f"declares in DECISIONS (declared: {', '.join(sorted(ids)) or 'none'})", file, line))
+    return problems
+
+
+def decisions_by_rule(book: Book, engine: ModuleType, root: Path) -> dict[str, list[dict[str, Any]]]:
+    """Rule ID -> the engine decisions made inside it: id, question, what the engine does, where it is marked."""
+    facts = engine_facts(root / "engine" / book.engine_package, root)
+    found: dict[str, list[dict[str, Any]]] = {}
+    for decision in _readable(engine) or ():  # unreadable declarations are check_decisions' problem
+        entry = {"id": decision.id, "question": decision.question, "decides": decision.decides,
+                 "option": decision.option, "marked": facts.marks.get(decision.id, [])}
+        for rule in decision.rules:
+            found.setdefault(rule, []).append(entry)
+    return found

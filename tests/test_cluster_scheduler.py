@@ -1,0 +1,28 @@
+"""`rulepress analyze --scheduler ADDRESS`: the whole analysis on an existing Dask cluster reached over TCP is the
+analysis of one process, to the byte (docs/ANALYSIS.md, "Running it on several machines")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rulepress.cli import main
+
+
+def _analysis(capsys: pytest.CaptureFixture[str], mini: Path, *how: str) -> dict:  # type: ignore[type-arg]
+    assert main(["--root", str(mini), "analyze", "mini", "--games", "250", "--seed", "3", "--json", *how]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_analyze_on_a_scheduler_gives_the_analysis_of_one_process(mini: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from distributed import LocalCluster
+
+    here = _analysis(capsys, mini, "--workers", "0")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=":0") as cluster:
+        remote = _analysis(capsys, mini, "--scheduler", cluster.scheduler_address)
+    assert remote == here
+    assert here["configs"][0]["games"] == 250  # three chunks: both workers had some
