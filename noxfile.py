@@ -59,6 +59,17 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def browser(session: nox.Session) -> None:
+    """The site's step-through and the in-browser engine in Chromium for every book: each stepped through to its end,
+    frame by frame against the replay, and a legal and an illegal move tried in each (tests/test_site_stepper.py; the
+    main suite runs one book's)."""
+    system_packages(session, browser=True)
+    session.install(*PINS, "-e", ".[test]")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "tests/test_site_stepper.py", *session.posargs,
+                env={"RULEPRESS_BROWSER_CAMPAIGN": "1"})
+
+
+@nox.session
 def killed(session: nox.Session) -> None:
     """Kill 200 builds at random moments (SIGKILL/SIGTERM/SIGINT): site/ is always a complete good build.
 
@@ -116,9 +127,11 @@ def bench(session: nox.Session) -> None:
     ``nox -s bench -- --only gate`` runs the gate as books grow alone (1,000 examples in 5 s without the cache),
     ``-- --only openspiel`` the engines against OpenSpiel's tic-tac-toe alone; ``-- --only analysis`` estimates a
     full analysis of each book at 100,000 games per configuration against its 30-minute goal; ``-- --only author``
-    the author's loop alone (the cold build against the bare tools, its CPU by part, the preflight's CPU)."""
-    system_packages(session)
-    session.install(*PINS, "-e", ".", OPENSPIEL)
+    the author's loop alone (the cold build against the bare tools, its CPU by part, the preflight's CPU);
+    ``-- --only browser`` the in-browser engine's budgets in Chromium and the site's size with and without it
+    (benchmarks/browser.py)."""
+    system_packages(session, browser=True)
+    session.install(*PINS, "-e", ".", OPENSPIEL, "playwright")
     session.run("python", "benchmarks/bench.py", *session.posargs)
 
 

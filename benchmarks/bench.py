@@ -21,6 +21,7 @@ from against_openspiel import openspiel_tic_tac_toe
 from against_openspiel import report as against_openspiel  # benchmarks/, beside this file
 from analysis_throughput import report as analysis_throughput
 from author_loop import bench_author_loop, bench_tree_memory, uncached
+from browser import bench_browser
 from gate_scale import bench_gate_scale
 
 from rulepress.analyze.impact import summarise
@@ -186,10 +187,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--dask-games", type=int, default=500, help="games per book for the Dask throughput")
-    parser.add_argument("--only", choices=["gate", "openspiel", "analysis", "author"],
+    parser.add_argument("--only", choices=["gate", "openspiel", "analysis", "author", "browser"],
                         help="run one section only: the gate as books grow, the engines against OpenSpiel, a "
-                             "full analysis's estimate, or the author's loop (the cold build's CPU account, the "
-                             "preflight's time)")
+                             "full analysis's estimate, the author's loop (the cold build's CPU account, the "
+                             "preflight's time), or the in-browser engine in Chromium")
     args = parser.parse_args()
     root = default_root()
     print(f"# rulepress benchmarks ({args.runs} runs each; medians)")
@@ -205,6 +206,9 @@ def main() -> None:
     if args.only == "analysis":
         bench_analysis(root, args.runs)
         return
+    if args.only == "browser":
+        bench_browser(root, max(3, args.runs // 2))
+        return
     bench_gate_scale(root, args.runs)
     bench_verify(root, args.runs)
     bench_engines(root, args.games, args.runs)
@@ -217,6 +221,7 @@ def main() -> None:
             bench_memory(root)
         bench_author_loop(root, max(1, args.runs // 2))
         bench_tree_memory(root)
+    bench_browser(root, max(3, args.runs // 2))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ colours) stays the base's.
 from __future__ import annotations
 
 import copy
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,17 @@ from typing import Any, ClassVar, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
 from rulepress.cmyk import HOUSE, Cmyk, device_cmyk
-from rulepress.protocol import Chance, DescriptionError, Event, OptionSpec, RuleViolation, resolve_options
+from rulepress.protocol import (
+    HIDDEN,
+    PUBLIC,
+    Chance,
+    DescriptionError,
+    Event,
+    Observer,
+    OptionSpec,
+    RuleViolation,
+    resolve_options,
+)
 
 COMMON_KEYS = frozenset({"do", "player", "illegal", "note"})  # what any step may say besides an action's own keys
 FONT = "Rulepress Sans, DejaVu Sans, sans-serif"  # the book's embedded sans; DejaVu on screens without it
@@ -161,12 +172,16 @@ class BaseGame(ABC):
     FRAME: ClassVar[Frame] = Frame()
     WIDTH: int = 480  # canvas units; printed 120 mm wide, so 4 units per millimetre
     HEIGHT: int = 360
+    # What each seat sees (docs/ENGINE.md, "Hidden information"): a BaseObserver subclass, made once per game;
+    # None: nothing is hidden, every seat sees the whole state.
+    OBSERVER: ClassVar[Callable[[Any], Observer] | None] = None
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         if not isinstance(components, Mapping):
             raise DescriptionError("components", "the component data must be a mapping")
         self.components = components
         self.options: Mapping[str, Any] = self.resolve_options(options)
+        self.observer: Observer | None = self.OBSERVER(self) if self.OBSERVER is not None else None
 
     # --- what a game writes ------------------------------------------------------------------------
 
@@ -201,7 +216,9 @@ class BaseGame(ABC):
     @abstractmethod
     def draw(self, state: Any) -> Sequence[str] | Figure:
         """The diagram's SVG elements on a ``WIDTH`` x ``HEIGHT`` canvas (no caption: the book prints it), or a
-        :class:`Figure` when the height or the ``<desc>`` depends on the state."""
+        :class:`Figure` when the height or the ``<desc>`` depends on the state.  A game with an ``OBSERVER`` takes
+        ``seat`` too (``draw(state, seat=None)``): drawn for a seat, it shows only what the seat sees (None:
+        everything)."""
 
     def result(self, state: Any) -> dict[str, Any]:
         return {"over": self.is_terminal(state)}
@@ -368,19 +385,70 @@ class BaseGame(ABC):
         flat = {k: v for k, v in self.result(state).items() if isinstance(v, int | float | str | bool)}
         return {"over": self.is_terminal(state), **flat}
 
-    def text_alternative(self, state: Any) -> str:
-        """The diagram's ``<desc>`` when ``draw`` words none: the snapshot's plain values."""
-        said = [f"{k}: {v}" for k, v in self.snapshot(state).items() if isinstance(v, str | int | float)]
+    def text_alternative(self, state: Any, seat: str | None = None) -> str:
+        """The diagram's ``<desc>`` when ``draw`` words none: the plain values of the snapshot (of the seat's view,
+        for a seat)."""
+        shown = self.snapshot(state) if seat is None or self.observer is None else self.observer.view(state, seat)
+        said = [f"{k}: {v}" for k, v in shown.items() if isinstance(v, str | int | float)]
         return "; ".join(said)
 
-    def render_svg(self, state: Any, caption: str | None = None) -> str:
-        drawn = self.draw(state)
+    def render_svg(self, state: Any, caption: str | None = None, seat: str | None = None) -> str:
+        """The diagram, framed (``FRAME``); for ``seat`` (a player's name or ``PUBLIC``) in a game with an observer,
+        as that seat sees it: ``draw(state, seat)``."""
+        if seat is not None and self.observer is None:
+            seat = None  # nothing is hidden: every seat sees the whole state
+        drawn = self.draw(state) if seat is None else self.draw(state, seat)  # type: ignore[call-arg]
         figure = drawn if isinstance(drawn, Figure) else Figure(drawn)
         return self.FRAME.document(
             self.WIDTH if figure.width is None else figure.width,
             self.HEIGHT if figure.height is None else figure.height, figure.elements,
-            self.text_alternative(state) if figure.desc is None else figure.desc,
+            self.text_alternative(state, seat) if figure.desc is None else figure.desc,
             PAPER if figure.background is None else figure.background)
+
+
+class BaseObserver(ABC):
+    """What each seat of a game sees (docs/ENGINE.md, "Hidden information"), on the model of OpenSpiel's observers.
+
+    A game sets ``OBSERVER = ItsObserver``; the observer writes ``hidden`` (each part some seat cannot see, with who
+    can), ``view`` (the snapshot as a seat sees it, ``hide`` putting :data:`~rulepress.protocol.HIDDEN` where it
+    cannot) and ``redraw`` (deal one hidden part again, in place, on a copy the base has made).  It may add
+    ``information_state`` (OpenSpiel's information-state string), ``event_view`` and ``result_view``.
+    """
+
+    hidden: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+
+    @abstractmethod
+    def view(self, state: Any, seat: str) -> dict[str, Any]:
+        """The snapshot as ``seat`` sees it (``PUBLIC``: what every player sees)."""
+
+    @abstractmethod
+    def redraw(self, state: Any, seat: str, part: str, rng: random.Random) -> None:
+        """Deal ``part`` again from ``rng`` among what ``seat`` cannot tell apart, changing ``state`` (a copy) in
+        place; everything the seat sees stays as it was."""
+
+    def resample(self, state: Any, seat: str, part: str, rng: random.Random) -> Any:
+        if part not in self.hidden:
+            raise ValueError(f"{type(self).__name__} hides no part {part!r} (it hides: {', '.join(self.hidden)})")
+        twin = self.game.clone(state)
+        self.redraw(twin, seat, part, rng)
+        return twin
+
+    @staticmethod
+    def hide(value: Any) -> Any:
+        """``value`` as a seat that cannot see it is shown it: a list keeps its length, a mapping its keys."""
+        if isinstance(value, list | tuple):
+            return [HIDDEN] * len(value)
+        if isinstance(value, Mapping):
+            return {key: HIDDEN for key in value}
+        return HIDDEN
+
+    @staticmethod
+    def others(players: Iterable[str], seat: str) -> list[str]:
+        """The players whose private information ``seat`` cannot see (every player, for ``PUBLIC``)."""
+        return [player for player in players if player != seat or seat == PUBLIC]
 
 
 def text(x: float, y: float, content: str, size: float = 12, anchor: str = "middle", fill: str = INK,

@@ -345,6 +345,9 @@ def _add_authoring(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     explain.add_argument("--step", type=int, help="the step whose position to show (default: the end)")
     explain.add_argument("--action", help="an action as a YAML step, e.g. '{player: Ann, do: mark, square: b2}': "
                                           "allowed, or the rule that forbids it")
+    explain.add_argument("--as", dest="seat", metavar="SEAT",
+                         help="show the position as this player sees it (a game with an observer): their view, "
+                              "their information-state string and only their own legal actions")
     explain.set_defaults(run=cmd_explain)
 
     record = sub.add_parser("record", help="turn a played game into an example (marked reviewed: false)")

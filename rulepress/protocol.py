@@ -200,8 +200,9 @@ class Game(Protocol):
     def metrics(self, state: Any) -> dict[str, float | int | str | bool]:
         """Flat measurements of a finished game for simulations (rounds, scores, end reason...)."""
 
-    def render_svg(self, state: Any, caption: str | None = None) -> str:
-        """A self-contained SVG diagram of the state (no external fonts or images)."""
+    def render_svg(self, state: Any, caption: str | None = None, seat: str | None = None) -> str:
+        """A self-contained SVG diagram of the state (no external fonts or images); ``seat`` (a player's name, or
+        :data:`PUBLIC`) draws it as that seat sees it (a game with an :class:`Observer`), None draws everything."""
 
 
 class Chance:
@@ -347,6 +348,44 @@ class _Shuffled:
         return list(self.order) if self.name is None else [self.name(item) for item in self.order]
 
 
+PUBLIC = ""
+"""The seat of the view every player shares: no player's private information (OpenSpiel's public observation).
+No player is named "" (an example's players are names of at least one letter)."""
+
+HIDDEN = "hidden"
+"""What a view holds where its seat cannot see a value (a hidden list keeps its length: ``[hidden, hidden]``)."""
+
+
+@runtime_checkable
+class Observer(Protocol):
+    """Optional: what one seat knows in a state (docs/ENGINE.md, "Hidden information"), on the model of OpenSpiel's
+    observers and information-state strings.  A game that has one exposes it as ``game.observer``.
+
+    ``hidden`` names each part of the state some seat cannot see, with who can (``{"hands": "its holder only"}``).
+    Optional methods: ``information_state(state, seat) -> str`` (OpenSpiel's ``InformationStateString``: what the
+    seat has seen so far, perfect recall), ``event_view(event, seat) -> dict`` (an event as the seat saw it; by
+    default every event is public) and ``result_view(state, seat) -> dict`` (the result as the seat sees it; by
+    default the result is public).
+    """
+
+    hidden: Mapping[str, str]
+
+    def view(self, state: Any, seat: str) -> dict[str, Any]:
+        """The snapshot as ``seat`` (a player's name, or :data:`PUBLIC`) sees it: the snapshot's keys, each value
+        the seat cannot see replaced by :data:`HIDDEN` (a list of them keeps its length)."""
+
+    def resample(self, state: Any, seat: str, part: str, rng: random.Random) -> Any:
+        """A copy of ``state`` in which ``part`` (one of ``hidden``) is drawn again at random among what ``seat``
+        cannot tell apart (OpenSpiel's ``resample_from_infostate``): everything the seat sees stays as it is.  The
+        gate and the tests draw a seat's diagram from it to show that nothing hidden from the seat is printed."""
+
+
+def observer_of(game: Any) -> Observer | None:
+    """The game's observer (``game.observer``), when it has one: None for a game in which every seat sees all."""
+    found = getattr(game, "observer", None)
+    return found if isinstance(found, Observer) else None
+
+
 @runtime_checkable
 class Narrator(Protocol):
     """Optional: how an engine tells the player edition what happened, in the rulebook's own words.
@@ -359,7 +398,8 @@ class Narrator(Protocol):
         """What the player did, as a sentence of the rulebook (``state`` is the state before the action)."""
 
     def narrate_state(self, game: Any, snapshot: Mapping[str, Any]) -> str:
-        """A position (a ``Game.snapshot``) in plain words, e.g. as a diagram's text alternative."""
+        """A position (a ``Game.snapshot``, or a seat's view of one: ``Observer.view``, whose hidden values are
+        :data:`HIDDEN`) in plain words, e.g. as a diagram's text alternative."""
 
 
 def narrator_of(game: Any) -> Narrator | None:

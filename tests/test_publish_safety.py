@@ -251,12 +251,14 @@ def break_engine_svg(mini: Path) -> None:
 
 
 def test_malformed_engine_svg_is_refused_by_the_gate(mini: Path) -> None:
-    """The gate reads every diagram as it is drawn and names the example, the checkpoint and the engine."""
+    """The gate reads every diagram as it is drawn and names the example, the step and the engine: the first drawn is
+    the step-through's frame of the starting position (rulepress/verify/frames.py)."""
     break_engine_svg(mini)
     problems = refused(mini)
     assert len(problems) == 1, problems
-    assert re.match(r"mini-last-stone \(examples/mini/mini-last-stone\.yaml\): step 4 \(line 11\) checkpoint 'end': "
-                    r"the diagram from render_svg .*not well-formed XML", problems[0]), problems
+    assert re.match(r"mini-last-stone \(examples/mini/mini-last-stone\.yaml\): start \(line 5\): the diagram of the "
+                    r"starting position from render_svg \(engine/mini/__init__\.py:\d+\) is not well-formed XML",
+                    problems[0]), problems
     assert not (mini / "site").exists()
 
 

@@ -53,7 +53,7 @@ def examples_record(check: Any) -> dict[str, Any]:
     for example in check.examples:
         result = replay(example, check.book, check.engine)
         record[example.id] = {
-            "positions": {name: _state_words(check, result, checkpoint.snapshot)
+            "positions": {name: _state_words(check, result, checkpoint.shown)
                           for name, checkpoint in result.checkpoints.items()},
             "status": result.status,
             "transcript": [{"step": line.step, "rejected_by": line.rejected_by,

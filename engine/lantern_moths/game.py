@@ -10,6 +10,7 @@ from rulepress.protocol import Chance, DescriptionError, Event
 
 from . import actions, render, snapshot, turn
 from .describe import describe_state
+from .observer import LanternMothsObserver
 from .options import OPTIONS, Options
 from .pieces import build_pieces
 from .setup import check_players, new_state
@@ -24,6 +25,7 @@ class LanternMothsGame(BaseGame):
     CHANCE = True  # the deck's shuffles and the tiles under face-down places
     STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
     ACTION = Action
+    OBSERVER = LanternMothsObserver  # hands, the deck, face-down lanterns and tiles (observer.py)
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         super().__init__(components, options)
@@ -124,5 +126,5 @@ class LanternMothsGame(BaseGame):
     def metrics(self, state: State) -> dict[str, float | int | str | bool]:
         return snapshot.metrics(self, state)
 
-    def draw(self, state: State) -> Figure:
-        return render.draw(self, state)
+    def draw(self, state: State, seat: str | None = None) -> Figure:
+        return render.draw(self, state, seat)

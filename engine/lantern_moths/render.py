@@ -7,6 +7,7 @@ diagram reads in black and white.  Every colour is a CMYK value from ``PALETTE``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
@@ -110,7 +111,7 @@ def _initials(players: tuple[str, ...]) -> list[str]:
     return list(players)
 
 
-def _garden(game: LanternMothsGame, state: State, initials: list[str]) -> list[str]:
+def _garden(game: LanternMothsGame, state: State, initials: list[str], everything: bool = True) -> list[str]:
     pieces = game.pieces
     out: list[str] = []
     for c, label in enumerate(pieces.column_labels):
@@ -127,7 +128,7 @@ def _garden(game: LanternMothsGame, state: State, initials: list[str]) -> list[s
             out.append(f'<rect x="{x + 6}" y="{y + 6}" width="{TILE - 12}" height="{TILE - 12}" rx="4" '
                        f'fill="none" stroke="{paint("face_down_line")}" stroke-width="1" stroke-dasharray="4 3"/>')
             out.append(_text(x + TILE / 2, y + TILE / 2 + 4, "face down", 10, "middle", fill=PAPER))
-            if tile != UNKNOWN_TILE:
+            if tile != UNKNOWN_TILE and everything:  # a face-down tile is nobody's to see
                 out.append(_text(x + TILE / 2, y + TILE / 2 + 17, f"({pieces.tile_names[tile]})", 9, "middle",
                                  fill=PAPER, style="italic"))
             out.append(_text(x + 5, y + 13, place, 10, fill=PAPER))
@@ -200,7 +201,14 @@ def _side(game: LanternMothsGame, state: State) -> list[str]:
     return out
 
 
-def _players(game: LanternMothsGame, state: State, top: float, initials: list[str]) -> list[str]:
+def _face_down_chip(x: float, y: float) -> str:
+    return (f'<rect x="{x:.1f}" y="{y:.1f}" width="11" height="20" rx="3" fill="{FACE_DOWN}" stroke="{INK}" '
+            f'stroke-width="1"/>')
+
+
+def _players(game: LanternMothsGame, state: State, top: float, initials: list[str],
+             sees: Callable[[int], bool] = lambda seat: True) -> list[str]:
+    """The players' table; ``sees(seat)``: whether the diagram's seat sees that player's face-down lantern."""
     from .scoring import final_scores
 
     pieces = game.pieces
@@ -227,20 +235,43 @@ def _players(game: LanternMothsGame, state: State, top: float, initials: list[st
                        f'stroke-width="1"/>')
         lantern = sorted(state.lanterns[seat], key=lambda c: pieces.card_kind[c])
         shown = lantern[:18]
+        seen = sees(seat) or not lantern  # an empty lantern shows that it is empty
         for i, card in enumerate(shown):
-            out.append(_moth_chip(game, card, 206 + i * 12, y + 5, 11, 20, 10))
+            out.append(_moth_chip(game, card, 206 + i * 12, y + 5, 11, 20, 10) if seen
+                       else _face_down_chip(206 + i * 12, y + 5))
         if len(lantern) > len(shown):
             out.append(_text(206 + len(shown) * 12 + 4, y + 19, f"+{len(lantern) - len(shown)}", 9))
         if not lantern:
             out.append(_text(206, y + 19, "empty", 10, fill=SOFT, style="italic"))
-        out.append(_text(WIDTH - 10, y + 19, str(scores[seat].points), 12, "end", "bold"))
+        out.append(_text(WIDTH - 10, y + 19, str(scores[seat].points) if seen else "?", 12, "end", "bold"))
     return out
 
 
-def draw(game: LanternMothsGame, state: State) -> Figure:
+def _hand(game: LanternMothsGame, state: State, seat: int, top: float) -> list[str]:
+    """The hand of the player the diagram is drawn for, face up (only they see it)."""
+    pieces = game.pieces
+    cards = sorted(state.hands[seat], key=lambda c: pieces.card_kind[c])
+    out = [_text(10, top + 20, f"{state.players[seat]}'s hand", 10, weight="bold")]
+    for i, card in enumerate(cards[:16]):
+        out.append(_moth_chip(game, card, 96 + i * 26, top + 4, 22, 26, 11, named=True))
+    if not cards:
+        out.append(_text(96, top + 20, "empty", 10, fill=SOFT, style="italic"))
+    return out
+
+
+def draw(game: LanternMothsGame, state: State, seat: str | None = None) -> Figure:
+    """The table; for ``seat`` (a player, or PUBLIC: what everyone sees) as that seat sees it: other players'
+    lanterns face down and their points unknown until the game is scored, no face-down tile named, and the seat's
+    own hand shown below the table (engine/lantern_moths/observer.py says what is hidden)."""
     from .scoring import final_scores
 
     pieces = game.pieces
+    everything = seat is None
+    scored = state.phase == OVER
+
+    def sees(owner: int) -> bool:
+        return everything or scored or state.players[owner] == seat
+
     initials = _initials(state.players)
     if state.phase == OVER:
         status = f"Round {state.round} · the night has ended"
@@ -249,19 +280,25 @@ def draw(game: LanternMothsGame, state: State) -> Figure:
         status = (f"Round {state.round} · {state.players[state.current]}'s turn, "
                   f"{left} action{'s' if left != 1 else ''} left")
     body = [_text(10, 18, status, 11, weight="bold")]
-    body += _garden(game, state, initials)
+    body += _garden(game, state, initials, everything)
     body += _side(game, state)
     top = GRID_Y + pieces.rows * (TILE + GAP) + 10
-    body += _players(game, state, top, initials)
+    body += _players(game, state, top, initials, sees)
     height = top + 12 + len(state.players) * 34
+    holder = state.players.index(seat) if seat in state.players else None
+    if holder is not None:
+        body += _hand(game, state, holder, height - 4)
+        height += 50
     legend = ("Moth cards show their value; G is a Ghost Moth; * marks the start player.",
               "Flames are lit wicks with their owner's initial.", "Wick dots: orange lit, white unlit.")
     for line, text in enumerate(legend):
         body.append(_text(10, height + 4 + 12 * line, text, 10, fill=MUTED))
     height += 12 * len(legend) + 6
     # The page prints the caption under the figure, once: the SVG carries only what the engine can say.
-    scores = ", ".join(f"{name} {score.points}" for name, score in zip(state.players, final_scores(game, state),
-                                                                        strict=True))
+    scores = ", ".join(f"{name} {score.points if sees(s) or not state.lanterns[s] else 'unknown'}"
+                       for s, (name, score) in enumerate(zip(state.players, final_scores(game, state), strict=True)))
     desc = (f"{status}; deck {len(state.deck)} cards; Dusk cards out {len(state.dusk_row)}; "
             f"points: {scores}.")
+    if holder is not None:
+        desc += f" Drawn as {seat} sees the table."
     return Figure(body, height, desc)

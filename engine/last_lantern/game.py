@@ -15,6 +15,7 @@ from .describe import describe_state
 from .fireflies import return_familiar, threshold
 from .flow import advance, choose_crossing
 from .geometry import Canopy, Lake
+from .observer import LastLanternObserver
 from .options import OPTIONS, resolve
 from .pieces import Pieces, read_tiles
 from .setup import active_steps, setup
@@ -144,6 +145,7 @@ class LastLanternGame(BaseGame):
     CHANCE = True  # the tile bag, the Firefly bag and the draws from them
     STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
     ACTION = Action
+    OBSERVER = LastLanternObserver  # the hidden choices and the bags' next draws (observer.py)
     # Diagrams as wide as the paths need, sized by the page; one part a line; quotes escaped in the <desc>.
     FRAME = Frame(printed=False, root_font=False, lines=True, escape=escape)
 
@@ -239,6 +241,7 @@ class LastLanternGame(BaseGame):
             "players": state.n,
         }
 
-    def draw(self, state: State) -> Figure:
-        return render.draw(self.rules(state.n), state)
+    def draw(self, state: State, seat: str | None = None) -> Figure:
+        shown = self.observer.bag_shown if isinstance(self.observer, LastLanternObserver) else True
+        return render.draw(self.rules(state.n), state, seat, shown)
 

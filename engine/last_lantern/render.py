@@ -167,7 +167,9 @@ def _tile_cells(out: list[str], cells: list[tuple[float, float]], fill: str, siz
             out.append(_line(x + size, y, x + size, y + size, LINE, 1.4))
 
 
-def draw(g: LastLantern, s: State) -> Figure:
+def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = True) -> Figure:
+    """The table; for ``seat`` (a player, or PUBLIC) as that seat sees it (observer.py): the other players'
+    hidden choices unsaid, the seat's own said, and the Firefly bag's colours only when ``bag_shown``."""
     c = g.canopy
     out: list[str] = []
     left = 84
@@ -272,7 +274,7 @@ def draw(g: LastLantern, s: State) -> Figure:
     out.append(_line(gx, top - 6, gx, top + board_h + 6, paint("goal"), 3.5))
     out.append(_text(gx + 3, top + board_h + 13, _("goal"), 10, "start", "bold"))
     y = top + board_h + 30
-    y = _panel(g, s, out, left, y, board_w)
+    y = _panel(g, s, out, left, y, board_w, seat, bag_shown)
     width = max(left + board_w + 12, 480)
     lake_h = 0
     if g.lake is not None:
@@ -281,14 +283,18 @@ def draw(g: LastLantern, s: State) -> Figure:
     height = y + 6
     on_lines = ", ".join(_("lantern {number}: {count}").format(number=k + 1, count=n)
                          for k, n in enumerate(s.lantern_fireflies))
+    total = sum(s.bag.values())
+    in_bag = (_fireflies(s.bag) if seat is None or bag_shown else
+              ngettext("{count} Firefly", "{count} Fireflies", total).format(count=total))
     desc = _("Round {round}, {phase}; {tiles} tiles on the paths; black Fireflies on the paths: {black}; "
              "bag: {bag}; Fireflies at the lanterns: {lanterns}.").format(
-        round=s.round, phase=_phase(s.phase), tiles=len(s.placed), black=s.board_black, bag=_fireflies(s.bag),
+        round=s.round, phase=_phase(s.phase), tiles=len(s.placed), black=s.board_black, bag=in_bag,
         lanterns=on_lines or _("none"))
     return Figure(out, height, desc, width)
 
 
-def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, width: float) -> float:
+def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, width: float, seat: str | None = None,
+           bag_shown: bool = True) -> float:
     """The Path Astray track, the bag, the supply and each player's hand and Familiars."""
     x = 8
     if g.lake is None and not g.opt["basilisk"]:
@@ -303,7 +309,12 @@ def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, widt
             out.append(_text(bx + 21, y + 12.5, label, 10, "middle", "bold" if i < len(s.track) else "normal"))
         y += 26
     # One line each: at the smallest printable size, bag and supply no longer fit side by side.
-    out.append(_text(x, y + 10, _("Bag: {fireflies}").format(fireflies=_fireflies(s.bag)), 10, weight="bold"))
+    if seat is None or bag_shown:
+        bag = _("Bag: {fireflies}").format(fireflies=_fireflies(s.bag))
+    else:
+        total = sum(s.bag.values())
+        bag = ngettext("Bag: {count} Firefly", "Bag: {count} Fireflies", total).format(count=total)
+    out.append(_text(x, y + 10, bag, 10, weight="bold"))
     out.append(_text(x, y + 23, _("Supply: {fireflies}").format(fireflies=_fireflies(s.supply)), 10))
     out.append(_text(x, y + 36, _("Round {round} · {phase} · black on paths: {black}").format(
         round=s.round, phase=_phase(s.phase), black=s.board_black), 10))
@@ -314,6 +325,11 @@ def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, widt
             _("{location} {tile}").format(location=pgettext("location", LOCATION_NAMES[loc]), tile=s.location_tile[loc])
             for loc in shown))
         out.append(_text(x, y + 10, text, 9))
+        y += 14
+    if seat in s.players and s.phase == "choose" and s.choices[s.players.index(seat)] is not None:
+        where = s.choices[s.players.index(seat)]
+        out.append(_text(x, y + 10, _("{player}'s hidden choice: {location}").format(
+            player=seat, location=pgettext("location", LOCATION_NAMES[where])), 9, weight="bold"))
         y += 14
     for p, name in enumerate(s.players):
         # In the players' words, not the engine's: "Rabbit 1, Snail 0", "lanterns crossed: 1, 2".

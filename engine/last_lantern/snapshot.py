@@ -64,7 +64,7 @@ def snapshot(g: LastLantern, s: State) -> dict[str, Any]:
             ],
             "tiles": sorted(t for t, pl in s.placed.items() if pl.player == p),
         }
-        if s.phase not in ("choose",) and s.choices and s.choices[p] is not None:
+        if s.choices and s.choices[p] is not None:  # hidden from the others until the reveal (observer.py)
             players[name]["choice"] = s.choices[p]
     result = s.result or {}
     snap: dict[str, Any] = {

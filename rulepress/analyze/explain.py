@@ -3,7 +3,9 @@
 It replays the example up to step N (the steps before it), then prints the state (the engine's narration when
 it has one, and its snapshot), every legal action in plain words (``narrate`` when the engine exports it, its
 ``format_action`` otherwise), what step N itself does, and, for ``--action '<yaml>'``, whether the rules allow
-that action and, when they do not, the rule that forbids it.
+that action and, when they do not, the rule that forbids it.  ``--as SEAT`` shows the position as that player
+sees it (a game with an observer, docs/ENGINE.md "Hidden information"): their view and its narration, their
+information-state string, and only their own legal actions.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import Example, Step, load_example
 from rulepress.load.schema import EXAMPLE_ID
-from rulepress.protocol import DescriptionError, Event, Game, RuleViolation, narrator_of
+from rulepress.protocol import DescriptionError, Event, Game, Observer, RuleViolation, narrator_of, observer_of
 from rulepress.verify.gate import load_book_engine
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 from rulepress.verify.replay import engine_folder, make_game
@@ -183,28 +185,50 @@ def _flow(data: Any) -> str:
                           width=10**6).strip()
 
 
+def seat_observer(position: Position, seat: str) -> Observer:
+    """The observer that shows ``seat``'s view; refuses a seat that is not a player and a game without one."""
+    example, game = position.example, position.game
+    if seat not in example.players:
+        raise ExplainError(f"--as {seat}: not a player of {example.id} (players: {', '.join(example.players)})")
+    observer = observer_of(game)
+    if observer is None:
+        raise ExplainError(f"--as {seat}: the {position.book.id} engine has no observer: nothing is hidden, every "
+                           f"seat sees the whole state (leave out --as)")
+    return observer
+
+
 def describe(position: Position, engine: ModuleType, action: Mapping[str, Any] | None = None,
-             out: Callable[[str], None] = print) -> None:
-    """Print the position, its legal actions, what step ``before`` does, and the verdict on ``action``."""
+             out: Callable[[str], None] = print, seat: str | None = None) -> None:
+    """Print the position, its legal actions, what step ``before`` does, and the verdict on ``action``; for
+    ``seat``, the position as that player sees it and only their own legal actions."""
     example, book, game, state = position.example, position.book, position.game, position.state
     steps = example.steps
     at_end = position.before > len(steps)
     shown = "the end" if at_end else f"step {position.before} (line {steps[position.before - 1].line})"
-    out(f"{example.id} ({example.file}), before {shown}:")
+    observer = seat_observer(position, seat) if seat is not None else None
+    out(f"{example.id} ({example.file}), before {shown}" + (f", as {seat} sees it:" if seat else ":"))
     for note in position.notes:
         out(f"  note: {note}")
     with guarded(engine, book, f"{example.file} before {shown}"):
-        snapshot = game.snapshot(state)
+        snapshot = game.snapshot(state) if observer is None or seat is None else observer.view(state, seat)
         narrator = narrator_of(game)
-        out("State:")
+        out("State:" if seat is None else f"State, as {seat} sees it:")
         if narrator is not None:
             out(f"  {narrator.narrate_state(game, snapshot)}")
         out("  " + yaml.safe_dump(plain(snapshot), sort_keys=False, allow_unicode=True, width=110).rstrip()
             .replace("\n", "\n  "))
+        strings = getattr(observer, "information_state", None)
+        if seat is not None and strings is not None:
+            out(f"Information state ({seat}): {strings(state, seat)!r}")
         legal = list(game.legal_actions(state))
         step_of = getattr(game, "action_step", None)
-        out(f"Legal actions ({len(legal)}):" if legal else "Legal actions: none (the game is over)"
-            if game.is_terminal(state) else "Legal actions: none")
+        if seat is not None:  # another player's actions would tell what they hold; one nobody owns (a draw) is public
+            legal = [move for move in legal if step_of is not None and step_of(state, move).get("player", seat) == seat]
+            out(f"{seat}'s legal actions ({len(legal)}):" if legal else
+                f"{seat}'s legal actions: none (other players' actions are not shown)")
+        else:
+            out(f"Legal actions ({len(legal)}):" if legal else "Legal actions: none (the game is over)"
+                if game.is_terminal(state) else "Legal actions: none")
         for number, move in enumerate(legal[:MOST_SHOWN], 1):
             as_step = f"   {_flow(step_of(state, move))}" if step_of else ""
             out(f"  {number:>2}. {words(game, state, move)}{as_step}")
@@ -250,7 +274,7 @@ def run_explain(root: Path, args: argparse.Namespace) -> int:
             if not isinstance(action, Mapping):
                 raise ExplainError("--action takes a mapping, e.g. '{player: Ann, do: mark, square: b2}'")
         before = args.step if args.step is not None else len(example.steps) + 1
-        describe(position_before(book, engine, example, before), engine, action)
+        describe(position_before(book, engine, example, before), engine, action, seat=getattr(args, "seat", None))
     except ExplainError as exc:
         print(f"rulepress explain: {bounded(str(exc))}", file=sys.stderr)  # it may quote the action given
         return 1

@@ -36,9 +36,9 @@ from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import load_example
 from rulepress.load.schema import EXAMPLE_ID
-from rulepress.protocol import Chance, DescriptionError, Event, Game, RuleViolation
+from rulepress.protocol import HIDDEN, PUBLIC, Chance, DescriptionError, Event, Game, RuleViolation, observer_of
 from rulepress.verify.gate import load_book_engine
-from rulepress.verify.replay import make_game, replay
+from rulepress.verify.replay import lookup, make_game, replay
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import Report
@@ -64,6 +64,7 @@ class Moment:
     snapshot: dict[str, Any]
     legal: int
     events: list[dict[str, Any]] = field(default_factory=list)  # expected events (those that called for it)
+    public: dict[str, Any] | None = None  # what every player sees (a game with an observer): all the prose prints
 
 
 @dataclass
@@ -78,6 +79,7 @@ class Recording:
     start: dict[str, Any] = field(default_factory=dict)  # the snapshot before the first action
     rules: list[str] = field(default_factory=list)  # every rule an event named, first seen first
     result: dict[str, Any] = field(default_factory=dict)
+    public_result: dict[str, Any] | None = None  # the result as every player sees it (a game with an observer)
     over: bool = False
 
 
@@ -173,17 +175,41 @@ def play(game: Game, players: Sequence[str], seed: int, chooser: Chooser, when: 
         previous_round = snapshot.get("round", previous_round)
         if name is not None and not game.is_terminal(state):
             recording.moments.append(Moment(name, number, caption or name, snapshot,
-                                            len(game.legal_actions(state)), [_event_expectation(e) for e in calls]))
+                                            len(game.legal_actions(state)), [_event_expectation(e) for e in calls],
+                                            _public(game, state)))
     recording.over = game.is_terminal(state)
     final = _plain(game.snapshot(state))
     caption = "The end of the game" if recording.over else f"Where the recording stops, after step {number}"
     # A moment called for by the last action's events is the end itself: the end expects those events.
     last = [_event_expectation(e) for e in calls] if number and recording.over else []
-    recording.moments.append(Moment("end", number, caption, final, len(game.legal_actions(state)), last))
+    recording.moments.append(Moment("end", number, caption, final, len(game.legal_actions(state)), last,
+                                    _public(game, state)))
     recording.result = _plain(game.result(state))
+    result_view = getattr(observer_of(game), "result_view", None)
+    recording.public_result = _plain(result_view(state, PUBLIC)) if result_view is not None else None
     # What the result says that the snapshot shows too (who won, why, the score): each checkpoint's first values.
     recording.result_keys = tuple(k for k in recording.result if isinstance(k, str) and k in final)
     return recording
+
+
+def _public(game: Game, state: Any) -> dict[str, Any] | None:
+    """The position as every player sees it, for a game with an observer: the prose prints nothing else (the
+    recorded example is told from no seat, and the gate refuses prose that prints a hidden value)."""
+    observer = observer_of(game)
+    return None if observer is None else _plain(observer.view(state, PUBLIC))
+
+
+def _seen(shown: Any, path: str) -> bool:
+    """Whether the value at ``path`` of a public view (None: nothing is hidden) is there for every player."""
+    return shown is None or not _holds_hidden(lookup(shown, path))
+
+
+def _holds_hidden(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any(_holds_hidden(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_hidden(v) for v in value)
+    return value == HIDDEN
 
 
 def _drawn(chance: Any) -> list[Any]:
@@ -300,13 +326,15 @@ def prose(recording: Recording) -> list[str]:
     before = recording.start
     for moment in recording.moments:
         numbers = [(path, value) for path, value in _expected(recording, moment, before).items()
-                   if isinstance(value, int | float) and not isinstance(value, bool) and path != "legal_actions"]
+                   if isinstance(value, int | float) and not isinstance(value, bool) and path != "legal_actions"
+                   and _seen(moment.public, path)]
         said = ", ".join(f"{path.replace('.', ' ')} {_reference('cp', [moment.name, *path.split('.')])}"
                          for path, value in numbers[:MOST_IN_PROSE])
         lines.append(f"{moment.caption}{': ' + said if said else ''}.")
         before = moment.snapshot
     told = [f"{key} {_told(key, value)}" for key, value in recording.result.items()
-            if isinstance(key, str) and PATH_PART.fullmatch(key) and _told(key, value)]
+            if isinstance(key, str) and PATH_PART.fullmatch(key) and _told(key, value)
+            and _seen(recording.public_result, key)]
     if told:
         lines.append("Result: " + ", ".join(told) + ".")
     return lines

@@ -26,6 +26,25 @@ class Step:
         value = self.data.get("illegal")
         return str(value) if value is not None else None
 
+    @property
+    def caption(self) -> str | None:
+        """A checkpoint's diagram caption (``diagram: <caption>`` or ``{caption: ...}``); None without one."""
+        return caption_of(self.data.get("diagram"))
+
+    @property
+    def draws(self) -> bool:
+        """A checkpoint that draws its position (``diagram:`` a caption, ``true`` or a mapping)."""
+        return bool(self.data.get("diagram")) or isinstance(self.data.get("diagram"), dict)
+
+
+def caption_of(diagram: Any) -> str | None:
+    """The caption a checkpoint's ``diagram:`` gives: the text itself, or its mapping's ``caption``."""
+    if isinstance(diagram, str):
+        return diagram
+    if isinstance(diagram, dict) and isinstance(diagram.get("caption"), str):
+        return str(diagram["caption"])
+    return None
+
 
 @dataclass
 class Example:
@@ -45,9 +64,16 @@ class Example:
     text_line: int | None
     summary: str = ""
     raw: Any = field(default=None, repr=False)
+    seat: str | None = None  # the player the example is told from ('as:'), None: no one (the public view)
 
     def line(self, key: str) -> int | None:
         return line_of(self.raw, key)
+
+    def diagram_seat(self, step: Step) -> str | None:
+        """Whose view a checkpoint's diagram shows: its own ``as:``, else the example's (None: the public view)."""
+        diagram = step.data.get("diagram")
+        own = diagram.get("as") if isinstance(diagram, dict) else None
+        return str(own) if own is not None else self.seat
 
 
 def load_examples(book: Book) -> list[Example]:
@@ -102,6 +128,7 @@ def load_example(path: Path, book: Book) -> Example:
                               rule=refused))
     found.extend(_player_problems(raw, shown, book, refused is None))
     steps = [] if refused is not None else _steps(raw["steps"], shown, book, found)
+    found.extend(_seat_problems(raw, shown))
     found.extend(textpolicy.field_errors(raw, shown, "example", plain=("title", "summary"), template=("text",)))
     found.raise_if_any()
     source = raw.get("source", "authored")
@@ -109,7 +136,22 @@ def load_example(path: Path, book: Book) -> Example:
                                ("seed", source["seed"]) if "seed" in source else ("external", source["external"]))
     return Example(raw["id"], book.id, shown, raw["title"], list(rules), source_kind, source_ref,
                    list(raw.get("players", [])), plain(raw.get("options") or {}), raw.get("seed", 0), plain(start),
-                   steps, raw.get("text") or "", line_of(raw, "text"), raw.get("summary") or "", raw)
+                   steps, raw.get("text") or "", line_of(raw, "text"), raw.get("summary") or "", raw, raw.get("as"))
+
+
+def _seat_problems(raw: Any, shown: str) -> list[SourceError]:
+    """Every ``as:`` (the example's, each diagram's) names one of the example's players."""
+    players = list(raw.get("players") or [])
+    named = [(raw, "as", "the example")] + [
+        (step["diagram"], "as", f"checkpoint '{step['checkpoint']}'s diagram") for step in raw.get("steps") or []
+        if isinstance(step, dict) and isinstance(step.get("diagram"), dict) and "as" in step["diagram"]]
+    problems = []
+    for mapping, key, what in named:
+        seat = mapping.get(key)
+        if seat is not None and seat not in players:
+            problems.append(SourceError(shown, line_of(mapping, key), f"{what} is told as '{seat}', who is not one of "
+                                                                      f"its players ({', '.join(players) or 'none'})"))
+    return problems
 
 
 def _player_problems(raw: Any, shown: str, book: Book, count_matters: bool) -> list[SourceError]:
@@ -147,6 +189,9 @@ def _steps(raw_steps: list[Any], shown: str, book: Book, found: Collector) -> li
                                                         f"{checkpoints[name]})"))
             checkpoints.setdefault(name, step_line)
             found.extend(textpolicy.field_errors(item, shown, f"checkpoint '{name}'", plain=("diagram",)))
+            if isinstance(item.get("diagram"), dict):
+                found.extend(textpolicy.field_errors(item["diagram"], shown, f"checkpoint '{name}' diagram",
+                                                     plain=("caption",)))
         illegal = item.get("illegal")
         if illegal is not None and illegal not in book.rules:
             found.add(SourceError(shown, step_line, f"step {index + 1} expects a rejection by unknown rule ID "

@@ -31,7 +31,7 @@ from rulepress.errors import SourceError
 from rulepress.load import confine, schema, textpolicy
 from rulepress.load.book import Book, GlossaryTerm, Question, _check_names_unique
 from rulepress.load.confine import shown as shown_path
-from rulepress.load.examples import Example
+from rulepress.load.examples import Example, caption_of
 from rulepress.load.problems import Collector
 from rulepress.load.rules import (
     FENCE,
@@ -118,8 +118,8 @@ def example_text(raw: Any) -> str:
     """An example's words: title, text and diagram captions (what its translation translates)."""
     if not isinstance(raw, dict):
         return ""
-    captions = [f"{step.get('checkpoint')}: {step['diagram']}" for step in raw.get("steps") or []
-                if isinstance(step, dict) and isinstance(step.get("diagram"), str)]
+    captions = [f"{step.get('checkpoint')}: {caption_of(step.get('diagram'))}" for step in raw.get("steps") or []
+                if isinstance(step, dict) and caption_of(step.get("diagram")) is not None]
     return "\n".join([str(raw.get("title", "")), str(raw.get("text") or ""), *captions])
 
 
@@ -599,8 +599,8 @@ def _stray_example_translations(folder: Path, root: Path, ids: list[str]) -> lis
 def _translated_example(example: Example, path: Path, book: Book, found: Collector) -> TranslatedExample:
     copied = TranslatedExample(**{f.name: getattr(example, f.name) for f in dataclasses.fields(Example)},
                                language=book.language, original=example)
-    source_captions = {str(s.data["checkpoint"]): str(s.data["diagram"]) for s in example.steps
-                       if s.kind == "checkpoint" and isinstance(s.data.get("diagram"), str)}
+    source_captions = {str(s.data["checkpoint"]): str(s.caption) for s in example.steps
+                       if s.kind == "checkpoint" and s.caption is not None}
     copied.captions = dict(source_captions)
     if not confine.exists(path):
         return copied

@@ -274,7 +274,7 @@ def _diagrams(result: ExampleResult, book: Book, link: Linker) -> list[str]:
         if checkpoint.svg is None:
             continue
         caption = checkpoint.caption or ""
-        alt = escape_md(state_narration(result, book, checkpoint.snapshot) or caption or words(book)("diagram"))
+        alt = escape_md(state_narration(result, book, checkpoint.shown) or caption or words(book)("diagram"))
         # Focusable: on a phone the site scrolls a diagram sideways rather than shrink its labels (theme CSS).
         lines += ['<figure class="diagram" markdown="span" tabindex="0">',
                   f"![{html.escape(alt)}]({link.diagram(result.example.id, name)})"]

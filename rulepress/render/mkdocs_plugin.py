@@ -20,7 +20,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from rulepress import account
-from rulepress.render import site, site_config, site_fixes
+from rulepress.render import in_browser, site, site_config, site_fixes, stepper
 from rulepress.render.typography import typeset_html
 from rulepress.verify.gate import verify
 
@@ -61,9 +61,16 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
             raise PluginError("rulepress: the player edition shows designer material:\n  "
                               + "\n  ".join(exc.problems)) from None
         theme = site_config.theme_folder()
-        for path in site_config.assets():  # the stylesheet and the offline search shim, from the package
+        # Pyodide goes into the root site when some book lets readers try moves; a language's site uses the root's.
+        tries = any(path.endswith("/referee/config.json") for path in generated)
+        pyodide = tries and self.prepared.lang is None
+        for path in site_config.assets():  # the stylesheet, the scripts and the offline search shim, from the package
             source = theme / path
             existing = files.get_file_from_path(path)
+            if path.startswith(f"{in_browser.PYODIDE}/") and not pyodide:
+                if existing is not None and existing.abs_src_path and Path(existing.abs_src_path) == source:
+                    files.remove(existing)  # the docs folder is the theme's (see below): it collected Pyodide too
+                continue
             if existing is not None and existing.abs_src_path and Path(existing.abs_src_path) == source:
                 continue  # a project without pages of its own: the docs folder is the theme's
             if existing is not None and existing.inclusion.is_included():
@@ -74,6 +81,10 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
             files.append(File.generated(config, path, abs_src_path=str(source)))
         for path, content in generated.items():
             files.append(File.generated(config, path, content=content))
+        for check in site.site_checks(self.prepared.report, self.prepared.lang):  # the referee's bundle (a zip)
+            if f"{stepper.referee_folder(check.book.id)}/config.json" in generated:
+                files.append(File.generated(config, f"{stepper.referee_folder(check.book.id)}/bundle.zip",
+                                            content=in_browser.bundle(check.engine, check.book)))
         site.TIMING["pages"] = site.TIMING.get("pages", 0.0) + time.perf_counter() - start
         return files
 

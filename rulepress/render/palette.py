@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-from PIL import Image, ImageCms
+from typing import TYPE_CHECKING
 
 from rulepress.cmyk import DEFAULT_GAME, HOUSE, Cmyk, device_cmyk, game_palette
 from rulepress.data import package_path
+
+if TYPE_CHECKING:
+    from PIL import ImageCms
 
 __all__ = ["COLOR", "DEFAULT_GAME", "HOUSE", "PROFILE", "Cmyk", "css", "device_cmyk", "game_palette", "rgb", "svg_rgb"]
 
@@ -23,8 +25,12 @@ PROFILE = COLOR / "artifex-cmyk-swop.icc"
 DEVICE_CMYK = re.compile(r"device-cmyk\(\s*([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)\s*\)")
 
 
+# PIL is imported where colours are converted, not with the module: the referee reads DEVICE_CMYK in the browser
+# (rulepress/render/browser/referee.py), where there is no PIL.
 @lru_cache(maxsize=1)
 def _transform() -> ImageCms.ImageCmsTransform:
+    from PIL import ImageCms
+
     # Relative colorimetric with black-point compensation: what a proofing tool shows for paper and ink.
     return ImageCms.buildTransform(
         ImageCms.getOpenProfile(str(PROFILE)), ImageCms.createProfile("sRGB"), "CMYK", "RGB",
@@ -34,6 +40,8 @@ def _transform() -> ImageCms.ImageCmsTransform:
 @lru_cache(maxsize=4096)
 def rgb(colour: Cmyk) -> str:
     """The screen colour of these inks on paper (``#rrggbb``), through the output-intent profile."""
+    from PIL import Image, ImageCms
+
     pixel = Image.new("CMYK", (1, 1), tuple(round(v * 2.55) for v in colour))
     red, green, blue = ImageCms.applyTransform(pixel, _transform()).getpixel((0, 0))
     return f"#{red:02x}{green:02x}{blue:02x}"

@@ -186,7 +186,7 @@ def _alt_texts(check: BookCheck, uris: dict[tuple[str, str], str]) -> dict[str, 
             if narrator is not None:
                 narrate, game = narrator
                 with language(check.book.language):  # the engine's catalog for the edition's language
-                    said = narrate.narrate_state(game, checkpoint.snapshot)
+                    said = narrate.narrate_state(game, checkpoint.shown)
             elif checkpoint.svg and (found := _DESC.search(checkpoint.svg)):
                 said = html.unescape(found.group(1))
             caption = (checkpoint.caption or name).rstrip(".")

@@ -18,7 +18,7 @@ from typing import Any
 
 from rulepress.analyze.report import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.load.book import Book
-from rulepress.render import languages
+from rulepress.render import in_browser, languages, stepper
 from rulepress.render import markdown as render
 from rulepress.render.palette import svg_rgb
 from rulepress.render.player_text import check_player_text
@@ -308,13 +308,19 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None, lang: str | Non
     files[page] = (f"# {t('worked_examples')}\n\n{t('examples_intro')}\n\n"
                    f"| {t('column_example')} | {t('column_rules')} | {t('column_status')} |\n|---|---|---|\n"
                    f"{rows}\n")
+    tries = in_browser.wanted(book)
     for result in check.results:
         page = example_page(book.id, result.example.id)
-        files[page] = render.example_markdown(result, book, linker(check, page), heading="#")
+        block, shown = stepper.example_block(result, book, t, page, lang, tries)
+        files[page] = render.example_markdown(result, book, linker(check, page), heading="#") + "\n" + block
+        files.update(shown)
         for name, checkpoint in result.checkpoints.items():
             if checkpoint.svg is not None:
                 # Engines draw in CMYK (device-cmyk, for press); browsers get the same colours as sRGB.
                 files[f"{book.id}/diagrams/{render.diagram_name(result.example.id, name)}"] = svg_rgb(checkpoint.svg)
+    if tries and any(name.startswith(f"{stepper.referee_folder(book.id)}/") for name in files):
+        files[f"{stepper.referee_folder(book.id)}/config.json"] = stepper.referee_config(
+            check.results, book, check.engine, t, f"{book.id}/examples")
     page = f"{book.id}/glossary.md"
     files[page] = f"# {t('glossary')}\n\n" + render.glossary_markdown(book, linker(check, page))
     page = f"{book.id}/designer/questions.md"

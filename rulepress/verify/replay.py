@@ -10,7 +10,7 @@ import copy
 import difflib
 import pickle
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,9 +21,10 @@ from rulepress.load.book import Book
 from rulepress.load.examples import Example, Step
 from rulepress.load.rules import render_template
 from rulepress.load.yamlsrc import line_of
-from rulepress.protocol import DescriptionError, Event, Game, RuleViolation, narrator_of
-from rulepress.verify import diagram
+from rulepress.protocol import PUBLIC, DescriptionError, Event, Game, Observer, RuleViolation, narrator_of, observer_of
+from rulepress.verify import diagram, hidden
 from rulepress.verify import steps as shapes
+from rulepress.verify.frames import FrameError, StepFrame, make_frame
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 
 _MISSING = object()
@@ -38,6 +39,17 @@ class Checkpoint:
     caption: str | None = None
     svg: str | None = None
     svgs: dict[str, str] = field(default_factory=dict)  # the diagram in each language of the book (svg: the source)
+    # With an observer (protocol.Observer): whose view the diagram shows (a player, or PUBLIC) and that view, which
+    # its alternative text narrates; and the view of the seat the example is told from, which its prose prints.
+    seat: str | None = None
+    view: dict[str, Any] | None = None
+    told: dict[str, Any] | None = None
+    told_events: list[dict[str, Any]] | None = None
+
+    @property
+    def shown(self) -> dict[str, Any]:
+        """The position as the diagram shows it: its seat's view, or the whole snapshot when nothing is hidden."""
+        return self.view if self.view is not None else self.snapshot
 
 
 @dataclass
@@ -60,6 +72,11 @@ class ExampleResult:
     exercised: set[str] = field(default_factory=set)
     final: dict[str, Any] = field(default_factory=dict)
     result: dict[str, Any] = field(default_factory=dict)
+    # With an observer: the last state and the result as the seat the example is told from sees them (the prose
+    # must print nothing that these do not show: verify/hidden.py).
+    told_final: dict[str, Any] | None = None
+    told_result: dict[str, Any] | None = None
+    frames: list[StepFrame] = field(default_factory=list)  # the position after every action (drawn replays only)
 
     @property
     def ok(self) -> bool:
@@ -129,7 +146,7 @@ def replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = Tru
     replay has :func:`~rulepress.verify.limits.replay_seconds` to answer.
     """
     outcome = ExampleResult(example, "passed")
-    run = _Replay(example, book, engine, outcome, draw, {**example.options, **(options or {})})
+    run = _Replay(example, book, engine, outcome, draw, {**example.options, **(options or {})}, prose)
     try:
         with run.guard:
             run.start()
@@ -170,9 +187,11 @@ class _Replay:
     """One example's replay; ``where`` is the part being run, for faults that interrupt it."""
 
     def __init__(self, example: Example, book: Book, engine: ModuleType, outcome: ExampleResult, draw: bool,
-                 options: Mapping[str, Any]) -> None:
+                 options: Mapping[str, Any], prose: bool = True) -> None:
         self.example, self.book, self.engine, self.outcome = example, book, engine, outcome
-        self.draw, self.options = draw, options
+        self.draw, self.options, self.prose = draw, options, prose
+        self.observer: Observer | None = None
+        self.told = example.seat or PUBLIC  # the seat the prose is told from
         self.languages = i18n.book_languages(book.data)  # narrated and drawn in each (engine catalogs: rulepress.i18n)
         self.where = f"start (line {example.line('start')})"
         self.forcing: tuple[str, list[Any]] | None = None  # the last chance step (or start.chance), its outcomes
@@ -225,13 +244,29 @@ class _Replay:
         if refused is not None:
             raise _Mismatch(f"start (line {example.line('start')}): the setup was accepted, expected a refusal "
                             f"by {book.rule_label(refused)}")
+        self.observer = self.observer_of(game)
         try:
             self.all_drawn(game, state, "by the setup")
+            self.frame(game, state, None)
         except (_Mismatch, _Broken):
             raise
         except Exception as exc:
             raise self.crashed(exc) from exc
         self.steps(game, state)
+
+    def observer_of(self, game: Game) -> Observer | None:
+        """The game's observer; without one, an example told from a seat (``as:``) is in error: every seat sees
+        the whole state, so the view it asks for would show everything."""
+        observer = observer_of(game)
+        if observer is None:
+            asked = [(self.example.raw, self.example.line("as"))] if self.example.seat else []
+            asked += [(step, step.line) for step in self.example.steps
+                      if isinstance(step.data.get("diagram"), dict) and "as" in step.data["diagram"]]
+            if asked:
+                raise _Broken(f"line {asked[0][1]}: 'as:' tells the example from a seat, but the {self.book.id} "
+                              f"engine has no observer: nothing is hidden, every seat sees the whole state "
+                              f"(`rulepress guide engine`, \"Hidden information\")")
+        return observer
 
     def steps(self, game: Game, state: Any) -> None:
         pending: list[dict[str, Any]] = []
@@ -249,8 +284,11 @@ class _Replay:
                 elif step.kind == "checkpoint":
                     self.outcome.checkpoints[step.data["checkpoint"]] = self.checkpoint(step, game, state, pending)
                     pending = []
+                    if self.outcome.frames:  # its caption goes with the position it shows
+                        self.outcome.frames[-1].checkpoints.append(str(step.data["checkpoint"]))
                 else:
                     pending.extend(self.act(step, game, state))
+                    self.frame(game, state, step)
             except (_Mismatch, _Broken):
                 raise
             except Exception as exc:
@@ -261,10 +299,38 @@ class _Replay:
             self.outcome.exercised.update(e["rule"] for e in pending)
             self.outcome.final = _frozen(game.snapshot(state))
             self.outcome.result = _frozen(game.result(state))
+            if self.observer is not None and self.prose:
+                self.outcome.told_final = _frozen(self.observer.view(state, self.told))
+                result_view = getattr(self.observer, "result_view", None)
+                self.outcome.told_result = (_frozen(result_view(state, self.told)) if result_view is not None
+                                            else self.outcome.result)
         except (_Mismatch, _Broken):
             raise
         except Exception as exc:
             raise self.crashed(exc) from exc
+
+    def frame(self, game: Game, state: Any, step: Step | None) -> None:
+        """The position after ``step`` (None: the setup) for the site's step-through (verify/frames.py); a refused
+        step keeps the position before it."""
+        if not self.draw:
+            return
+        frames = self.outcome.frames
+        if step is None:
+            made = self.new_frame(game, state, 0)
+        else:
+            line = self.outcome.transcript[-1]
+            made = (replace(frames[-1], step=step.index, checkpoints=[]) if line.rejected_by and frames
+                    else self.new_frame(game, state, step.index))
+            made.narrations = dict(line.narrations) or {lang: "" for lang in self.languages}
+            made.rejected_by = line.rejected_by
+        frames.append(made)
+
+    def new_frame(self, game: Game, state: Any, index: int) -> StepFrame:
+        try:
+            return make_frame(game, state, index, self.languages, self.observer, self.example.seat,
+                              diagram.drawn_by(game, self.book.root))
+        except FrameError as exc:  # the site shows every frame: refused here, as a checkpoint's diagram is
+            raise _Broken(f"{self.where}: {exc}") from exc
 
     def all_drawn(self, game: Game, state: Any, when: str) -> None:
         """Every outcome the last ``chance:`` (or ``start.chance``) forced has been drawn: one left over would
@@ -355,6 +421,9 @@ class _Replay:
         expect = step.data.get("expect") or {}
         if "legal_actions" in expect:
             snapshot["legal_actions"] = len(game.legal_actions(state))
+        asked = {str(path).split(".")[0] for path in expect} & set(hidden.VIEW_KEYS)
+        if asked:
+            self.seen_by(snapshot, asked, step, state)
         for path, wanted in expect.items():
             shown = f"expect key '{path}' ({self.example.file}:{self.key_line(step, path)})"
             actual, unknown = _resolve(snapshot, str(path))
@@ -367,12 +436,20 @@ class _Replay:
                 raise _Mismatch(f"{where}: {path} expected {wanted!r}, got {actual!r}{problem}")
         self.outcome.exercised.update(e["rule"] for e in pending)
         _match_events(where, step.data.get("events") or [], pending)
-        caption = step.data.get("diagram")
         checkpoint = Checkpoint(name, step.index, snapshot, pending)
-        if caption:
-            checkpoint.caption = caption if isinstance(caption, str) else None
+        observer = self.observer
+        if observer is not None and self.prose:
+            checkpoint.told = self.told_view(observer, state, snapshot)
+            event_view = getattr(observer, "event_view", None)
+            checkpoint.told_events = ([_frozen(event_view(e, self.told)) for e in pending] if event_view is not None
+                                      else pending)
+        if step.draws:
+            checkpoint.caption = step.caption
+            if observer is not None:
+                seat = checkpoint.seat = self.example.diagram_seat(step) or PUBLIC
+                checkpoint.view = _frozen(observer.view(state, seat))
             if self.draw:
-                checkpoint.svgs = i18n.in_languages(self.languages, lambda: game.render_svg(state, checkpoint.caption))
+                checkpoint.svgs = i18n.in_languages(self.languages, lambda: self.drawn(game, state, checkpoint))
                 checkpoint.svg = checkpoint.svgs[self.languages[0]]
                 for lang, svg in checkpoint.svgs.items():
                     wrong = diagram.problem(svg)
@@ -380,7 +457,50 @@ class _Replay:
                         shown = "" if lang == self.languages[0] else f" ({lang})"
                         raise _Broken(f"{where}: the diagram{shown} from {diagram.drawn_by(game, self.book.root)} "
                                       f"{wrong}")
+                if observer is not None and checkpoint.seat is not None and checkpoint.view is not None:
+                    leak = hidden.diagram_leak(game, observer, state, checkpoint.seat, checkpoint.caption,
+                                               checkpoint.svg, checkpoint.view)
+                    if leak is not None:  # every edition prints it: nothing hidden from its seat may show
+                        raise _Broken(f"{where}: {leak} ({diagram.drawn_by(game, self.book.root)})")
         return checkpoint
+
+    def drawn(self, game: Game, state: Any, checkpoint: Checkpoint) -> str:
+        if checkpoint.seat is None:
+            return game.render_svg(state, checkpoint.caption)
+        return game.render_svg(state, checkpoint.caption, checkpoint.seat)
+
+    def seen_by(self, snapshot: dict[str, Any], asked: set[str], step: Step, state: Any) -> None:
+        """What a checkpoint's ``expect`` may ask of the observer: each player's view (``views``), the public view
+        (``public_view``) and each player's information-state string (``information_state``)."""
+        observer, players = self.observer, self.example.players
+        where = f"{self.where} checkpoint '{step.data['checkpoint']}'"
+        if observer is None:
+            raise _Broken(f"{where}: expect asks for {', '.join(sorted(asked))}, but the {self.book.id} engine has "
+                          f"no observer: nothing is hidden (`rulepress guide engine`, \"Hidden information\")")
+        if "views" in asked:
+            snapshot["views"] = {seat: _frozen(observer.view(state, seat)) for seat in players}
+        if "public_view" in asked:
+            snapshot["public_view"] = _frozen(observer.view(state, PUBLIC))
+        if "information_state" in asked:
+            strings = getattr(observer, "information_state", None)
+            if strings is None:
+                raise _Broken(f"{where}: expect asks for information_state, but the {self.book.id} engine's observer "
+                              f"has no information_state(state, seat) (`rulepress guide engine`, "
+                              f"\"Hidden information\")")
+            snapshot["information_state"] = {seat: strings(state, seat) for seat in players}
+
+    def told_view(self, observer: Observer, state: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
+        """The checkpoint as the seat the example is told from sees it: the prose prints only what this shows
+        (of what ``expect`` added, the seat's own view and string, the public view and the count of legal actions)."""
+        seat = self.told
+        told = _frozen(observer.view(state, seat))
+        for key in ("views", "information_state"):
+            if key in snapshot:
+                told[key] = {seat: snapshot[key][seat]} if seat in snapshot[key] else {}
+        for key in ("public_view", "legal_actions"):
+            if key in snapshot:
+                told[key] = snapshot[key]
+        return told
 
     def key_line(self, step: Step, key: Any) -> int | None:
         """The line of an ``expect`` key in the example's YAML (the step's line when unknown)."""
@@ -549,13 +669,19 @@ def _match_events(where: str, wanted: list[Any], actual: list[dict[str, Any]]) -
         position += 1
 
 
-def render_prose(example: Example, outcome: ExampleResult) -> str:
+def render_prose(example: Example, outcome: ExampleResult, told: bool = False) -> str:
     """The example's printed text (or a translation's: same fields), rendered in the rule-text sandbox
-    (load/sandbox.py) over the replay; a template error is a ``SourceError`` at its line."""
+    (load/sandbox.py) over the replay; a template error is a ``SourceError`` at its line.  ``told``: over what the
+    seat the example is told from sees (its views, with an observer), to check that the two read the same."""
     if not example.text:
         return ""
-    context = {"cp": {k: v.snapshot for k, v in outcome.checkpoints.items()}, "final": outcome.final,
-               "result": outcome.result, "events": {k: v.events for k, v in outcome.checkpoints.items()}}
+    points = outcome.checkpoints.items()
+    if told:
+        context = {"cp": {k: v.told for k, v in points}, "final": outcome.told_final, "result": outcome.told_result,
+                   "events": {k: v.told_events for k, v in points}}
+    else:
+        context = {"cp": {k: v.snapshot for k, v in points}, "final": outcome.final, "result": outcome.result,
+                   "events": {k: v.events for k, v in points}}
     # A block scalar ("text: |", the only kind that ends in a newline) starts on the line after its key.
     first = None if example.text_line is None else example.text_line + (1 if example.text.endswith("\n") else 0)
     return render_template(example.text, context, example.file, first)
@@ -563,6 +689,22 @@ def render_prose(example: Example, outcome: ExampleResult) -> str:
 
 def _prose(example: Example, outcome: ExampleResult) -> str:
     try:
-        return render_prose(example, outcome)
+        printed = render_prose(example, outcome)
     except SourceError as exc:
         raise _Broken(f"text (line {exc.line}): {exc.message}") from exc
+    if outcome.told_final is None:  # nothing is hidden
+        return printed
+    seat = hidden.who(example.seat or PUBLIC)
+    try:
+        seen = render_prose(example, outcome, told=True)
+    except SourceError as exc:  # arithmetic on a hidden value, say
+        raise _Broken(f"text (line {exc.line}): it prints what {seat} cannot see ({exc.message}); tell the example "
+                      f"from the seat that sees it ('as:') or leave it out") from exc
+    leak = hidden.prose_leak(printed, seen)
+    if leak is not None:
+        offset, what = leak
+        first = None if example.text_line is None else example.text_line + (1 if example.text.endswith("\n") else 0)
+        line = "?" if first is None else first + offset
+        raise _Broken(f"text (line {line}): it prints {what}: the example is told from {seat}, who cannot see "
+                      f"it; tell it from the seat that sees it ('as:') or leave it out")
+    return printed

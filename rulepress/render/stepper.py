@@ -1,0 +1,137 @@
+"""The site's step-through of a worked example, and the files the in-browser referee reads.
+
+Each example page gets a block the page's script (theme/assets/stepper.js) turns into a step-through: every frame
+the replay kept (rulepress/verify/frames.py) as a diagram file of its own (``<book>/frames/``, named by its content,
+so a position shown twice is one file), its text alternative, the narration of the step that led to it, a refusal's
+rule, and the captions of the checkpoints reached there.  The frames are a hidden list whose words are escaped HTML
+text, so the player-text check reads them as it reads the rest of the page (render/player_text.py); what is not text
+(file names, links, the referee's settings) is in attributes, escaped, JSON where it is structured.  The script puts
+all of it on the page as text only (``textContent``), never as markup.
+
+Where the book lets readers try moves (``try_moves``, rulepress/render/in_browser.py), the block also says where the
+referee's files are: the bundle, its settings, this example's positions and Pyodide (the root site's, which every
+language's site shares).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+import re
+from html import escape
+from typing import Any
+
+from rulepress.load.book import Book
+from rulepress.render import in_browser
+from rulepress.render import markdown as render
+from rulepress.render.palette import svg_rgb
+from rulepress.render.strings import Strings
+from rulepress.verify.replay import ExampleResult, TranscriptLine
+
+WORDS = ("stepper_previous", "stepper_next", "stepper_position", "stepper_start", "stepper_keys", "try_move",
+         "try_loading", "try_served", "try_unavailable", "try_failed", "try_moves", "try_none", "try_more", "try_seat",
+         "try_write", "try_submit", "try_undo", "try_close", "try_refused", "try_played")
+_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_RULE_NOTE = re.compile(r"\s*\(rule [a-z][a-z0-9.-]*\)")  # as the player edition drops it (render/markdown.py)
+
+
+def embedded_json(data: Any) -> str:
+    """``data`` as JSON that is safe inside ``<script type="application/json">`` (and inside an HTML comment)."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return re.sub("[<>&\u2028\u2029]", lambda m: _UNSAFE[m.group(0)], text)
+
+
+def frame_name(example_id: str, svg: str) -> str:
+    return f"{example_id}--{hashlib.sha256(svg.encode()).hexdigest()[:16]}.svg"
+
+
+def referee_folder(book_id: str) -> str:
+    return f"{book_id}/referee"
+
+
+def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang: str | None,
+                  tries: bool) -> tuple[str, dict[str, str]]:
+    """The example page's step-through block (raw HTML in the Markdown), and the files it points at (frame SVGs in
+    screen colours, the example's positions for the referee) by path in the site."""
+    here = posixpath.dirname(page)
+    files: dict[str, str] = {}
+    opens: list[int | None] = [None] * len(result.frames)
+    referee: dict[str, str] | None = None
+    if tries and any(frame.position is not None for frame in result.frames):
+        positions = in_browser.positions(result)
+        opens = positions.pop("opens")
+        target = f"{referee_folder(book.id)}/{result.example.id}.json"
+        files[target] = json.dumps(positions, sort_keys=True, default=list)
+        root = "../" * page.count("/") + ("../" if lang is not None else "")
+        referee = {"bundle": posixpath.relpath(f"{referee_folder(book.id)}/bundle.zip", here),
+                   "config": posixpath.relpath(f"{referee_folder(book.id)}/config.json", here),
+                   "positions": posixpath.relpath(target, here), "pyodide": f"{root}{in_browser.PYODIDE}/"}
+    items = []
+    for index, frame in enumerate(result.frames):
+        svg = svg_rgb(_in(frame.svgs, t.lang))
+        path = f"{book.id}/frames/{frame_name(result.example.id, svg)}"
+        files[path] = svg
+        line = result.transcript[index - 1] if index else None
+        said = _said(frame.narrations, line, t) if line is not None else t("stepper_start")
+        parts = [f'<span class="rp-said">{escape(said)}</span>']
+        if frame.rejected_by is not None:
+            parts.append(f'<span class="rp-refused">{escape(_refused(frame.rejected_by, book, t))}</span>')
+        captions = [caption for name in frame.checkpoints if (caption := result.checkpoints[name].caption)]
+        # The text alternative: the engine's words for the position, else a caption, as the page's diagrams have.
+        alt = _in(frame.alts, t.lang) or " ".join(captions) or t("diagram")
+        parts.append(f'<span class="rp-alt">{escape(alt)}</span>')
+        parts += [f'<span class="rp-note">{escape(caption)}</span>' for caption in captions]
+        attributes = _attributes({"data-svg": posixpath.relpath(path, here),
+                                  "data-rule": _rule_link(frame.rejected_by, book, here),
+                                  "data-opens": "" if opens[index] is None else str(opens[index]),
+                                  "data-player": frame.player or "", "data-seat": frame.seat or ""})
+        items.append(f"<li{attributes}>{' '.join(parts)}</li>")
+    settings = {"data-words": embedded_json({key: t.table[key] for key in WORDS})}
+    if referee is not None:
+        settings["data-referee"] = embedded_json(referee)
+    # Out of the search index: the frames repeat the example's words, step after step.
+    block = "\n".join([f"## {render.escape_md(t('stepper_title'))} {{#rp-stepper data-search-exclude}}", "",
+                       f'<div class="rp-stepper" data-rp-stepper data-search-exclude{_attributes(settings)}>',
+                       '<ol class="rp-frames" hidden>', *items, "</ol>", "</div>", ""])
+    return block, files
+
+
+def _attributes(values: dict[str, str]) -> str:
+    return "".join(f' {name}="{escape(value, quote=True)}"' for name, value in values.items() if value)
+
+
+def referee_config(results: list[ExampleResult], book: Book, engine: Any, t: Strings, page_dir: str) -> str:
+    """The referee's settings for a book in one language (``config.json``): its engine and components, the rules a
+    refusal may cite (number, title, link from an example page), and the screen colours of the book's inks."""
+    svgs = [svg for result in results for frame in result.frames for svg in frame.svgs.values()]
+    rules = {rule_id: {"number": rule.number, "title": rule.title, "link": _rule_link(rule_id, book, page_dir)}
+             for rule_id, rule in book.rules.items()}
+    config = {"lang": t.lang, "engine": book.engine_package, "namespace": engine.__name__.rpartition(".")[0],
+              "components": book.components, "rules": rules, "colours": in_browser.screen_colours(svgs, engine)}
+    return json.dumps(config, sort_keys=True, ensure_ascii=False, default=list)
+
+
+def _in(values: dict[str, str], lang: str) -> str:
+    """A value in ``lang``, else in the book's source language (the first)."""
+    return values.get(lang) or next(iter(values.values()), "")
+
+
+def _said(narrations: dict[str, str], line: TranscriptLine, t: Strings) -> str:
+    """What the step did in the player's words, as the page's list of steps says it (render/markdown.py)."""
+    said = _in(narrations, t.lang) if narrations else ""
+    return said or line.narration or _RULE_NOTE.sub("", line.text)
+
+
+def _refused(rule_id: str | None, book: Book, t: Strings) -> str:
+    if rule_id is None:
+        return ""
+    rule = book.rules.get(rule_id)
+    return t("stepper_refused", rule=t("rule_ref", number=rule.number) if rule is not None else t("refused"))
+
+
+def _rule_link(rule_id: str | None, book: Book, here: str) -> str:
+    rule = book.rules.get(rule_id or "")
+    if rule is None:
+        return ""
+    return posixpath.relpath(f"{book.id}/rules/{rule.chapter}.html", here) + f"#{rule.id}"

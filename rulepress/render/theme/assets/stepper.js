@@ -1,0 +1,349 @@
+/* rulepress: step through a worked example, and try a move from any step (rulepress/render/stepper.py).
+ *
+ * The page holds the example's frames as a hidden list (one <li> a step: the diagram's file, its text alternative,
+ * what the step did, a refusal, the checkpoints' captions) and, where the book lets readers try moves, where the
+ * in-browser referee's files are.  Everything a book says is put on the page with textContent, never as markup;
+ * a diagram the referee draws is shown as an image (a blob: URL), which runs nothing.
+ *
+ * Trying a move loads Pyodide (vendored in the site, never fetched from the network) when a reader first asks.
+ * Browsers do not run WebAssembly modules from file://, so there the page says the site must be served.
+ */
+(function () {
+  "use strict";
+
+  // What the benchmarks read (benchmarks/browser.py): milliseconds to Pyodide, to the referee, and each move.
+  var timings = (window.rulepressTimings = window.rulepressTimings || { pyodide: null, ready: null, moves: [] });
+  var engines = {}; // bundle URL -> Promise of the referee (one Pyodide per page)
+  var pyodide = null;
+
+  function fill(template, values) {
+    return String(template).replace(/\{(\w+)\}/g, function (whole, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
+    });
+  }
+
+  function element(tag, className, text) {
+    var made = document.createElement(tag);
+    if (className) made.className = className;
+    if (text !== undefined && text !== null) made.textContent = text;
+    return made;
+  }
+
+  function readJSON(text, fallback) {
+    try {
+      return text ? JSON.parse(text) : fallback;
+    } catch (error) {
+      return fallback;
+    }
+  }
+
+  function readFrames(list) {
+    return Array.prototype.map.call(list.children, function (item) {
+      function text(selector) {
+        var found = item.querySelector(selector);
+        return found ? found.textContent : "";
+      }
+      return {
+        svg: item.getAttribute("data-svg") || "",
+        rule: item.getAttribute("data-rule") || "",
+        opens: item.hasAttribute("data-opens") ? Number(item.getAttribute("data-opens")) : null,
+        player: item.getAttribute("data-player") || null,
+        seat: item.getAttribute("data-seat") || null,
+        said: text(".rp-said"),
+        refused: text(".rp-refused"),
+        alt: text(".rp-alt"),
+        notes: Array.prototype.map.call(item.querySelectorAll(".rp-note"), function (note) {
+          return note.textContent;
+        }),
+      };
+    });
+  }
+
+  function Stepper(root) {
+    this.root = root;
+    this.words = readJSON(root.getAttribute("data-words"), {});
+    this.referee = readJSON(root.getAttribute("data-referee"), null);
+    this.frames = readFrames(root.querySelector(".rp-frames"));
+    this.index = 0;
+    this.build();
+    this.show(0, false);
+  }
+
+  Stepper.prototype.build = function () {
+    var self = this;
+    var words = this.words;
+    var view = element("div", "rp-view");
+    var figure = element("figure", "rp-figure");
+    this.image = element("img", "rp-frame");
+    this.image.decoding = "async";
+    figure.appendChild(this.image);
+    this.notes = element("figcaption", "rp-notes");
+    figure.appendChild(this.notes);
+    view.appendChild(figure);
+    this.count = element("p", "rp-count");
+    view.appendChild(this.count);
+    this.narration = element("p", "rp-narration");
+    this.narration.setAttribute("aria-live", "polite");
+    view.appendChild(this.narration);
+    var controls = element("div", "rp-controls");
+    this.previous = element("button", "md-button rp-previous", "← " + (words.stepper_previous || "Previous"));
+    this.next = element("button", "md-button rp-next", (words.stepper_next || "Next") + " →");
+    this.previous.type = this.next.type = "button";
+    this.previous.addEventListener("click", function () { self.show(self.index - 1, true); });
+    this.next.addEventListener("click", function () { self.show(self.index + 1, true); });
+    controls.appendChild(this.previous);
+    controls.appendChild(this.next);
+    view.appendChild(controls);
+    view.appendChild(element("p", "rp-keys", words.stepper_keys || ""));
+    this.root.addEventListener("keydown", function (event) {
+      var target = event.target;
+      if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) return;
+      if (!self.view.contains(target)) return;
+      if (event.key === "ArrowLeft") { self.show(self.index - 1, true); event.preventDefault(); }
+      if (event.key === "ArrowRight") { self.show(self.index + 1, true); event.preventDefault(); }
+    });
+    this.view = view;
+    this.root.appendChild(view);
+    if (this.referee) {
+      this.tryButton = element("button", "md-button rp-try-open", words.try_move || "Try a move");
+      this.tryButton.type = "button";
+      this.tryButton.addEventListener("click", function () { self.openTry(); });
+      controls.appendChild(this.tryButton);
+      this.panel = element("div", "rp-try");
+      this.panel.hidden = true;
+      this.root.appendChild(this.panel);
+    }
+  };
+
+  Stepper.prototype.show = function (index, announce) {
+    if (index < 0 || index >= this.frames.length) return;
+    this.index = index;
+    var frame = this.frames[index];
+    var words = this.words;
+    this.image.src = frame.svg;
+    this.image.alt = frame.alt || "";
+    this.notes.textContent = frame.notes.join(" ");
+    this.notes.hidden = !frame.notes.length;
+    this.count.textContent = fill(words.stepper_position || "{n} / {total}", { n: index + 1, total: this.frames.length });
+    this.narration.textContent = "";
+    var said = element("span", "rp-said", frame.said);
+    this.narration.appendChild(said);
+    if (frame.refused) {
+      this.narration.appendChild(document.createTextNode(" "));
+      var refusal = element(frame.rule ? "a" : "span", "rp-refused", frame.refused);
+      if (frame.rule) refusal.href = frame.rule;
+      this.narration.appendChild(refusal);
+    }
+    this.narration.setAttribute("aria-live", announce ? "polite" : "off");
+    var focused = document.activeElement;
+    this.previous.disabled = index === 0;
+    this.next.disabled = index === this.frames.length - 1;
+    // A button disabled under the keyboard's focus would drop it to the page: it moves to the other one.
+    if (focused === this.previous && this.previous.disabled && !this.next.disabled) this.next.focus();
+    if (focused === this.next && this.next.disabled && !this.previous.disabled) this.previous.focus();
+    this.root.setAttribute("data-rp-step", String(index));
+    if (this.tryButton) {
+      this.tryButton.disabled = frame.opens === null;
+      this.tryButton.title = frame.opens === null ? words.try_unavailable || "" : "";
+      if (!this.panel.hidden) this.closeTry();
+    }
+  };
+
+  // --- trying a move --------------------------------------------------------------------------------------------
+
+  Stepper.prototype.message = function (text) {
+    this.panel.textContent = "";
+    var said = element("p", "rp-try-message", text);
+    said.setAttribute("role", "status");
+    this.panel.appendChild(said);
+    this.panel.hidden = false;
+  };
+
+  Stepper.prototype.openTry = function () {
+    var self = this;
+    var frame = this.frames[this.index];
+    if (frame.opens === null) return;
+    if (window.location.protocol === "file:") {
+      this.message(this.words.try_served || "");
+      return;
+    }
+    this.message(this.words.try_loading || "…");
+    var started = performance.now();
+    referee(this.referee)
+      .then(function (engine) {
+        if (timings.ready === null) timings.ready = performance.now() - started;
+        return positions(self.referee).then(function (kept) {
+          var answer = JSON.parse(engine.open(JSON.stringify({
+            options: kept.options, position: kept.positions[frame.opens], player: frame.player, seat: frame.seat,
+          })));
+          self.engine = engine;
+          self.tried = [];
+          self.render(answer);
+        });
+      })
+      .catch(function (error) {
+        self.message(fill(self.words.try_failed || "{error}", { error: String(error && error.message || error) }));
+      });
+  };
+
+  Stepper.prototype.closeTry = function () {
+    this.panel.hidden = true;
+    this.panel.textContent = "";
+    this.tryButton.focus();
+  };
+
+  Stepper.prototype.call = function (run) {
+    var started = performance.now();
+    var answer = JSON.parse(run());
+    timings.moves.push(performance.now() - started);
+    this.render(answer);
+  };
+
+  Stepper.prototype.render = function (answer) {
+    var self = this;
+    var words = this.words;
+    var panel = this.panel;
+    panel.textContent = "";
+    panel.hidden = false;
+    var result = element("div", "rp-try-result");
+    result.setAttribute("aria-live", "polite");
+    if (answer.svg !== undefined) {
+      var figure = element("figure", "rp-figure");
+      var image = element("img", "rp-frame");
+      if (this.blob) URL.revokeObjectURL(this.blob);
+      this.blob = URL.createObjectURL(new Blob([answer.svg], { type: "image/svg+xml" }));
+      image.src = this.blob;
+      image.alt = answer.alt || "";
+      figure.appendChild(image);
+      result.appendChild(figure);
+      result.appendChild(element("p", "rp-try-played", (words.try_played || "") + " " + answer.narration));
+    }
+    if (answer.ok === false) {
+      var refusal = element("p", "rp-try-refusal");
+      if (answer.rule) {
+        var cited = element(answer.rule.link ? "a" : "strong", "rp-try-rule",
+          fill(words.try_refused || "{number}", { number: answer.rule.number, title: answer.rule.title }));
+        if (answer.rule.link) cited.href = answer.rule.link;
+        refusal.appendChild(cited);
+        refusal.appendChild(document.createTextNode(": " + (answer.words ? answer.words + ". " : "") + answer.message));
+      } else {
+        refusal.textContent = answer.message;
+      }
+      result.appendChild(refusal);
+    }
+    panel.appendChild(result);
+    if (answer.moves) this.moves = answer;
+    var shown = this.moves || { moves: [], more: 0, depth: 0 };
+    if (shown.player) panel.appendChild(element("p", "rp-try-seat", fill(words.try_seat || "", { player: shown.player })));
+    var heading = element("h3", "rp-try-heading", words.try_moves || "");
+    heading.id = "rp-try-heading-" + Math.random().toString(36).slice(2);
+    panel.appendChild(heading);
+    if (!shown.moves.length) panel.appendChild(element("p", "rp-try-none", words.try_none || ""));
+    var list = element("ul", "rp-try-moves");
+    list.setAttribute("aria-labelledby", heading.id);
+    shown.moves.forEach(function (move, index) {
+      var item = element("li");
+      var button = element("button", "rp-try-move", move.words);
+      button.type = "button";
+      button.addEventListener("click", function () {
+        self.call(function () { return self.engine.play(index); });
+      });
+      item.appendChild(button);
+      list.appendChild(item);
+    });
+    panel.appendChild(list);
+    if (shown.more) panel.appendChild(element("p", "rp-try-more", fill(words.try_more || "", { count: shown.more })));
+    var form = element("form", "rp-try-form");
+    var label = element("label", "rp-try-label", words.try_write || "");
+    var input = element("input", "rp-try-input");
+    input.type = "text";
+    input.id = heading.id + "-input";
+    input.spellcheck = false;
+    input.autocomplete = "off";
+    input.placeholder = shown.moves.length ? shown.moves[0].step : "";
+    label.htmlFor = input.id;
+    var submit = element("button", "md-button rp-try-submit", words.try_submit || "");
+    submit.type = "submit";
+    form.appendChild(label);
+    form.appendChild(input);
+    form.appendChild(submit);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var text = input.value;
+      self.call(function () { return self.engine.judge(text); });
+    });
+    panel.appendChild(form);
+    var buttons = element("div", "rp-controls");
+    if (shown.depth > 0) {
+      var undo = element("button", "md-button rp-try-undo", words.try_undo || "");
+      undo.type = "button";
+      undo.addEventListener("click", function () {
+        self.call(function () { return self.engine.back(); });
+      });
+      buttons.appendChild(undo);
+    }
+    var close = element("button", "md-button rp-try-close", words.try_close || "");
+    close.type = "button";
+    close.addEventListener("click", function () { self.closeTry(); });
+    buttons.appendChild(close);
+    panel.appendChild(buttons);
+  };
+
+  // --- the engine: Pyodide, the bundle, the referee ---------------------------------------------------------------
+
+  function fetched(url, kind) {
+    return fetch(url, { credentials: "same-origin" }).then(function (response) {
+      if (!response.ok) throw new Error(url + ": " + response.status);
+      return kind === "json" ? response.json() : response.arrayBuffer();
+    });
+  }
+
+  function positions(settings) {
+    if (!settings.kept) settings.kept = fetched(settings.positions, "json");
+    return settings.kept;
+  }
+
+  function start(base) {
+    if (!pyodide) {
+      var started = performance.now();
+      pyodide = import(new URL("pyodide.mjs", new URL(base, document.baseURI)).href).then(function (module) {
+        return module.loadPyodide({ indexURL: new URL(base, document.baseURI).href, packages: [] });
+      }).then(function (py) {
+        timings.pyodide = performance.now() - started;
+        return py;
+      });
+    }
+    return pyodide;
+  }
+
+  function referee(settings) {
+    var bundle = new URL(settings.bundle, document.baseURI).href;
+    if (!engines[bundle]) {
+      engines[bundle] = Promise.all([start(settings.pyodide), fetched(bundle), fetched(settings.config, "json")])
+        .then(function (loaded) {
+          var py = loaded[0];
+          var folder = "/home/pyodide/rulepress-" + Object.keys(engines).indexOf(bundle);
+          py.unpackArchive(new Uint8Array(loaded[1]), "zip", { extractDir: folder });
+          py.globals.set("rp_folder", folder);
+          py.globals.set("rp_config", JSON.stringify(loaded[2]));
+          py.runPython(
+            "import json, sys\n" +
+            "if rp_folder not in sys.path:\n    sys.path.insert(0, rp_folder)\n" +
+            "from rulepress.render.browser.referee import Referee\n" +
+            "rp_referee = Referee(json.loads(rp_config), rp_folder)\n");
+          return py.globals.get("rp_referee");
+        });
+    }
+    return engines[bundle];
+  }
+
+  function ready() {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-rp-stepper]"), function (root) {
+      if (!root.rpStepper) root.rpStepper = new Stepper(root);
+    });
+  }
+
+  window.rulepressStepper = { scan: ready }; // a block added to the page later (the tests add other books')
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
+})();

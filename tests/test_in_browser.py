@@ -1,0 +1,332 @@
+"""The in-browser engine, checked without a browser: the frames the replay keeps, what the site's pages say of
+them, the bundle Pyodide unpacks, the referee's answers against ``rulepress explain``'s, and nothing hidden from an
+example's seat in the positions it may be tried from.  tests/test_site_stepper.py drives the same in Chromium."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import io
+import json
+import pickle
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from rulepress.analyze import explain
+from rulepress.protocol import PUBLIC, observer_of
+from rulepress.render import in_browser, metrics, stepper
+from rulepress.render.browser.referee import Referee
+from rulepress.render.palette import svg_rgb
+from rulepress.render.strings import strings
+from rulepress.verify import diagram
+from rulepress.verify.gate import BookCheck, load_checked_book
+from rulepress.verify.replay import replay
+from tests.conftest import ROOT
+
+BOOKS = ("lantern-moths", "last-lantern", "lantern")
+
+
+@pytest.fixture(scope="module")
+def checks() -> dict[str, BookCheck]:
+    return {book: load_checked_book(ROOT, book) for book in BOOKS}
+
+
+def _example(check: BookCheck, example_id: str):  # type: ignore[no-untyped-def]
+    return next(e for e in check.examples if e.id == example_id)
+
+
+def test_vendored_pyodide_is_the_npm_package_unchanged() -> None:
+    folder = in_browser.pyodide_folder()
+    listed = dict(reversed(line.split()) for line in (folder / "SOURCE.txt").read_text().splitlines()
+                  if re.fullmatch(r"[0-9a-f]{64}  \S+", line))
+    assert set(listed) >= set(in_browser.PYODIDE_FILES)
+    for name, digest in listed.items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_a_frame_per_action_each_a_checked_diagram(checks: dict[str, BookCheck]) -> None:
+    check = checks["lantern-moths"]
+    result = replay(_example(check, "lm-plant"), check.book, check.engine)
+    assert result.ok
+    assert len(result.frames) == len(result.transcript) + 1  # the start, then each action (allowed or refused)
+    assert [frame.step for frame in result.frames[1:]] == [line.step for line in result.transcript]
+    for frame in result.frames:
+        assert set(frame.svgs) == set(frame.alts) == {"en"}
+        assert all(diagram.problem(svg) is None for svg in frame.svgs.values())
+        assert all(frame.alts.values())  # the engine's narration of the position
+    assert [frame.narrations["en"] for frame in result.frames[1:]] == [line.narration for line in result.transcript]
+    named = {name for frame in result.frames for name in frame.checkpoints}
+    assert named == set(result.checkpoints)
+
+
+def test_a_refused_step_keeps_the_position_before_it(checks: dict[str, BookCheck]) -> None:
+    check = checks["lantern-moths"]
+    example = next(e for e in check.examples if any(step.illegal for step in e.steps))
+    result = replay(example, check.book, check.engine)
+    at = next(i for i, frame in enumerate(result.frames) if frame.rejected_by)
+    assert result.frames[at].rejected_by == next(step.illegal for step in example.steps if step.illegal)
+    assert result.frames[at].svgs == result.frames[at - 1].svgs
+    assert result.frames[at].position == result.frames[at - 1].position
+
+
+def test_translated_frames_are_drawn_and_told_in_french(checks: dict[str, BookCheck]) -> None:
+    check = checks["last-lantern"]
+    result = replay(check.examples[0], check.book, check.engine)
+    assert all(set(frame.svgs) == {"en", "fr"} for frame in result.frames)
+    assert any(frame.alts["fr"] != frame.alts["en"] for frame in result.frames)
+
+
+def test_the_gate_refuses_a_frame_no_checkpoint_draws(mini: Path) -> None:
+    """A diagram of a position between checkpoints is published too: it is checked as theirs are."""
+    engine = mini / "engine" / "mini" / "__init__.py"
+    source = engine.read_text()
+    engine.write_text(source.replace('f"{stones}</svg>")', 'f"{stones}" + ("<script/>" if state.pile == 2 else "") '
+                                                          '+ "</svg>")'))
+    check = load_checked_book(mini, "mini")
+    result = replay(check.examples[0], check.book, check.engine)
+    assert result.status == "error"
+    assert "the position after step 2" in result.message and "holds <script>" in result.message
+    assert replay(check.examples[0], check.book, check.engine, draw=False).ok  # verify alone draws nothing
+
+
+def test_the_page_block_is_text_and_attributes_only() -> None:
+    """What a book says reaches the page as escaped text: a narration cannot close the list or open a script."""
+    assert stepper.embedded_json({"a": "</script><b>&"}) == '{"a":"\\u003c/script\\u003e\\u003cb\\u003e\\u0026"}'
+    assert json.loads(stepper.embedded_json({"a": "</script>\u2028"})) == {"a": "</script>\u2028"}
+
+
+def test_the_block_names_each_frame_and_its_refusal(mini: Path) -> None:
+    check = load_checked_book(mini, "mini")
+    result = replay(check.examples[0], check.book, check.engine)
+    t = strings("en")
+    page = "mini/examples/mini-last-stone.md"
+    block, files = stepper.example_block(result, check.book, t, page, None, tries=True)
+    items = re.findall(r"<li[^>]*>.*?</li>", block)
+    assert len(items) == len(result.frames) == 4
+    assert 'data-rule="../rules/mini.play.html#mini.play.take"' in items[1]
+    assert "Not allowed (rule 1.1)" in items[1]
+    assert "The pile is empty" in items[3]  # the checkpoint's caption, with the position it shows
+    for item, frame in zip(items, result.frames, strict=True):
+        svg = re.search(r'data-svg="\.\./frames/([^"]+)"', item)
+        assert svg and files[f"mini/frames/{svg.group(1)}"] == svg_rgb(frame.svgs["en"])
+    positions = json.loads(files["mini/referee/mini-last-stone.json"])
+    assert len(positions["positions"]) == 3  # the refused step opens the start's position again
+    without, files = stepper.example_block(result, check.book, t, page, None, tries=False)
+    assert "data-referee" not in without and not any("/referee/" in name for name in files)
+
+
+def test_try_moves_false_leaves_the_engine_out(mini: Path) -> None:
+    from rulepress.render import site
+    from rulepress.verify.gate import verify
+
+    book = mini / "rules_src" / "mini" / "book.yaml"
+    report = verify(mini)
+    assert any(name.startswith("mini/referee/") for name in site.pages(site.SiteInput(report)))
+    book.write_text(book.read_text() + "try_moves: false\n")
+    report = verify(mini)
+    assert report.ok, report.failures()
+    generated = site.pages(site.SiteInput(report))
+    assert not any("/referee/" in name for name in generated)
+    assert "data-rp-stepper" in generated["mini/examples/mini-last-stone.md"]  # stepping stays
+
+
+def test_the_metrics_stand_in_measures_as_fonttools_does(tmp_path: Path) -> None:
+    """The browser's rulepress.render.metrics (no fontTools there) gives the widths the real module gives."""
+    package = tmp_path / "standin"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "advances.json").write_text(json.dumps(in_browser.advance_table()))
+    (package / "metrics.py").write_bytes((Path(in_browser.__file__).parent / "browser" / "metrics.py").read_bytes())
+    spec = importlib.util.spec_from_file_location("standin.metrics", package / "metrics.py",
+                                                  submodule_search_locations=None)
+    assert spec and spec.loader
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("standin.metrics")
+        for text in ("Path Astray", "Chemin perdu", "Lueurs étranges", "ŒÆ ß ☃", ""):
+            for bold in (False, True):
+                assert module.text_width(text, 11, bold) == metrics.text_width(text, 11, bold)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [n for n in sys.modules if n == "standin" or n.startswith("standin.")]:
+            del sys.modules[name]
+
+
+def test_the_bundle_holds_the_engine_and_what_it_imports(checks: dict[str, BookCheck]) -> None:
+    check = checks["last-lantern"]
+    data = in_browser.bundle(check.engine, check.book)
+    assert data == in_browser.bundle(check.engine, check.book)  # the same sources give the same bytes
+    names = set(zipfile.ZipFile(io.BytesIO(data)).namelist())
+    namespace = check.engine.__name__.rpartition(".")[0]
+    assert f"{namespace}/last_lantern/__init__.py" in names
+    assert f"{namespace}/last_lantern/locale/fr/LC_MESSAGES/narrate.po" in names
+    assert {"rulepress/protocol.py", "rulepress/basegame.py", "rulepress/cmyk.py", "rulepress/i18n.py",
+            "rulepress/render/metrics.py",
+            "rulepress/render/advances.json", "rulepress/render/browser/referee.py", "yaml/__init__.py",
+            "babel/__init__.py", "babel/locale-data/fr.dat"} <= names
+    assert not any(name.endswith((".so", ".pyc", ".ttf")) for name in names)  # nothing the browser cannot run
+    assert not any(name.startswith("PIL/") or name.startswith("fontTools/") for name in names)
+    assert (zipfile.ZipFile(io.BytesIO(data)).read("rulepress/render/metrics.py")
+            == (Path(in_browser.__file__).parent / "browser" / "metrics.py").read_bytes())
+
+
+def _referee(check: BookCheck, results: list) -> Referee:  # type: ignore[type-arg]
+    config = json.loads(stepper.referee_config(results, check.book, check.engine, strings("en"),
+                                               f"{check.book.id}/examples"))
+    return Referee(config, str(ROOT / "engine"))
+
+
+def _open(referee: Referee, result, index: int) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    kept = in_browser.positions(result)
+    frame = result.frames[index]
+    return json.loads(referee.open(json.dumps({"options": kept["options"],
+                                               "position": kept["positions"][kept["opens"][index]],
+                                               "player": frame.player, "seat": frame.seat})))
+
+
+@pytest.mark.parametrize(("book", "example", "written", "before"), [
+    ("lantern-moths", "lm-plant", "{do: pass}", 1),
+    ("last-lantern", "ll-first-tile-path", "{do: done}", 1),
+    ("lantern", "ln-critical-strike", "{do: leave}", 1),
+])
+def test_the_referee_lists_and_refuses_as_explain_does(checks: dict[str, BookCheck], book: str, example: str,
+                                                       written: str, before: int) -> None:
+    """The moves in the same words, a legal one played, a refusal citing the rule ``explain --action`` names."""
+    check = checks[book]
+    chosen = _example(check, example)
+    result = replay(chosen, check.book, check.engine)
+    referee = _referee(check, [result])
+    shown = _open(referee, result, before - 1)
+    position = explain.position_before(check.book, check.engine, chosen, before)
+    legal = position.game.legal_actions(position.state)
+    player = result.frames[before - 1].player
+    if player is not None:  # a seat: only its moves (explain --as lists the same)
+        legal = [m for m in legal if position.game.action_step(position.state, m).get("player") == player]
+    if observer_of(position.game) is None:
+        assert [m["words"] for m in shown["moves"]] == [explain.words(position.game, position.state, m) for m in legal]
+    else:  # what the seat cannot see is dealt again: as many moves, the seat's own
+        assert len(shown["moves"]) == len(legal)
+    played = json.loads(referee.play(0))
+    assert played["ok"] and played["narration"] == shown["moves"][0]["words"] and played["depth"] == 1
+    assert diagram.problem(played["svg"]) is None and "device-cmyk" not in played["svg"] and played["alt"]
+    assert json.loads(referee.back())["depth"] == 0
+    refused = json.loads(referee.judge(written))
+    verdict = explain.judge(position, check.engine, {k: v for k, v in explain.given.yaml_text(written, "x").items()})
+    assert not verdict.allowed and refused["ok"] is False
+    rule = check.book.rules[verdict.rule or ""]
+    assert refused["rule"]["number"] == rule.number and refused["rule"]["title"] == rule.title
+    assert refused["message"] == re.sub(r"\s*\(rule [a-z][a-z0-9.-]*\)", "", verdict.message)
+
+
+def test_a_move_that_does_not_parse_is_said_so(checks: dict[str, BookCheck]) -> None:
+    check = checks["lantern"]
+    result = replay(check.examples[0], check.book, check.engine)
+    referee = _referee(check, [result])
+    _open(referee, result, 0)
+    for written, said in (("{do: fly}", "the engine cannot read this move"), ("[1, 2", "not a move written"),
+                          ("just words", "a mapping with 'do'"), ("x" * 3000, "at most 2000 characters")):
+        answer = json.loads(referee.judge(written))
+        assert answer["ok"] is False and said in answer["message"], answer
+
+
+def test_a_seat_position_holds_nothing_the_seat_cannot_see(checks: dict[str, BookCheck]) -> None:
+    """Told from Ann's seat, the position behind a frame shows Ann what the true one shows her, and the rest is dealt
+    again: the page's data cannot give away the other hands, the deck or the draws to come."""
+    check = checks["lantern-moths"]
+    told = [e for e in check.examples if e.seat is not None]
+    assert told
+    for example in told[:4]:
+        result = replay(example, check.book, check.engine)
+        for index, frame in enumerate(result.frames):
+            assert frame.seat == example.seat and frame.player == example.seat
+            kept = pickle.loads(frame.position or b"")
+            truth = explain.position_before(check.book, check.engine, example,
+                                            frame.step + 1 if index else 1)
+            observer = observer_of(truth.game)
+            assert observer is not None
+            if truth.before == (frame.step + 1 if index else 1):
+                assert observer.view(kept, example.seat) == observer.view(truth.state, example.seat)
+            assert kept.chance.drawn() == [] and kept.chance.unused() == []  # no past, nothing forced
+            others = [p for p in example.players if p != example.seat]
+            hands = [truth.state.hands[truth.state.players.index(p)] for p in others]
+            if any(hands):
+                dealt = [kept.hands[kept.players.index(p)] for p in others]
+                assert dealt != hands or kept.deck != truth.state.deck
+
+
+def test_a_public_example_of_a_hidden_game_is_tried_as_everyone_sees_it(checks: dict[str, BookCheck]) -> None:
+    check = checks["lantern-moths"]
+    example = next(e for e in check.examples if e.seat is None and "refused" not in e.start)
+    result = replay(example, check.book, check.engine)
+    assert all(frame.seat == PUBLIC and frame.player is None for frame in result.frames)
+    kept = pickle.loads(result.frames[0].position or b"")
+    assert kept.chance.drawn() == []
+
+
+def test_rulepress_serve_gives_pyodide_the_types_browsers_require() -> None:
+    """A browser imports a module script only as JavaScript and compiles WebAssembly as it streams only from
+    ``application/wasm``: the preview server says both."""
+    from rulepress.serve.server import PreviewServer
+
+    assert PreviewServer._guess_type("assets/vendor/pyodide/pyodide.asm.wasm") == "application/wasm"
+    assert "javascript" in PreviewServer._guess_type("assets/vendor/pyodide/pyodide.mjs")
+    assert "javascript" in PreviewServer._guess_type("assets/vendor/pyodide/pyodide.asm.mjs")
+
+
+def test_the_french_site_tries_moves_in_french(checks: dict[str, BookCheck]) -> None:
+    """The referee narrates in its site's language, from the engine's own catalog, as explain's words would be."""
+    from rulepress.i18n import language
+
+    check = checks["last-lantern"]
+    example = _example(check, "ll-first-tile-path")
+    result = replay(example, check.book, check.engine)
+    config = json.loads(stepper.referee_config([result], check.book, check.engine, strings("fr"), "x"))
+    referee = Referee(config, str(ROOT / "engine"))
+    shown = _open(referee, result, 0)
+    position = explain.position_before(check.book, check.engine, example, 1)
+    with language("fr"):
+        french = [explain.words(position.game, position.state, m) for m in position.game.legal_actions(position.state)]
+    assert [m["words"] for m in shown["moves"]] == french
+    with language("en"):
+        assert french != [explain.words(position.game, position.state, m)
+                          for m in position.game.legal_actions(position.state)]
+
+
+def test_a_seat_may_try_only_its_own_moves(checks: dict[str, BookCheck]) -> None:
+    """Told from Ann's seat, Ben's move written by hand is refused without being judged: whether the rules allow it
+    could tell what Ben holds."""
+    check = checks["lantern-moths"]
+    result = replay(_example(check, "lm-plant"), check.book, check.engine)
+    referee = _referee(check, [result])
+    _open(referee, result, 0)
+    assert result.frames[0].player == "Ann"
+    answer = json.loads(referee.judge("{player: Ben, do: pass}"))
+    assert answer == {"ok": False, "message": "this example is told from Ann's seat: only Ann's moves can be tried "
+                                              "here"}
+    assert json.loads(referee.judge("{player: Ann, do: pass}")).get("message") != answer["message"]
+
+
+def test_pyodide_is_carried_once_and_only_when_a_book_tries_moves(mini: Path, tmp_path: Path) -> None:
+    """The root site carries Pyodide for every book and language; a site where no book lets readers try moves
+    carries none of it (nor the referee's files)."""
+    from rulepress.publish.build import render_site
+    from rulepress.verify.gate import verify
+
+    report = verify(mini, draw=True)
+    assert report.ok, report.failures()
+    render_site(mini, report, {}, tmp_path / "with")
+    wasm = tmp_path / "with" / in_browser.PYODIDE / "pyodide.asm.wasm"
+    assert wasm.read_bytes() == (in_browser.pyodide_folder() / "pyodide.asm.wasm").read_bytes()
+    assert (tmp_path / "with" / "mini" / "referee" / "bundle.zip").is_file()
+    book = mini / "rules_src" / "mini" / "book.yaml"
+    book.write_text(book.read_text() + "try_moves: false\n")
+    report = verify(mini, draw=True)
+    render_site(mini, report, {}, tmp_path / "without")
+    assert (tmp_path / "without" / "mini" / "examples" / "mini-last-stone.html").is_file()
+    assert not (tmp_path / "without" / "assets" / "vendor" / "pyodide").exists()
+    assert not (tmp_path / "without" / "mini" / "referee").exists()
