@@ -161,9 +161,9 @@ def test_a_joint_decision_with_no_rule_when_players_disagree(root: Path, tmp_pat
     assert _kind(lint(load_book(project, "lantern-moths")), "outcome-unstated") == []
 
 
-@pytest.mark.parametrize("text", ["You may take the grey tile if you like.", "If nobody can remember, the youngest starts.",
-                                  "Each player chooses a location.", "If another player agrees, swap hands. If not, "
-                                  "keep yours."])
+@pytest.mark.parametrize("text", ["You may take the grey tile if you like.",
+                                  "If nobody can remember, the youngest starts.", "Each player chooses a location.",
+                                  "If another player agrees, swap hands. If not, keep yours."])
 def test_own_choices_and_settled_consents_are_no_finding(root: Path, tmp_path: Path, text: str) -> None:
     project = _copy(root, tmp_path, "lantern-moths")
     _append(project, "lantern-moths", "turn.md", text)
