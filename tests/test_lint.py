@@ -138,7 +138,7 @@ def test_a_consent_whose_refusal_the_text_never_settles(root: Path) -> None:
                                "when they do not agree: \"If that location is empty, take the Familiar from another "
                                "player instead (they must agree)\"")
     # Tracked by subject, each by the question that asks it (questions.yaml's tracks).
-    assert {s: f.tracked_by for s, f in found.items()} == {"outcome:ll.ability.guiding-hand.empty": ["ll.q43"],
+    assert {s: f.tracked_by for s, f in found.items()} == {"outcome:ll.ability.guiding-hand.empty": ["ll.q44"],
                                                            "outcome:ll.astray.place": ["ll.q27"],
                                                            "outcome:ll.fog.reveal.shared": ["ll.q17"]}
     # "if that player agrees. Otherwise they go without": the refusal is settled, no finding.
