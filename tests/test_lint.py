@@ -77,6 +77,9 @@ def test_bundled_books_earn_only_the_findings_judged_right(root: Path) -> None:
                          ("component-not-in-data", "component:character wheels"),
                          ("component-not-in-data", "component:cloth bags"),
                          ("component-not-in-data", "component:cover boards"),
+                         ("outcome-unstated", "outcome:ll.ability.guiding-hand.empty"),
+                         ("outcome-unstated", "outcome:ll.astray.place"),
+                         ("outcome-unstated", "outcome:ll.fog.reveal.shared"),
                          ("word-undefined", "word:surrounded"), ("word-undefined", "word:touch")],
         "lantern": [("glossary-unused", "term:Six-wild combination"), ("range-overlap", "data:score.bands")]}
 
@@ -124,6 +127,47 @@ def test_a_term_nothing_defines(root: Path, tmp_path: Path) -> None:
     assert term.subject == "term:Moon Token" and term.line == line  # "Garden" is a glossary term: defined
     assert term.message == ("'Moon Token' is used in 1 place(s) (first in rule 4.7 (When no action is possible)) but "
                             "no glossary entry, rule title or component name defines it")
+
+
+def test_a_consent_whose_refusal_the_text_never_settles(root: Path) -> None:
+    found = {f.subject: f for f in _kind(lint(load_book(root, "last-lantern")), "outcome-unstated")}
+    guiding = found["outcome:ll.ability.guiding-hand.empty"]
+    assert guiding.severity == "warning" and guiding.rules == ["ll.ability.guiding-hand.empty"]
+    assert (guiding.file, guiding.line) == ("rules_src/last-lantern/chapters/abilities.md", 57)
+    assert guiding.message == ("rule 6.6.1 (From another player) rests on 'must agree' but never says what happens "
+                               "when they do not agree: \"If that location is empty, take the Familiar from another "
+                               "player instead (they must agree)\"")
+    # Tracked by subject, each by the question that asks it (questions.yaml's tracks).
+    assert {s: f.tracked_by for s, f in found.items()} == {"outcome:ll.ability.guiding-hand.empty": ["ll.q44"],
+                                                           "outcome:ll.astray.place": ["ll.q27"],
+                                                           "outcome:ll.fog.reveal.shared": ["ll.q17"]}
+    # "if that player agrees. Otherwise they go without": the refusal is settled, no finding.
+    assert "outcome:ll.fog.reveal.empty" not in found
+
+
+def test_a_joint_decision_with_no_rule_when_players_disagree(root: Path, tmp_path: Path) -> None:
+    project = _copy(root, tmp_path, "lantern-moths")
+    line = _append(project, "lantern-moths", "turn.md", "Then the players decide together who starts the next round.")
+    [joint] = _kind(lint(load_book(project, "lantern-moths")), "outcome-unstated")
+    assert (joint.subject, joint.line, joint.tracked_by) == ("outcome:lm.turn.stuck", line, [])
+    assert "rests on 'the players decide'" in joint.message
+    # Settled in a rule it links, no finding; and in the rule itself (a tie-break for disagreement).
+    linked = _copy(root, tmp_path / "linked", "lantern-moths")
+    _append(linked, "lantern-moths", "turn.md", "Then the players decide who starts next ([[lm.setup.start]]).")
+    assert len(_kind(lint(load_book(linked, "lantern-moths")), "outcome-unstated")) == 1
+    _append(linked, "lantern-moths", "setup.md", "If they do not agree, the youngest player starts.")
+    assert _kind(lint(load_book(linked, "lantern-moths")), "outcome-unstated") == []
+    _append(project, "lantern-moths", "turn.md", "If they cannot agree, the start player decides.")
+    assert _kind(lint(load_book(project, "lantern-moths")), "outcome-unstated") == []
+
+
+@pytest.mark.parametrize("text", ["You may take the grey tile if you like.",
+                                  "If nobody can remember, the youngest starts.", "Each player chooses a location.",
+                                  "If another player agrees, swap hands. If not, keep yours."])
+def test_own_choices_and_settled_consents_are_no_finding(root: Path, tmp_path: Path, text: str) -> None:
+    project = _copy(root, tmp_path, "lantern-moths")
+    _append(project, "lantern-moths", "turn.md", text)
+    assert _kind(lint(load_book(project, "lantern-moths")), "outcome-unstated") == []
 
 
 def test_glossary_unused(root: Path) -> None:

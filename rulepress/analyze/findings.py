@@ -1,10 +1,10 @@
 """A finding: what is wrong or undetermined in a book, with its evidence, and the designer questions that track it.
 
 Every finding has a *subject*, the one thing it is about (``rule:lm.night.deck-out``, ``word:adjacent``,
-``data:score.bands``, ``question:ll.q14``, ``seat:greedy play/3/3``).  A designer question tracks a finding when it
-names that subject in its ``tracks`` list (questions.yaml), when the finding is about the question itself, or when
-the question quotes the word or term the finding is about ("Is a tile 'next to' ..."): by subject, never because
-the two happen to share a rule.
+``data:score.bands``, ``question:ll.q14``, ``seat:greedy play/3/3``, ``outcome:ll.fog.reveal.shared``).  A designer
+question tracks a finding when it names that subject in its ``tracks`` list (questions.yaml), when the finding is about
+the question itself, or when the question quotes the word or term the finding is about ("Is a tile 'next to' ..."): by
+subject, never because the two happen to share a rule.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ from rulepress.load.yamlsrc import line_of
 SEVERITY = {
     "range-overlap": "error", "range-gap": "error", "number-contradicts-data": "error",
     "component-not-in-data": "warning", "glossary-unused": "warning", "component-data-unused": "warning",
-    "word-undefined": "warning", "term-undefined": "warning", "no-provenance": "warning",
+    "word-undefined": "warning", "term-undefined": "warning", "outcome-unstated": "warning",
+    "no-provenance": "warning",
 }
 
 # Words that decide where a piece may go when they relate two pieces of the board ("each later tile must touch a
@@ -48,6 +49,23 @@ WHOLE = re.compile(r"\b(?:the|all|all the|all of the)\s+(\d+|two|three|four|five
                    r"twelve)\s+([A-Za-z][a-z]+(?:\s+[A-Za-z][a-z]+)?)", re.IGNORECASE)
 # A Title Case phrase in the middle of a sentence: a game term ("Dusk card", "Path Astray").
 TERM = re.compile(r"\b([A-Z][a-z]+(?:[ -][A-Z][a-z]+)*)\b")
+# A condition that rests on what other people decide: another player's consent ("if that player agrees", "they must
+# agree") or a decision the players take together ("they talk it over and decide", "in the order the players
+# choose").  One player's own choice ("you may ...") needs no other branch (not doing it is the refusal); a consent
+# refused or a joint decision not reached has none unless the book gives one.  Broader conditions ("if ...",
+# "when ...", every "may") were judged and are almost all settled (docs/ANALYSIS.md says how), so they are not
+# checked.
+CONSENT = re.compile(r"\bif (?:that|the other|this|another|each|every) player\b[^.;]{0,20}\bagrees?\b|"
+                     r"\bif (?:they|he|she|both|all) (?:all )?agrees?\b|\bmust (?:all )?agree\b|"
+                     r"\b(?:they|the players|players|all players) (?:talk it over and |discuss and )?"
+                     r"(?:decide|agree)\b|"
+                     r"\b(?:talk it over|discuss it)\b|\bin the order (?:the|all the) players choose\b|"
+                     r"\b(?:the|all the) players (?:choose|decide|agree)\b", re.IGNORECASE)
+# Saying what happens when they do not: "Otherwise they go without", "if they cannot agree, the start player decides".
+REFUSAL = re.compile(r"\botherwise\b|\bif not\b|\bdisagree|\brefuses?\b|\brefused\b|"
+                     r"\b(?:do|does|did|can|could|will|would) not (?:agree|decide|choose)\b|"
+                     r"\b(?:cannot|can't|don't|doesn't|won't) (?:agree|decide|choose)\b|\bno agreement\b",
+                     re.IGNORECASE)
 
 TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#[^}]*\}|\[\[[^\]]*\]\]|`[^`]*`")
 NUMBER = re.compile(r"(?<![\w.\-–])(\d+)(?![\w.]\d|\w)")
@@ -66,7 +84,7 @@ def lint(book: Book) -> list[Finding]:
     sources = chapter_sources(book)
     found = (range_tables(book, sources) + numbers_against_data(book, sources) + glossary_use(book)
              + component_names(book, sources) + undefined_words(book) + undefined_terms(book)
-             + provenance_gaps(book))
+             + unstated_outcomes(book) + provenance_gaps(book))
     return track(book, found)
 
 
@@ -282,6 +300,25 @@ def undefined_words(book: Book) -> list[Finding]:
                 found.append(finding("word-undefined", f"'{match.group(0)}' does not say whether {match.group(1)} "
                                                        f"and {match.group(2)} are included: \"{sentence[:90]}\"",
                                      [rule.id], rule.file, line, f"word:{match.group(0)}"))
+    return found
+
+
+def unstated_outcomes(book: Book) -> list[Finding]:
+    """A condition whose outcome the text never states: a rule that rests on another player's consent or on a decision
+    the players take together, where neither that rule nor a rule it links says what happens when the consent is
+    refused or the players do not agree.  One finding per rule, at the sentence that sets the condition."""
+    found = []
+    for rule in (r for chapter in book.chapters for r in chapter.rules):
+        linked = [book.rules[target] for target in re.findall(r"\[\[([^\]|#]+)", rule.body) if target in book.rules]
+        if any(REFUSAL.search(other.body) for other in [rule, *linked]):
+            continue
+        for sentence, line in _sentences(rule):
+            match = CONSENT.search(sentence)
+            if match:
+                found.append(finding("outcome-unstated", f"{rule.label} rests on '{match.group(0)}' but never says "
+                                                         f"what happens when they do not agree: \"{sentence[:90]}\"",
+                                     [rule.id], rule.file, line, f"outcome:{rule.id}"))
+                break
     return found
 
 
