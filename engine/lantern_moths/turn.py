@@ -53,15 +53,16 @@ def _play_actions(game: LanternMothsGame, state: State, seat: int) -> list[Actio
         moths = state.moths
         tile_at = state.tile_at
         open_cells = [c for c in up if len(moths[c]) < limit]
-        if len(open_cells) < len(up) and any(pieces.card_kind[c] == pieces.ghost_kind for c in hand):
+        card_kind = pieces.card_kind
+        ghost_kind = pieces.ghost_kind
+        kinds = {card_kind[c] for c in hand}  # once: the Ghost Moth check and the planting below share it
+        if len(open_cells) < len(up) and ghost_kind in kinds:
             decided(state, "ghost_on_full_tile")  # a Ghost Moth in hand and a full tile face up
         if open_cells or game.opts.ghost_on_full_tile:
             grey = pieces.grey
             plant = game.plant_table[seat]
-            card_kind = pieces.card_kind
             kind_colour = pieces.kind_colour
-            ghost_kind = pieces.ghost_kind
-            for kind in sorted({card_kind[c] for c in hand}):
+            for kind in sorted(kinds):
                 row = plant[kind]
                 if kind == ghost_kind:
                     targets = up if game.opts.ghost_on_full_tile else open_cells
