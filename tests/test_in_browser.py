@@ -330,3 +330,13 @@ def test_pyodide_is_carried_once_and_only_when_a_book_tries_moves(mini: Path, tm
     assert (tmp_path / "without" / "mini" / "examples" / "mini-last-stone.html").is_file()
     assert not (tmp_path / "without" / "assets" / "vendor" / "pyodide").exists()
     assert not (tmp_path / "without" / "mini" / "referee").exists()
+
+
+def test_an_example_refused_at_its_setup_has_no_step_through(mini: Path) -> None:
+    """No position, no frames: the page gets no step-through (an empty one showed an image with no text
+    alternative, which axe-core reports as critical)."""
+    check = load_checked_book(mini, "mini")
+    result = replay(check.examples[0], check.book, check.engine)
+    result.frames = []
+    assert stepper.example_block(result, check.book, strings("en"), "mini/examples/mini-last-stone.md", None,
+                                 tries=True) == ("", {})

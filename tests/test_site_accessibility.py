@@ -3,8 +3,9 @@ violation on any kind of page, the theme's overrides included, at a desk's width
 never shown so small that its labels fall under 9 px.
 
 The main suite reads a sample that holds every kind of page of every site (each book's home, its rules page with
-the most tables, its example with the most diagrams, the examples' list, the glossary, the designer's pages, the
-home and 404 pages, the French site's); `nox -s axe` reads every page (``RULEPRESS_AXE=all``).
+the most tables, its example with the most diagrams and the one with the fewest steps, the examples' list, the
+glossary, the designer's pages, the home and 404 pages, the French site's); `nox -s axe` reads every page
+(``RULEPRESS_AXE=all``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def sample(site: Path) -> list[str]:
             if pages_of:
                 fullest = max(pages_of, key=lambda p: p.read_text(encoding="utf-8").count(most))
                 chosen.append(str(fullest.relative_to(site)))
+        examples = sorted(p for p in (book / "examples").glob("*.html") if p.name != "index.html")
+        if examples:  # and the example with the fewest steps to go through (one refused at its setup: none)
+            emptiest = min(examples, key=lambda p: p.read_text(encoding="utf-8").count("<li data-svg"))
+            chosen.append(str(emptiest.relative_to(site)))
         chosen += [str(p.relative_to(site)) for p in (book / "examples" / "index.html", book / "glossary.html")
                    if p.is_file()]
         if book.name == "lantern-moths" or book.parent.name == "fr":  # the designer's pages, in both languages

@@ -53,7 +53,10 @@ def referee_folder(book_id: str) -> str:
 def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang: str | None,
                   tries: bool) -> tuple[str, dict[str, str]]:
     """The example page's step-through block (raw HTML in the Markdown), and the files it points at (frame SVGs in
-    screen colours, the example's positions for the referee) by path in the site."""
+    screen colours, the example's positions for the referee) by path in the site.  Nothing for an example with no
+    position to step through (its setup is refused): an empty step-through would show an image of nothing."""
+    if not result.frames:
+        return "", {}
     here = posixpath.dirname(page)
     files: dict[str, str] = {}
     opens: list[int | None] = [None] * len(result.frames)
