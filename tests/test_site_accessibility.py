@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from .test_site_browser import CHROMIUM, FLAGS
+from .test_site_browser import chromium
 
 pytestmark = pytest.mark.xdist_group("real-build")  # reads the one full build of the bundled books
 
@@ -74,13 +74,8 @@ def _label_px(svg: Path) -> tuple[float, float]:
 
 @pytest.fixture(scope="module")
 def browser() -> Any:
-    playwright = pytest.importorskip("playwright.sync_api", reason="installed by `nox -s tests`")
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: `nox -s tests` installs it (Debian package chromium)")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield browser
-        browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 def test_axe_is_the_vendored_release() -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +15,21 @@ from rulepress.publish.build import build
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Headless Chromium under Playwright, as every site test launches it (skipped without Playwright; a missing
+    Chromium fails: `nox -s tests` installs both)."""
+    playwright = pytest.importorskip("playwright.sync_api", reason="installed by `nox -s tests`")
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is missing: `nox -s tests` installs it (Debian package chromium)")
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 def test_offline_search_finds_a_rule(mini: Path) -> None:

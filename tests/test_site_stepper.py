@@ -37,7 +37,7 @@ from rulepress.verify import diagram
 from rulepress.verify.gate import BookCheck, load_checked_book
 from rulepress.verify.replay import ExampleResult, replay
 from tests.conftest import ROOT
-from tests.test_site_browser import CHROMIUM, FLAGS
+from tests.test_site_browser import chromium
 
 pytestmark = pytest.mark.xdist_group("real-build")
 
@@ -71,13 +71,8 @@ def served(real_site: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    playwright = pytest.importorskip("playwright.sync_api", reason="installed by `nox -s tests`")
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: `nox -s tests` installs it (Debian package chromium)")
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
