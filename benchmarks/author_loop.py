@@ -47,8 +47,8 @@ def edit_one_rule(root: Path) -> Path:
 
 def bare_tools(root: Path, folder: Path) -> tuple[float, float]:
     """mkdocs on the generated pages written out as plain files (no plugin), one run per language's site, then
-    WeasyPrint on each edition's generated HTML (each translation's too), one after another, each laid out once:
-    the tools' own time for the same pages, wall and CPU."""
+    WeasyPrint on each edition's generated HTML (each translation's too), one after another, each laid out once
+    and written as the build writes it (PDF/X-4, tagged): the tools' own time for the same pages, wall and CPU."""
     import copy
     import io
 
@@ -82,7 +82,9 @@ def bare_tools(root: Path, folder: Path) -> tuple[float, float]:
         for edition in pdf.EDITIONS:
             job = pdf.PrintInput(check, folder / "docs" / "root" / check.book.id / "diagrams", edition=edition,
                                  impact=impacts.get(check.book.id) if edition == "designer" else None)
-            htmls.append((pdf.print_html(job), str(job.diagrams)))
+            # The same kind of file the build writes: WeasyPrint's PDF/X-4 and tagging are its own work.
+            options = {"print": {"pdf_variant": "pdf/x-4"}, "digital": {"pdf_tags": True}}.get(edition, {})
+            htmls.append((pdf.print_html(job), str(job.diagrams), options))
     start, cpu = time.perf_counter(), time.process_time()
     for docs, target, nav, overrides in sites:
         # A copy for each site: mkdocs' validation empties the extension entries it reads (dict.popitem).
@@ -90,8 +92,8 @@ def bare_tools(root: Path, folder: Path) -> tuple[float, float]:
                              **copy.deepcopy({**settings, **overrides, "docs_dir": str(docs), "site_dir": str(target),
                                               "nav": nav, "exclude_docs": ""}))
         mkdocs_build(config)
-    for index, (html, base) in enumerate(htmls):
-        pdf.weasyprint.HTML(string=html, base_url=base).write_pdf(folder / f"{index}.pdf")
+    for index, (html, base, options) in enumerate(htmls):
+        pdf.weasyprint.HTML(string=html, base_url=base).write_pdf(folder / f"{index}.pdf", **options)
     return time.perf_counter() - start, time.process_time() - cpu
 
 

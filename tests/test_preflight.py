@@ -147,14 +147,37 @@ def test_unembedded_font_and_rgb_image_are_found(tmp_path: Path) -> None:
     assert Finding(str(path), 1, "image /Im0", "RGB image (convert it to CMYK)") in findings
 
 
-def digital_pdf(target: Path, alt: str) -> Path:
+def digital_pdf(target: Path, alt: str, screen: bool = True) -> Path:
+    """A digital edition's PDF, written as the build writes one: from CMYK pages, in screen colours."""
     svg = label_svg(8)
     body = f'<h1 id="top">Rules</h1><img src="{svg_uri(svg)}" alt="{alt}"><p><a href="#top">Back</a></p>'
-    return make_pdf(target, body, "", pages=1, pdf_tags=True)
+    if not screen:
+        return make_pdf(target, body, "", pages=1, pdf_tags=True)
+    with _pdf.screen_colours():
+        return make_pdf(target, body, "", pages=1, pdf_tags=True)
 
 
 def test_digital_pdf_with_alt_passes(tmp_path: Path) -> None:
     assert preflight_pdf(digital_pdf(tmp_path / "book-digital.pdf", "A diagram: the garden")) == []
+
+
+def test_a_cmyk_colour_left_in_a_digital_edition_fails(tmp_path: Path) -> None:
+    """Text and a diagram's label in device-cmyk, written without the screen colours: both are named."""
+    path = digital_pdf(tmp_path / "book-digital.pdf", "A diagram", screen=False)
+    findings = preflight_pdf(path)
+    assert [(f.page, f.object, f.message) for f in findings] == [
+        (1, "page content", "'/DeviceCMYK cs' selects a CMYK colour space")], findings
+    assert palette.rgb((0, 0, 0, 100)) == "#231f20"  # what the screen colours set instead, as the site shows it
+
+
+def test_screen_colours_set_the_palettes_rgb_for_every_ink(tmp_path: Path) -> None:
+    path = digital_pdf(tmp_path / "book-digital.pdf", "A diagram")
+    with pikepdf.open(path) as pdf:
+        operators = [(str(op), [float(v) for v in operands]) for operands, op
+                     in pikepdf.parse_content_stream(pdf.pages[0]) if str(op) in ("rg", "RG", "k", "K", "cs", "scn")]
+    black = [round(int("231f20"[i:i + 2], 16) / 255, 4) for i in (0, 2, 4)]
+    assert ("rg", black) in [(op, [round(v, 4) for v in values]) for op, values in operators]
+    assert not [op for op, _ in operators if op in ("k", "K", "cs", "scn")]
 
 
 def test_digital_figure_without_alt_fails(tmp_path: Path) -> None:

@@ -212,3 +212,39 @@ def test_each_example_goes_after_the_section_of_its_first_rule(lantern: Any) -> 
             assert sections[last] == section or book.rules[section].level == 1
             after = order.index(last) + 1
             assert after == len(order) or sections[order[after]] != section
+
+
+def test_the_digital_edition_made_from_the_print_layout_is_the_one_its_html_lays_out(lantern: Any,
+                                                                                     tmp_path: Path) -> None:
+    """The digital edition is not laid out: its print edition's pages (the gutter moved in, fillers for a
+    multiple of 4) are moved to a centred text block, trimmed, and put between covers of its own.  Box for
+    box, anchor for anchor and link for link, they are the pages the digital edition's own HTML lays out."""
+    screen = pdf.PrintInput(lantern, tmp_path, edition="digital")
+    with pdf.font_scratch():
+        alone, _layout, _tail = pdf.lay_out(screen)
+        press, layout, _press_tail = pdf.lay_out(pdf.PrintInput(lantern, tmp_path, edition="print"))
+        assert layout.gutter_mm > pdf.BASE_GUTTER_MM and len(press.pages) > len(alone.pages), \
+            "the print edition's gutter was moved and it has filler pages: both are undone"
+        made = pdf.digital_from_press(press, pdf._render(screen, layout, "covers"), layout)
+        assert placed(made) == placed(alone)
+        assert [page.bleed for page in made.pages] == [page.bleed for page in alone.pages]
+        assert [(page.width, page.height) for page in made.pages] == [(p.width, p.height) for p in alone.pages]
+        assert (made.metadata.title, made.color_profiles) == (alone.metadata.title, {})
+        # And its colours are the ones its HTML and screen diagrams name: the inks' sRGB (palette.rgb).
+        alone.write_pdf(tmp_path / "alone.pdf")
+        with pdf.screen_colours():
+            made.write_pdf(tmp_path / "made.pdf")
+    assert _colours(tmp_path / "made.pdf") == _colours(tmp_path / "alone.pdf")
+    assert not {op for op, _ in _colours(tmp_path / "made.pdf")} & {"k", "K"}
+
+
+def _colours(path: Path) -> set[tuple[str, tuple[float, ...]]]:
+    import pikepdf
+
+    found = set()
+    with pikepdf.open(path) as document:
+        for page in document.pages:
+            for operands, op in pikepdf.parse_content_stream(page, "rg RG k K scn SCN"):
+                found.add((str(op), tuple(round(float(v), 4) for v in operands if not isinstance(v, pikepdf.Name))))
+    assert len(found) > 5, f"{path}: too few colours to compare"
+    return found

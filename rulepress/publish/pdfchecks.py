@@ -65,23 +65,30 @@ def output_intent(read: Read) -> list[Finding]:
     return [Finding(name, None, "/OutputIntents", "no /GTS_PDFX output intent")]
 
 
-def _rgb_space(space: object, resources: pikepdf.Dictionary) -> bool:
-    """Whether a colour space (a name or array, resolved through the resources) is RGB."""
+_DEVICE = {"/DeviceRGB": "rgb", "/CalRGB": "rgb", "/DeviceCMYK": "cmyk", "/DeviceGray": "gray", "/CalGray": "gray"}
+
+
+def _model(space: object, resources: pikepdf.Dictionary) -> str:
+    """A colour space's model, resolved through the resources: "rgb", "cmyk", "gray" or "" (another)."""
     if isinstance(space, pikepdf.Name):
-        if space in ("/DeviceRGB", "/CalRGB"):
-            return True
+        if str(space) in _DEVICE:
+            return _DEVICE[str(space)]
         named = resources.get("/ColorSpace", {}).get(space)
-        return named is not None and _rgb_space(named, resources)
+        return _model(named, resources) if named is not None else ""
     if isinstance(space, pikepdf.Array) and len(space) > 0:
         family = space[0]
         if family == "/ICCBased":
-            return int(space[1].get("/N", 0)) == 3
-        if family == "/CalRGB":
-            return True
+            return {1: "gray", 3: "rgb", 4: "cmyk"}.get(int(space[1].get("/N", 0)), "")
+        if str(family) in _DEVICE:
+            return _DEVICE[str(family)]
         if family in ("/Indexed", "/Separation", "/DeviceN") and len(space) > 1:
             base = space[1] if family == "/Indexed" else space[2]
-            return _rgb_space(base, resources)
-    return False
+            return _model(base, resources)
+    return ""
+
+
+def _rgb_space(space: object, resources: pikepdf.Dictionary) -> bool:
+    return _model(space, resources) == "rgb"
 
 
 def _image_findings(name: str, number: int, resources: pikepdf.Dictionary) -> list[Finding]:
@@ -236,6 +243,26 @@ def safe_area(read: Read) -> list[Finding]:
 # -- digital ----------------------------------------------------------------------------------------------
 
 
+def screen_colours(read: Read) -> list[Finding]:
+    """No CMYK colour operator in a digital edition: it is written from the print edition's layout with every
+    ink converted to its screen colour (``rulepress.render.pdf.screen_colours``); one left would show a
+    viewer's guess at the inks instead.  (A book's own CMYK raster image stays as it is: viewers convert it.)"""
+    findings = []
+    for page in read.pages:
+        reported: set[tuple[str, str]] = set()
+        for op in page.colours:
+            what = ""
+            if op.operator in ("k", "K"):
+                values = " ".join(f"{float(v):g}" for v in op.operands)  # type: ignore[arg-type]
+                what = f"'{values} {op.operator}' sets a CMYK colour"
+            elif op.operator in ("cs", "CS") and _model(op.operands[0], op.resources) == "cmyk":
+                what = f"'{op.operands[0]} {op.operator}' selects a CMYK colour space"
+            if what and (op.where, what) not in reported:
+                reported.add((op.where, what))
+                findings.append(Finding(read.name, page.number, op.where, what))
+    return findings
+
+
 def tagged(read: Read) -> list[Finding]:
     pdf, name = read.pdf, read.name
     findings = []
@@ -334,7 +361,7 @@ def links_resolve(read: Read) -> list[Finding]:
 CHECKS: dict[str, tuple[Check, ...]] = {
     "print": (pdfx_identification, output_intent, no_rgb, total_ink, fonts_embedded, text_sizes, safe_area, boxes,
               page_count),
-    "digital": (tagged, title_shown, figures_have_alt, links_resolve, fonts_embedded, text_sizes),
+    "digital": (tagged, title_shown, figures_have_alt, links_resolve, screen_colours, fonts_embedded, text_sizes),
     "designer": (fonts_embedded, text_sizes, boxes, page_count),
 }
 

@@ -50,6 +50,7 @@ class Job:
     target: Path
     printing: pdf.PrintInput
     lang: str | None = None  # a translation's language (None: the book's own)
+    digital: int | None = None  # a print job's: the index of its digital edition's job, made from its layout
 
 
 class WorkerDied(Exception):
@@ -93,6 +94,7 @@ class Done:
     placement: Any = None
     cpu: dict[str, float] = field(default_factory=dict)  # the worker's CPU account of the job (rulepress/account.py)
     worker: tuple[int, float] = (0, 0.0)  # the worker's process ID and CPU time so far, when the job was done
+    digital: Done | None = None  # a print job's: its digital edition, made with it
 
 
 _JOBS: list[Job] = []
@@ -134,11 +136,13 @@ class _Captured(logging.Handler):
         self.seen.append((record.name, record.levelno, record.getMessage()))
 
 
-def _preflight(job: Job) -> tuple[str, str, Any]:
+def _preflight(job: Job, check: bool) -> tuple[str, str, Any]:
     """The PDF's preflight key if it passes, else "" (the build's check of the staging folder then reports why);
-    the PDF's SHA-256 and its placement (``preflight.placed``)."""
+    the PDF's SHA-256 and its placement (``preflight.placed``).  ``check`` False: nothing (not asked for)."""
     import hashlib
 
+    if not check:
+        return "", "", None
     from rulepress.publish import preflight
     from rulepress.render.languages import untranslated
 
@@ -176,15 +180,30 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
     start = time.perf_counter()
     try:
         split: dict[str, float] = {}
+        screen = _JOBS[job.digital] if job.digital is not None else None
+        if screen is not None and captured and _STARTED is not None:
+            _STARTED[job.digital] = os.getpid()
+        digital = pdf.Digital(screen.printing, screen.target) if screen is not None else None
         with account.part("PDF: the rest of a job (fetcher, fonts' scratch folder, log)"):
+            # The digital edition is written in the print edition's ``reproducible``: its date; the ID it sets is
+            # PDF/X's, which only the print edition has.
             with reproducible(epoch, job.name):
-                pages = pdf.write_pdf(job.printing, job.target, split)
+                pages = pdf.write_pdf(job.printing, job.target, split, digital)
             assert job.printing.layout is not None
-            passed, digest, placement = _preflight(job) if check else ("", "", None)
-        return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0),
-                    time.perf_counter() - start, tuple(handler.seen), passed=passed, digest=digest,
-                    placement=placement, cpu=account.taken() if captured else {},
-                    worker=(os.getpid(), time.process_time()) if captured else (0, 0.0))
+            passed, digest, placement = _preflight(job, check)
+            made = None
+            if screen is not None and digital is not None:
+                assert screen.printing.layout is not None
+                seconds = sum(digital.timing.values())
+                passed_too, digest_too, placement_too = _preflight(screen, check)
+                made = Done(digital.pages, screen.printing.layout, digital.timing.get("own", 0.0),
+                            digital.timing.get("tool", 0.0), seconds, passed=passed_too, digest=digest_too,
+                            placement=placement_too)
+        seconds = time.perf_counter() - start - (made.seconds if made is not None else 0.0)
+        return Done(pages, job.printing.layout, split.get("own", 0.0), split.get("tool", 0.0), seconds,
+                    tuple(handler.seen), passed=passed, digest=digest, placement=placement,
+                    cpu=account.taken() if captured else {},
+                    worker=(os.getpid(), time.process_time()) if captured else (0, 0.0), digital=made)
     except BaseException as exc:  # returned, not raised: one that does not pickle would break the pool
         named = _named(job, exc)
         if not captured:
@@ -235,7 +254,8 @@ def _quiet_worker(parent: int) -> None:
         os._exit(1)
 
 
-_EDITION_WEIGHT = {"digital": 1.0, "print": 1.0, "designer": 1.5}  # the designer's parts: about half a book more
+# The designer's parts: about half a book more; a print job writes its digital edition too (from its layout).
+_EDITION_WEIGHT = {"print": 1.4, "designer": 1.5}
 
 
 def _length(job: Job) -> float:
@@ -371,11 +391,14 @@ def _jobs(report: Report, impacts: dict[str, Any], staging: Path, folder: str = 
         book_id = check.book.id
         diagrams = staging / book_id / "diagrams"
         diagrams.mkdir(parents=True, exist_ok=True)
+        at = {}
         for edition in pdf.EDITIONS:
+            at[edition] = len(jobs)
             name = pdf_name(book_id, lang) + pdf.SUFFIX[edition]
             printing = pdf.PrintInput(check, diagrams, impact=impacts.get(book_id) if edition == "designer" else None,
                                       edition=edition)
             jobs.append(Job(name, edition, staging / folder / f"{name}.pdf", printing, lang))
+        jobs[at["print"]].digital = at["digital"]
     return jobs
 
 
@@ -383,7 +406,8 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
                     workers: int | None = None, store: Store | None = None, preflight: bool = True,
                     folder: str = "pdf", between: Callable[[], None] | None = None,
                     later: Callable[[], dict[str, Any] | None] | None = None) -> None:
-    """What :func:`rulepress.render.pdf.render_editions` makes (same files, same bytes), in parallel and cached.
+    """Every edition of every book (:func:`rulepress.render.pdf.write_pdf`; a print edition with its digital one,
+    made from its layout), in parallel and cached: the same bytes whichever way they are made.
 
     ``timings`` is the build's ``Timings``: seconds per PDF are each edition's own rendering time (and its
     preflight's, when ``preflight``: each new PDF is read back by its worker, and a pass is remembered for the
@@ -446,6 +470,8 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
     held = [index for index, job in enumerate(jobs) if job.edition == "designer"] if later is not None else []
     late: set[int] = set()  # the held ones, once released: their workers were forked before their impact was there
     poll = later or (lambda: {})
+    keys: dict[int, str] = {}  # each job's cache key, once looked up
+    digital = {job.digital for job in jobs if job.digital is not None}  # made with their print jobs
     running = 0  # jobs in the pool's workers: never more than there are workers, so that the longest go first
     spent: dict[int, float] = {}  # each worker's CPU time when it sent its last job back
     parts: dict[int, float] = {}  # the part of it its jobs' accounts name
@@ -454,21 +480,30 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
         return -_length(jobs[index])
 
     try:
-        def start(index: int) -> bool:
-            """Reuse job ``index`` from the cache, or queue it; True when it went to a worker."""
-            nonlocal pool
+        def looked_up(index: int) -> tuple[str, Any]:
             job = jobs[index]
-            begun = time.perf_counter()
             with account.part("cache: PDF keys (each edition's HTML) and kept PDFs looked up"):
                 inputs = edition_inputs(job.printing.check, job.name, job.printing.impact)
                 key = pdf_key(inputs, job.edition, None, job.printing.check.book, epoch)
-                kept = get_pdf(store, key)
-            if kept is not None:
-                data, meta = kept
-                job.target.write_bytes(data)
-                layout = pdf.Layout(meta["layout"]["gutter_mm"], meta["layout"]["index_pages"])
-                finished.put((index, Done(meta["pages"], layout, seconds=time.perf_counter() - begun,
-                                          reused=True), key))
+                keys[index] = key
+                return key, get_pdf(store, key)
+
+        def start(index: int) -> bool:
+            """Reuse job ``index`` from the cache, or queue it; True when it went to a worker.  A print job and
+            its digital edition's are reused together or made together (the digital one from its layout)."""
+            nonlocal pool
+            job = jobs[index]
+            begun = time.perf_counter()
+            key, kept = looked_up(index)
+            pair = [(index, key, kept)]
+            if job.digital is not None:
+                pair.append((job.digital, *looked_up(job.digital)))
+            if all(kept is not None for _, _, kept in pair):
+                for one, key, (data, meta) in pair:
+                    jobs[one].target.write_bytes(data)
+                    layout = pdf.Layout(meta["layout"]["gutter_mm"], meta["layout"]["index_pages"])
+                    finished.put((one, Done(meta["pages"], layout, seconds=time.perf_counter() - begun,
+                                            reused=True), key))
                 return False
             if count == 1:  # rendered in the loop below, one at a time, so that between() comes after each
                 waiting.append((index, key))
@@ -485,7 +520,12 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                     finished.put((index, exc, key))
 
             impact = job.printing.impact if index in late else None  # worked out after the workers were forked
-            pool.submit(_work, index, epoch, True, preflight, impact).add_done_callback(landed)
+            try:
+                future = pool.submit(_work, index, epoch, True, preflight, impact)
+            except BrokenProcessPool:  # a worker died while the jobs were handed out: as if this one had landed
+                finished.put((index, WorkerDied(_dead_workers(pool)), key))
+                return True
+            future.add_done_callback(landed)
             return True
 
         def fill() -> None:
@@ -501,7 +541,7 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
             held.clear()
 
         # In parallel the longest first: the last to finish are then short ones, and the workers end close together.
-        pending = [index for index in range(len(jobs)) if index not in held]
+        pending = [index for index in range(len(jobs)) if index not in held and index not in digital]
         if count > 1:
             pending.sort(key=length)
         if held and count == 1:  # nothing to do meanwhile in this process
@@ -531,12 +571,14 @@ def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, tim
                 raise BuildRefused([edition_failure(jobs[index], done)]) from done
             if isinstance(done, BaseException):
                 raise done
+            if done.digital is not None:  # the print job's digital edition: landed with it
+                finished.put((jobs[index].digital, done.digital, keys[jobs[index].digital]))  # type: ignore[index]
             account.add(done.cpu)
             if done.worker[0]:  # what the worker spent beyond its jobs' parts: the pool's plumbing
                 pid, total = done.worker
                 spent[pid] = total
                 parts[pid] = parts.get(pid, 0.0) + sum(done.cpu.values())
-            if count > 1 and not done.reused:
+            if count > 1 and not done.reused and index not in digital:
                 running -= 1
             for name, level, message in done.logs:
                 logging.getLogger(name).log(level, "%s", message)

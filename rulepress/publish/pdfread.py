@@ -101,7 +101,7 @@ class Page:
     head: str = ""  # the running head: the text above the text block, whitespace collapsed
     foot: str = ""  # the folio: the text below it
     headings: list[Heading] = field(default_factory=list)
-    colours: list[Colour] = field(default_factory=list)  # press editions only
+    colours: list[Colour] = field(default_factory=list)  # when asked for (print and digital editions)
 
     @property
     def block(self) -> tuple[float, float]:
@@ -151,8 +151,8 @@ class Read:
 
 def read(path: Path, edition: str, colours: bool = False, data: bytes | None = None) -> Read:
     """Everything the checks of ``edition`` need from the PDF at ``path`` (its ``data``, when read already);
-    ``colours``: the colour operators too (a press edition's).  Raises ``pikepdf.PdfError`` or ``OSError`` when
-    the file is no PDF."""
+    ``colours``: the colour operators too (the print edition's inks, the digital edition's screen colours).
+    Raises ``pikepdf.PdfError`` or ``OSError`` when the file is no PDF."""
     import io
 
     data = path.read_bytes() if data is None else data

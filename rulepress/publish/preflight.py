@@ -79,7 +79,7 @@ def preflight_read(path: Path, edition: str | None = None, book: Book | None = N
     if edition not in EDITIONS:
         raise ValueError(f"unknown edition {edition!r} (known: {', '.join(EDITIONS)})")
     try:
-        read = pdfread.read(path, edition, colours=edition == "print", data=data)
+        read = pdfread.read(path, edition, colours=edition in ("print", "digital"), data=data)
     except (pikepdf.PdfError, OSError) as exc:
         return [Finding(str(path), None, "file", f"cannot be read as a PDF: {exc}")], None
     with read:

@@ -4,8 +4,9 @@
   ``rulepress/color/``, trim and 3 mm bleed, mirrored margins whose gutter grows with the page count (the text
   block keeps its width: the outer margin gives what the gutter takes), a page count that is a multiple of 4
   (padded with intended pages before the back cover);
-- digital (``<book>-digital.pdf``): RGB (the same palette, converted), tagged, titled, alt text on every
-  diagram, no bleed;
+- digital (``<book>-digital.pdf``): the print edition's pages, made from its layout (``digital_from_press``:
+  no bleed, no filler pages, the text block centred, covers of its own), RGB (the same palette, converted, as
+  it is written: ``screen_colours``), tagged, titled, alt text on every diagram;
 - designer (``<book>-designer.pdf``): the print layout plus the designer's parts.
 
 Fonts come only from ``rulepress/fonts/``: fontconfig is pointed at that folder alone before WeasyPrint
@@ -33,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jinja2
 import markdown
@@ -44,15 +45,12 @@ from rulepress.analyze.report import cached_designer_markdown  # the plots: draw
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
 from rulepress.load.profile import output_intent
-from rulepress.render import cover
+from rulepress.render import cover, svg_parsing
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
 from rulepress.render.player_text import check_player_text
 from rulepress.render.typography import soft_hyphens, sort_key, typeset_html
 from rulepress.verify.gate import BookCheck
-
-if TYPE_CHECKING:
-    from rulepress.verify.gate import Report
 
 FONTS = Path(__file__).parent.parent / "fonts"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -415,14 +413,17 @@ def _template() -> jinja2.Template:
 
 def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book", tail: Tail | None = None) -> str:
     """The edition's HTML: the whole book (``part="book"``, its index without page numbers), the body alone
-    ("body": up to the index's first page), or the rest ("tail": the index with ``layout``'s page numbers, up to
-    ``tail.fillers`` filler pages and the back cover, its pages numbered from ``tail.first``)."""
-    if part not in ("book", "body", "tail") or (part == "tail") != (tail is not None):
+    ("body": up to the index's first page), the rest ("tail": the index with ``layout``'s page numbers, up to
+    ``tail.fillers`` filler pages and the back cover, its pages numbered from ``tail.first``), or the two covers
+    alone ("covers": all a digital edition lays out of its own, ``digital_from_press``)."""
+    if part not in ("book", "body", "tail", "covers") or (part == "tail") != (tail is not None):
         raise ValueError(f"part {part!r} with tail {tail!r}")
     layout = layout or Layout()
     check, book = job.check, job.check.book
     t = render.words(book)
-    parts = _fragments(job)
+    # The covers need none of the book's text (made once per edition, and a digital edition lays out nothing else).
+    parts = _fragments(job) if part != "covers" else {"chapters": [], "toc": [], "examples": [], "designer": [],
+                                                        "beside": True}
     game = colours.game_palette(check.engine)
     back = cover.cover_text(book, game)
     art = cover.cover_art(book, game, job.cmyk, t)  # the book's own SVG, or the motif drawn from its palette
@@ -432,6 +433,8 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     width, height = book.trim
     label = {"print": "", "digital": t("digital_edition"), "designer": t("designer_edition")}[job.edition]
     inner, outer = margins(layout.gutter_mm)
+    if not job.cmyk:  # on screen the text block is centred: no gutter
+        inner = outer = (inner + outer) / 2
     first = tail.first if tail is not None else 1
     side = first % 2 == 0  # a tail starting on a left-hand page follows a page that sets the side, dropped later
     page = _template().render(
@@ -442,12 +445,12 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
                    "rule": term.rule,
                    "number": book.rules[term.rule].number}
                   for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang))],
-        index=_index(book, layout) if part != "body" else [], part=part,
+        index=_index(book, layout) if part in ("book", "tail") else [], part=part,
         fillers=tail.fillers if tail is not None else 0, first_page=first - side, side=side,
         beside=parts["beside"], designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(),
         edition=job.edition,
         edition_label=label, colour=palette, profile=output_intent(book).as_uri() if job.cmyk else "",
-        gutter=f"{inner:g}mm", outer=f"{outer:g}mm", half=f"{(inner + outer) / 2:g}mm", cover=back,
+        gutter=f"{inner:g}mm", outer=f"{outer:g}mm", cover=back,
         artwork=_data_uri(art.svg), artwork_alt=art.alt, t=t, lang=t.lang)
     # French spacing and quotation marks, in text nodes only (the break points are the fragments', _fragments).
     return typeset_html(page, t.lang)
@@ -620,33 +623,63 @@ def font_scratch() -> Iterator[None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = None) -> int:
+@dataclass
+class Digital:
+    """A digital edition made from its print edition's layout (``write_pdf``): what to make, and what it came to."""
+
+    job: PrintInput  # edition "digital"
+    target: Path
+    timing: dict[str, float] = field(default_factory=dict)  # as ``write_pdf``'s: "own" and "tool" seconds
+    pages: int = 0
+
+
+def press_for(screen: PrintInput) -> PrintInput:
+    """The print edition whose layout a digital edition is made from."""
+    return PrintInput(screen.check, screen.diagrams, edition="print", fragments=screen.fragments)
+
+
+def write_pdf(job: PrintInput, target: Path | None, timing: dict[str, float] | None = None,
+              digital: Digital | None = None) -> int:
     """Render the edition to ``target``; returns the page count (a multiple of 4 for the press editions).
 
     ``timing`` receives seconds spent in our own HTML generation ("own") and in WeasyPrint ("tool").
+    ``digital``: the print edition's digital edition too, made from the same layout (``digital_from_press``);
+    ``target`` None: that one alone (the print edition is laid out for it, not written).  A digital ``job`` is
+    made that way, from its print edition's layout.
     """
+    if job.edition == "digital":
+        wanted = Digital(job, target) if target is not None else None
+        write_pdf(press_for(job), None, None, wanted)
+        if timing is not None and wanted is not None:
+            for key, seconds in wanted.timing.items():
+                timing[key] = timing.get(key, 0.0) + seconds
+        return wanted.pages if wanted is not None else 0
+    if digital is not None and job.edition != "print":
+        raise ValueError(f"a digital edition is made from the print edition's layout, not the {job.edition}'s")
     split: dict[str, float] = {}
     start = time.perf_counter()
     if job.edition != "designer":  # rule IDs and engine notation belong to the designer edition alone
         # The whole book, checked as one (the messages give its lines): the body and tail laid out below add
         # only page numbers and the filler pages' fixed words to it.
         with account.part("PDF: player-text check (the whole edition's HTML, made for it)"):
-            problems = check_player_text(print_html(job), job.check.book, f"pdf/{target.name}")
+            name = target.name if target is not None else f"{job.check.book.id}.pdf"
+            problems = check_player_text(print_html(job), job.check.book, f"pdf/{name}")
         if problems:
             raise BuildRefused(problems)
     split["own"] = time.perf_counter() - start
-    with font_scratch():
+    with font_scratch(), svg_parsing.parsed_once():
         document, layout, tail = lay_out(job, split)
         job.layout = layout
-        middle = time.perf_counter()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        options: dict[str, Any] = {"pdf_variant": "pdf/x-4"} if job.edition == "print" else {}
-        if job.edition == "digital":
-            options["pdf_tags"] = True
-        with account.part("PDF: WeasyPrint writes"):
-            document.write_pdf(target, **options)
         pages = len(document.pages)
-        split["tool"] += time.perf_counter() - middle
+        if target is not None:
+            middle = time.perf_counter()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            options: dict[str, Any] = {"pdf_variant": "pdf/x-4"} if job.edition == "print" else {}
+            with account.part("PDF: WeasyPrint writes"):
+                document.write_pdf(target, **options)
+            split["tool"] = split.get("tool", 0.0) + time.perf_counter() - middle
+        if digital is not None:  # after the print edition is written: its pages are moved for the screen
+            _write_digital(document, layout, digital)
         del document, tail  # their fonts live in the scratch folder
     if timing is not None:
         for key, seconds in split.items():
@@ -654,23 +687,81 @@ def write_pdf(job: PrintInput, target: Path, timing: dict[str, float] | None = N
     return pages
 
 
-def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any) -> None:
-    """Every edition of every book into ``staging/pdf``; ``timings`` is the build's ``Timings``."""
-    from rulepress.render.languages import pdf_name, translations
+def _write_digital(press: Any, layout: Layout, digital: Digital) -> None:
+    """``digital`` written from ``press``, its print edition's document as laid out (and written) with ``layout``."""
+    job = digital.job
+    split = digital.timing
+    start = time.perf_counter()
+    # What the digital edition's HTML has of its own (its covers' words; the rest is the print edition's, checked).
+    with account.part("PDF: player-text check (the whole edition's HTML, made for it)"):
+        problems = check_player_text(print_html(job, layout, part="covers"), job.check.book,
+                                     f"pdf/{digital.target.name}")
+    if problems:
+        raise BuildRefused(problems)
+    split["own"] = split.get("own", 0.0) + time.perf_counter() - start
+    covers = _render(job, layout, "covers", timing=split)
+    with account.part("PDF: pages joined, gutter moved"):
+        start = time.perf_counter()
+        document = digital_from_press(press, covers, layout)
+        split["own"] += time.perf_counter() - start
+    job.layout = layout
+    middle = time.perf_counter()
+    digital.target.parent.mkdir(parents=True, exist_ok=True)
+    with account.part("PDF: WeasyPrint writes"), screen_colours():
+        document.write_pdf(digital.target, pdf_tags=True)
+    split["tool"] = split.get("tool", 0.0) + time.perf_counter() - middle
+    digital.pages = len(document.pages)
+    del covers, document
 
-    books = [(check, None) for check in report.books]
-    books += [(check, lang) for lang, checks in translations(report).items() for check in checks]
-    for check, lang in books:
-        book_id = check.book.id
-        diagrams = staging / book_id / "diagrams"
-        diagrams.mkdir(parents=True, exist_ok=True)
-        for edition in EDITIONS:
-            name = pdf_name(book_id, lang) + SUFFIX[edition]
-            start = time.perf_counter()
-            job = PrintInput(check, diagrams, impact=impacts.get(book_id) if edition == "designer" else None,
-                             edition=edition)
-            split: dict[str, float] = {}
-            timings.pages[name] = write_pdf(job, staging / "pdf" / f"{name}.pdf", split)
-            timings.pdf[name] = time.perf_counter() - start
-            timings.own += split["own"]
-            timings.tools += split["tool"]
+
+def digital_from_press(press: Any, covers: Any, layout: Layout) -> Any:
+    """The digital edition from its print edition's laid-out (and written) pages: the same pages, without the
+    filler pages a press needs, moved sideways so that the text block is centred, trimmed (no bleed), between
+    ``covers``, the digital edition's own covers (laid out for a page without bleed, with its edition's words).
+
+    Its title, language and the rest of its metadata are the covers' (the digital edition's HTML); its colours
+    are the screen's when it is written under :func:`screen_colours`.  The text block has the same width on
+    both (``margins``), so every line breaks alike: what the preflight's register check reads back."""
+    from weasyprint.document import Page
+
+    inner = [page for page in press.pages[1:-1] if not any(anchor.startswith("filler-") for anchor in page.anchors)]
+    gutter = layout.gutter_mm
+    moved = _move_gutter([press.pages[0], *inner], sum(margins(gutter)) / 2 - gutter)[1:]
+    printed = {id(page) for page in inner}
+    pages = []
+    for page in moved:
+        page = Page(page._page_box) if id(page) in printed else page  # not moved (no shift): not the print's own
+        page.bleed = dict.fromkeys(page.bleed, 0)
+        pages.append(page)
+    return covers.copy([covers.pages[0], *pages, covers.pages[-1]])
+
+
+@functools.lru_cache(maxsize=1024)
+def _screen_colour(inks: tuple[float, ...], alpha: float) -> Any:
+    from tinycss2.color5 import parse_color
+
+    # As the digital edition's HTML and diagrams ask for them: palette.rgb of the inks, in percent.
+    screen = parse_color(colours.rgb(tuple(value * 100 for value in inks)))
+    return type(screen)(screen.space, screen.coordinates, alpha)
+
+
+@contextmanager
+def screen_colours() -> Iterator[None]:
+    """While the pages are written, every ``device-cmyk`` colour WeasyPrint sets (text, rules, backgrounds,
+    the diagrams' fills and strokes) is set as the sRGB the press profile gives those inks: the colours the
+    digital edition's own HTML names (``palette.css``).  WeasyPrint sets every colour through one method,
+    ``Stream.set_color``, which is wrapped for the time being."""
+    from weasyprint.pdf.stream import Stream
+
+    press = Stream.set_color
+
+    def set_color(self: Any, color: Any, stroke: bool = False) -> None:
+        if color.space == "device-cmyk":
+            color = _screen_colour(tuple(color.coordinates), color.alpha)
+        press(self, color, stroke)
+
+    Stream.set_color = set_color  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Stream.set_color = press  # type: ignore[method-assign]
