@@ -10,6 +10,7 @@ player-facing sentence leaves the saved reports current.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 from pathlib import Path
 
@@ -21,6 +22,7 @@ PLAYING = ("rulepress/protocol.py", "rulepress/basegame.py", "rulepress/analyze/
 PACKAGE = Path(__file__).resolve().parents[2]
 
 
+@functools.lru_cache(maxsize=512)  # a designer edition asks three times, for its engine's files and rulepress's
 def _tree_digest(source: bytes) -> str:
     """The digest of a Python file's syntax tree without docstrings (its bytes when it does not parse)."""
     try:

@@ -55,6 +55,13 @@ def _component(text: str) -> float:
     return float(text[:-1]) if text.endswith("%") else float(text) * 100
 
 
+@lru_cache(maxsize=4096)
+def _screen(written: str) -> str:
+    found = DEVICE_CMYK.fullmatch(written)
+    assert found is not None
+    return rgb(tuple(_component(g) for g in found.groups()))  # type: ignore[arg-type]
+
+
 def svg_rgb(svg: str) -> str:
     """The same SVG for screens: every ``device-cmyk()`` colour replaced by its sRGB equivalent."""
-    return DEVICE_CMYK.sub(lambda m: rgb(tuple(_component(g) for g in m.groups())), svg)  # type: ignore[arg-type]
+    return DEVICE_CMYK.sub(lambda m: _screen(m.group(0)), svg)

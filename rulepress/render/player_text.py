@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import cache
+from typing import Any
 
 import lxml.html
 
@@ -63,8 +64,14 @@ def _markdown_lines(text: str) -> Iterator[tuple[int, str]]:
         yield number, f"{line} {alts}".strip()
 
 
+def _is_credit(element: Any) -> bool:
+    return isinstance(element.tag, str) and _CREDIT in (element.get("class") or "").split()
+
+
 def _html_lines(text: str) -> Iterator[tuple[int, str]]:
     root = lxml.html.document_fromstring(text)
+    # Each credit and everything inside it, found once (not by walking up from every element of the page).
+    credited = {node for credit in root.iter() if _is_credit(credit) for node in credit.iter()}
     for element in root.iter():
         if not isinstance(element.tag, str) or element.tag in _SKIP:
             tail = element.tail
@@ -72,8 +79,8 @@ def _html_lines(text: str) -> Iterator[tuple[int, str]]:
                 yield element.sourceline or 0, tail
             continue
         line = element.sourceline or 0
-        if any(_CREDIT in (node.get("class") or "").split() for node in (element, *element.iterancestors())):
-            if _CREDIT in (element.get("class") or "").split() and element.tail and element.tail.strip():
+        if element in credited:
+            if _is_credit(element) and element.tail and element.tail.strip():
                 yield line, element.tail
             continue
         for name in ("alt", "title", "aria-label"):
