@@ -106,7 +106,9 @@ def test_pdfs_are_the_same_bytes_cold_in_one_process_in_parallel_and_from_the_ca
         assert timings.pages == {"mini": 8, "mini-digital": 7, "mini-designer": 12}
     assert sorted(runs["alone"]) == ["mini-designer.pdf", "mini-digital.pdf", "mini.pdf"]
     assert runs["alone"] == runs["parallel"] == runs["cached"]
-    assert calls == ["print", "digital", "designer"]  # the parallel run's calls were in its workers
+    # The digital edition is made with its print edition, from its layout; the parallel run's calls were in its
+    # workers.
+    assert calls == ["print", "designer"]
 
 
 def test_designer_editions_wait_for_question_impacts_worked_out_meanwhile(mini: Path, tmp_path: Path) -> None:
@@ -156,8 +158,7 @@ def test_what_weasyprint_says_in_a_worker_reaches_the_build_and_an_error_stops_i
     with caplog.at_level(logging.WARNING, logger="weasyprint"):
         pdfpool.render_editions(report, {}, tmp_path / "warned", Timings(), workers=2)
     assert sorted(r.getMessage() for r in caplog.records if r.name == "weasyprint") == [
-        "Failed to load image at designer.png", "Failed to load image at digital.png",
-        "Failed to load image at print.png"]
+        "Failed to load image at designer.png", "Failed to load image at print.png"]  # the digital: with the print
 
     def fails(job: pdfpool.pdf.PrintInput, *args: object, **kwargs: object) -> int:
         raise ValueError(f"cannot lay out the {job.edition} edition")
@@ -167,8 +168,8 @@ def test_what_weasyprint_says_in_a_worker_reaches_the_build_and_an_error_stops_i
     with pytest.raises(BuildRefused) as refused:  # all start at once: whichever fails first, named with its file
         pdfpool.render_editions(report, {}, tmp_path / "failed", Timings(), workers=2)
     [problem] = refused.value.problems
-    assert re.fullmatch(r"pdf/mini(-digital|-designer)?\.pdf \(rules_src/mini/book\.yaml\): rendering: ValueError: "
-                        r"cannot lay out the (print|digital|designer) edition", problem), problem
+    assert re.fullmatch(r"pdf/mini(-designer)?\.pdf \(rules_src/mini/book\.yaml\): rendering: ValueError: "
+                        r"cannot lay out the (print|designer) edition", problem), problem
     assert not multiprocessing.active_children()  # the pool was ended, no worker left behind
 
 
@@ -193,7 +194,7 @@ def test_a_rebuild_redoes_only_what_an_edit_reaches_and_gives_the_bytes_of_a_col
 
     _edit(mini / "rules_src/mini/chapters/play.md", "On your turn take", "On your turn, take")
     warm = built("edited")
-    assert sorted(done) == ["build", "write_pdf", "write_pdf", "write_pdf"]  # the replay was reused
+    assert sorted(done) == ["build", "write_pdf", "write_pdf"]  # the replay was reused; print (with digital), designer
     changed = sorted(path for path in warm if warm[path] != cold.get(path))
     assert "mini/rules/mini.play.html" in changed and "pdf/mini.pdf" in changed
     assert "mini/diagrams/mini-last-stone--end.svg" not in changed
@@ -487,7 +488,7 @@ def test_a_books_pages_are_kept_under_the_files_its_check_was_made_from(
             saved.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("rulepress.verify.gate.cached_replay", replay_and_save)
+    monkeypatch.setattr("rulepress.verify.cached.cached_replay", replay_and_save)
     moving = verify(mini).books[0]
     assert moving.inputs is None and pages_key(moving, None, None) is None
 
@@ -532,3 +533,61 @@ def test_rendered_text_and_passed_schema_checks_are_remembered_only_for_plain_in
     monkeypatch.setenv("RULEPRESS_CACHE", "0")  # nothing remembered either
     assert schema.validate([good], "glossary", "g.yaml", "mini") == [] and len(checks) == 4
     assert rules.render_template("{{ pile.start }} stones", context, "a.md") == "21 stones" and len(renders) == 7
+
+
+def _more_examples(mini: Path, count: int) -> None:
+    example = mini / "examples/mini/mini-last-stone.yaml"
+    for n in range(2, count + 1):
+        text = example.read_text(encoding="utf-8").replace("id: mini-last-stone", f"id: mini-last-stone-{n}", 1)
+        (example.parent / f"mini-last-stone-{n}.yaml").write_text(text, encoding="utf-8")
+
+
+def _replays_by_process(monkeypatch: pytest.MonkeyPatch, log: Path, die_in_helper: bool = False) -> None:
+    from rulepress.verify import cached
+
+    real, verifier = cached.replay, os.getpid()
+
+    def replay(*args: object, **kwargs: object) -> object:
+        if die_in_helper and os.getpid() != verifier:
+            os._exit(3)
+        with log.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cached, "replay", replay)
+
+
+def test_a_cold_verification_makes_half_the_replays_in_a_second_process(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.verify import cached
+    from rulepress.verify.gate import load_checked_book
+
+    monkeypatch.setenv("RULEPRESS_CACHE", "1")
+    monkeypatch.setenv("RULEPRESS_JOBS", "2")
+    _more_examples(mini, 6)
+    check = load_checked_book(mini, "mini")
+    log = tmp_path / "replays"
+    _replays_by_process(monkeypatch, log)
+    results = cached.replay_all(check.examples, check.book, check.engine)
+    assert [r.example.id for r in results] == [e.id for e in check.examples] and all(r.ok for r in results)
+    made = log.read_text().split()
+    assert len(made) == 6 and made.count(str(os.getpid())) == 3  # every other one was made meanwhile
+    log.unlink()
+    again = cached.replay_all(check.examples, check.book, check.engine)
+    assert not log.exists()  # all from the store now: nothing replayed, nothing forked
+    assert [r.checkpoints.keys() for r in again] == [r.checkpoints.keys() for r in results]
+
+
+def test_a_helper_that_dies_costs_no_replay(mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.verify import cached
+    from rulepress.verify.gate import load_checked_book
+
+    monkeypatch.setenv("RULEPRESS_CACHE", "1")
+    monkeypatch.setenv("RULEPRESS_JOBS", "2")
+    _more_examples(mini, 5)
+    check = load_checked_book(mini, "mini")
+    log = tmp_path / "replays"
+    _replays_by_process(monkeypatch, log, die_in_helper=True)
+    results = cached.replay_all(check.examples, check.book, check.engine)
+    assert [r.example.id for r in results] == [e.id for e in check.examples] and all(r.ok for r in results)
+    assert log.read_text().split() == [str(os.getpid())] * 5  # this process made them all

@@ -10,17 +10,21 @@ Only a replay that passed is kept: a failure may be a time limit on a loaded mac
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import pickle
-from collections.abc import Mapping
+import signal
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from rulepress import i18n
+from rulepress import environment, i18n
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
 from rulepress.store import Store, code_digest, declare, kept_data, key_of, watched_digest
+from rulepress.verify.limits import replay_seconds
 from rulepress.verify.replay import ExampleResult, engine_folder, replay
 
 REPLAYS = declare("replay", keep=5000)
@@ -66,6 +70,67 @@ def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: boo
         except Exception:  # an engine snapshot that does not pickle is just not cached
             pass
     return result
+
+
+MEANWHILE = 4  # replays the store lacks before half of them are made by a second process
+
+
+def replay_all(examples: list[Example], book: Book, engine: ModuleType, *, draw: bool = True,
+               shared: str | None = None, shown: Callable[[Iterable[Example]], Iterable[Example]] = iter,
+               ) -> list[ExampleResult]:
+    """Every example's :func:`cached_replay`, in their order (``shown``: wraps the examples this process goes
+    through, for a progress bar).
+
+    When the store lacks several replays and this process may use a second core, a forked process makes every
+    other one of them meanwhile, into the store: a cold verification then takes both cores (the build has
+    nothing else to do until it is done).  This process makes the rest, waits, and takes those from the store;
+    any that process did not leave there (it failed, or an example did not pass) it replays itself, so the
+    results, and the messages of a failing example, are the same either way.
+    """
+    store = Store(book.root)
+    missing = []
+    if store.enabled and (environment.jobs() or len(os.sched_getaffinity(0))) > 1:
+        for index, example in enumerate(examples):
+            try:
+                key = replay_key(example, book, engine, draw, True, None, shared)
+            except OSError:
+                continue
+            if not store.path(REPLAYS, key).is_file():
+                missing.append(index)
+    theirs = set(missing[1::2]) if len(missing) >= MEANWHILE else set()
+    helper = None
+    if theirs:
+        helper = multiprocessing.get_context("fork").Process(
+            target=_replay_into_store, args=([examples[i] for i in sorted(theirs)], book, engine, draw, shared),
+            daemon=True)
+        helper.start()
+    results: dict[int, ExampleResult] = {}
+    try:
+        mine = [(index, example) for index, example in enumerate(examples) if index not in theirs]
+        for index, example in zip([i for i, _ in mine], shown([example for _, example in mine]), strict=True):
+            results[index] = cached_replay(example, book, engine, draw=draw, shared=shared, store=store)
+        if helper is not None:
+            # Each of its replays is bounded as this process's are: a helper past all their bounds is stuck.
+            helper.join(timeout=replay_seconds() * (len(theirs) + 1))
+    finally:
+        if helper is not None and helper.is_alive():
+            helper.terminate()
+            helper.join()
+    for index in sorted(theirs):
+        results[index] = cached_replay(examples[index], book, engine, draw=draw, shared=shared, store=store)
+    return [results[index] for index in range(len(examples))]
+
+
+def _replay_into_store(examples: list[Example], book: Book, engine: ModuleType, draw: bool,
+                       shared: str | None) -> None:
+    """In the forked process: Ctrl-C is the verifying process's to handle (it ends this one), and nothing is said
+    (whatever goes wrong is found again, and said, by the verifying process)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    for example in examples:
+        cached_replay(example, book, engine, draw=draw, shared=shared)
 
 
 def _result(data: bytes) -> ExampleResult:

@@ -18,7 +18,7 @@ from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
 from rulepress.store import key_of, sources_digest, watched_digest
 from rulepress.verify import decisions, diagram, trace
-from rulepress.verify.cached import cached_replay, catalog_problems, replay_inputs
+from rulepress.verify.cached import catalog_problems, replay_all, replay_inputs
 from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
 from rulepress.verify.replay import ExampleResult, engine_folder
 
@@ -142,8 +142,9 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         except OSError:  # a file vanished under us: each replay finds out
             shared = None
         # Each replay is reused while its inputs are unchanged (rulepress/verify/cached.py).
-        check.results = [cached_replay(example, check.book, check.engine, draw=draw, shared=shared)
-                         for example in progress.iterate(check.examples, f"verify {book_id}", unit="example")]
+        check.results = replay_all(check.examples, check.book, check.engine, draw=draw, shared=shared,
+                                   shown=lambda examples, book_id=book_id: progress.iterate(
+                                       examples, f"verify {book_id}", unit="example"))
         check.trace = trace.build_trace(check, root)
         report.problems.extend(check.trace.problems)
         # Every engine decision names a designer question (rulepress.verify.decisions): an error stops the build.
