@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from rulepress import account
 from rulepress.analyze.impact import cached_impacts
 from rulepress.analyze.report import cached_designer_markdown
 from rulepress.errors import BuildRefused
@@ -568,7 +569,9 @@ def test_a_cold_verification_makes_half_the_replays_in_a_second_process(
     check = load_checked_book(mini, "mini")
     log = tmp_path / "replays"
     _replays_by_process(monkeypatch, log)
+    account.taken()
     results = cached.replay_all(check.examples, check.book, check.engine)
+    assert account.taken()["verify: replays made meanwhile (a forked process)"] > 0  # its CPU is accounted for
     assert [r.example.id for r in results] == [e.id for e in check.examples] and all(r.ok for r in results)
     made = log.read_text().split()
     assert len(made) == 6 and made.count(str(os.getpid())) == 3  # every other one was made meanwhile

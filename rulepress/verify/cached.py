@@ -13,6 +13,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import resource
 import signal
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -20,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from rulepress import environment, i18n
+from rulepress import account, environment, i18n
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
 from rulepress.store import Store, code_digest, declare, kept_data, key_of, watched_digest
@@ -99,6 +100,7 @@ def replay_all(examples: list[Example], book: Book, engine: ModuleType, *, draw:
                 missing.append(index)
     theirs = set(missing[1::2]) if len(missing) >= MEANWHILE else set()
     helper = None
+    before = _children_cpu()
     if theirs:
         helper = multiprocessing.get_context("fork").Process(
             target=_replay_into_store, args=([examples[i] for i in sorted(theirs)], book, engine, draw, shared),
@@ -116,9 +118,16 @@ def replay_all(examples: list[Example], book: Book, engine: ModuleType, *, draw:
         if helper is not None and helper.is_alive():
             helper.terminate()
             helper.join()
+        if helper is not None:  # reaped now: its CPU is this process's children's
+            account.add({"verify: replays made meanwhile (a forked process)": _children_cpu() - before})
     for index in sorted(theirs):
         results[index] = cached_replay(examples[index], book, engine, draw=draw, shared=shared, store=store)
     return [results[index] for index in range(len(examples))]
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _replay_into_store(examples: list[Example], book: Book, engine: ModuleType, draw: bool,
