@@ -118,6 +118,9 @@ def load_engine(package: str, root: Path | None = None) -> ModuleType:
 
     root = (root or find_root()).resolve()
     name = _engine_namespace(root)
+    loaded = sys.modules.get(f"{name}.{package}")
+    if loaded is not None:  # imported (and its files checked) before: the module Python would give again
+        return loaded  # (`rulepress serve` drops an edited engine's modules, rulepress.serve.session.forget_engine)
     folder = root / "engine" / package
     shown = relative(folder, root)
     if not folder.resolve().is_relative_to((root / "engine").resolve()):  # a symlink out: code we never reviewed
