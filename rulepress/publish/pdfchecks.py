@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 import pikepdf
 
-from rulepress.publish.pdfread import MM, SAFE_MM, SMALLEST_PT, Read
+from rulepress.publish.pdfread import MM, SAFE_MM, SMALLEST_PT, Colour, Page, Read
 from rulepress.publish.preflight import Finding
 
 Check = Callable[[Read], list[Finding]]
@@ -99,6 +99,34 @@ def _image_findings(name: str, number: int, resources: pikepdf.Dictionary) -> li
     return found
 
 
+def _operator_findings(name: str, page: Page, judge: Callable[[Colour], str]) -> list[Finding]:
+    """What ``judge`` finds wrong with a page's colour operators (its own and its forms'), once per place."""
+    findings: list[Finding] = []
+    reported: set[tuple[str, str]] = set()
+    for op in page.colours:
+        what = judge(op)
+        if what and (op.where, what) not in reported:
+            reported.add((op.where, what))
+            findings.append(Finding(name, page.number, op.where, what))
+    return findings
+
+
+def _values(op: Colour) -> str:
+    return " ".join(f"{float(v):g}" for v in op.operands)  # type: ignore[arg-type]
+
+
+def _rgb_operator(op: Colour) -> str:
+    if op.operator in ("rg", "RG"):
+        return f"'{_values(op)} {op.operator}' sets an RGB colour"
+    if op.operator in ("cs", "CS") and _rgb_space(op.operands[0], op.resources):
+        return f"'{op.operands[0]} {op.operator}' selects an RGB colour space"
+    if op.operator == "sh":
+        shading = op.resources.get("/Shading", {}).get(op.operands[0])
+        if shading is not None and _rgb_space(shading.get("/ColorSpace"), op.resources):
+            return f"shading {op.operands[0]} is RGB"
+    return ""
+
+
 def no_rgb(read: Read) -> list[Finding]:
     """No RGB colour anywhere a press would see it: operators, colour spaces, images, shadings, groups."""
     name = read.name
@@ -108,21 +136,7 @@ def no_rgb(read: Read) -> list[Finding]:
     checked: set[tuple[int, int]] = set()
     for page, source in zip(read.pages, read.pdf.pages, strict=True):
         number = page.number
-        reported: set[tuple[str, str]] = set()
-        for op in page.colours:
-            what = ""
-            if op.operator in ("rg", "RG"):
-                values = " ".join(f"{float(v):g}" for v in op.operands)  # type: ignore[arg-type]
-                what = f"'{values} {op.operator}' sets an RGB colour"
-            elif op.operator in ("cs", "CS") and _rgb_space(op.operands[0], op.resources):
-                what = f"'{op.operands[0]} {op.operator}' selects an RGB colour space"
-            elif op.operator == "sh":
-                shading = op.resources.get("/Shading", {}).get(op.operands[0])
-                if shading is not None and _rgb_space(shading.get("/ColorSpace"), op.resources):
-                    what = f"shading {op.operands[0]} is RGB"
-            if what and (op.where, what) not in reported:
-                reported.add((op.where, what))
-                findings.append(Finding(name, number, op.where, what))
+        findings += _operator_findings(name, page, _rgb_operator)
         resources = source.obj.get("/Resources", pikepdf.Dictionary())
         if resources.objgen == (0, 0) or resources.objgen not in checked:  # (0, 0): a page's own, direct
             checked.add(resources.objgen)
@@ -247,20 +261,15 @@ def screen_colours(read: Read) -> list[Finding]:
     """No CMYK colour operator in a digital edition: it is written from the print edition's layout with every
     ink converted to its screen colour (``rulepress.render.pdf.screen_colours``); one left would show a
     viewer's guess at the inks instead.  (A book's own CMYK raster image stays as it is: viewers convert it.)"""
-    findings = []
-    for page in read.pages:
-        reported: set[tuple[str, str]] = set()
-        for op in page.colours:
-            what = ""
-            if op.operator in ("k", "K"):
-                values = " ".join(f"{float(v):g}" for v in op.operands)  # type: ignore[arg-type]
-                what = f"'{values} {op.operator}' sets a CMYK colour"
-            elif op.operator in ("cs", "CS") and _model(op.operands[0], op.resources) == "cmyk":
-                what = f"'{op.operands[0]} {op.operator}' selects a CMYK colour space"
-            if what and (op.where, what) not in reported:
-                reported.add((op.where, what))
-                findings.append(Finding(read.name, page.number, op.where, what))
-    return findings
+    return [finding for page in read.pages for finding in _operator_findings(read.name, page, _cmyk_operator)]
+
+
+def _cmyk_operator(op: Colour) -> str:
+    if op.operator in ("k", "K"):
+        return f"'{_values(op)} {op.operator}' sets a CMYK colour"
+    if op.operator in ("cs", "CS") and _model(op.operands[0], op.resources) == "cmyk":
+        return f"'{op.operands[0]} {op.operator}' selects a CMYK colour space"
+    return ""
 
 
 def tagged(read: Read) -> list[Finding]:
