@@ -543,14 +543,17 @@ def _more_examples(mini: Path, count: int) -> None:
         (example.parent / f"mini-last-stone-{n}.yaml").write_text(text, encoding="utf-8")
 
 
-def _replays_by_process(monkeypatch: pytest.MonkeyPatch, log: Path, die_in_helper: bool = False) -> None:
+def _replays_by_process(monkeypatch: pytest.MonkeyPatch, log: Path, in_helper: str = "") -> None:
+    """Each replay's process noted in ``log``; ``in_helper``: "die" or "hang" in the forked one."""
     from rulepress.verify import cached
 
     real, verifier = cached.replay, os.getpid()
 
     def replay(*args: object, **kwargs: object) -> object:
-        if die_in_helper and os.getpid() != verifier:
+        if in_helper == "die" and os.getpid() != verifier:
             os._exit(3)
+        if in_helper == "hang" and os.getpid() != verifier:
+            time.sleep(3600)
         with log.open("a") as out:
             out.write(f"{os.getpid()}\n")
         return real(*args, **kwargs)
@@ -590,7 +593,26 @@ def test_a_helper_that_dies_costs_no_replay(mini: Path, tmp_path: Path, monkeypa
     _more_examples(mini, 5)
     check = load_checked_book(mini, "mini")
     log = tmp_path / "replays"
-    _replays_by_process(monkeypatch, log, die_in_helper=True)
+    _replays_by_process(monkeypatch, log, "die")
     results = cached.replay_all(check.examples, check.book, check.engine)
     assert [r.example.id for r in results] == [e.id for e in check.examples] and all(r.ok for r in results)
     assert log.read_text().split() == [str(os.getpid())] * 5  # this process made them all
+
+
+def test_a_helper_that_hangs_is_waited_for_about_as_long_as_its_share_takes(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rulepress.verify import cached
+    from rulepress.verify.gate import load_checked_book
+
+    monkeypatch.setenv("RULEPRESS_CACHE", "1")
+    monkeypatch.setenv("RULEPRESS_JOBS", "2")
+    _more_examples(mini, 5)
+    check = load_checked_book(mini, "mini")
+    log = tmp_path / "replays"
+    _replays_by_process(monkeypatch, log, "hang")
+    begun = time.monotonic()
+    results = cached.replay_all(check.examples, check.book, check.engine)
+    assert time.monotonic() - begun < 15  # not the replays' bounds (10 s each): about twice this process's share
+    assert [r.example.id for r in results] == [e.id for e in check.examples] and all(r.ok for r in results)
+    assert log.read_text().split() == [str(os.getpid())] * 5
+    assert not multiprocessing.active_children()  # and it was ended

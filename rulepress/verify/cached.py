@@ -15,6 +15,7 @@ import os
 import pickle
 import resource
 import signal
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -107,13 +108,17 @@ def replay_all(examples: list[Example], book: Book, engine: ModuleType, *, draw:
             daemon=True)
         helper.start()
     results: dict[int, ExampleResult] = {}
+    started = time.perf_counter()
     try:
         mine = [(index, example) for index, example in enumerate(examples) if index not in theirs]
         for index, example in zip([i for i, _ in mine], shown([example for _, example in mine]), strict=True):
             results[index] = cached_replay(example, book, engine, draw=draw, shared=shared, store=store)
         if helper is not None:
-            # Each of its replays is bounded as this process's are: a helper past all their bounds is stuck.
-            helper.join(timeout=replay_seconds() * (len(theirs) + 1))
+            # Its half takes about as long as this one's did.  Waited for twice that (and a little), never past
+            # the replays' own bounds: a helper stuck (a lock another thread of a server held when it was forked)
+            # costs a wait, then this process makes its replays too.
+            spent = time.perf_counter() - started
+            helper.join(timeout=min(2 * spent + 2.0, replay_seconds() * (len(theirs) + 1)))
     finally:
         if helper is not None and helper.is_alive():
             helper.terminate()
