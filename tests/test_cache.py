@@ -29,7 +29,7 @@ from rulepress.render.site import pages_key
 from rulepress.store import FOLDER, KEEP, Store, key_of, prune
 from rulepress.verify import cached
 from rulepress.verify import replay as replay_module
-from rulepress.verify.gate import load_checked_book, verify
+from rulepress.verify.gate import BookCheck, load_checked_book, verify
 
 
 @pytest.fixture(autouse=True)
@@ -309,7 +309,14 @@ def test_a_pdf_worker_that_dies_fails_the_build_instead_of_hanging_it(
 
     report = verify(mini, draw=True)
     before = set(multiprocessing.active_children())  # other tests in this process may have children of their own
-    monkeypatch.setattr(pdfpool.pdf, "write_pdf", lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL))
+    tests = os.getpid()
+
+    def killed(*args: object, **kwargs: object) -> None:
+        # In a PDF worker only: should it ever run here, the test fails saying so instead of killing the test run.
+        assert os.getpid() != tests, "write_pdf ran in the build's own process, not in a PDF worker"
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    monkeypatch.setattr(pdfpool.pdf, "write_pdf", killed)
     with pytest.raises(BuildRefused) as refused:  # naming the editions whose workers died (tests/test_faults.py)
         pdfpool.render_editions(report, {}, tmp_path / "staging", Timings(), workers=2)
     assert refused.value.problems and all(line.startswith("pdf ") and "killed by SIGKILL" in line
@@ -543,6 +550,14 @@ def _more_examples(mini: Path, count: int) -> None:
         (example.parent / f"mini-last-stone-{n}.yaml").write_text(text, encoding="utf-8")
 
 
+def _cold_book(mini: Path, monkeypatch: pytest.MonkeyPatch, examples: int) -> BookCheck:
+    """The mini book with ``examples`` examples, none of them in the store, and a second core to use."""
+    monkeypatch.setenv("RULEPRESS_CACHE", "1")
+    monkeypatch.setenv("RULEPRESS_JOBS", "2")
+    _more_examples(mini, examples)
+    return load_checked_book(mini, "mini")
+
+
 def _replays_by_process(monkeypatch: pytest.MonkeyPatch, log: Path, in_helper: str = "") -> None:
     """Each replay's process noted in ``log``; ``in_helper``: "die" or "hang" in the forked one."""
     from rulepress.verify import cached
@@ -563,13 +578,7 @@ def _replays_by_process(monkeypatch: pytest.MonkeyPatch, log: Path, in_helper: s
 
 def test_a_cold_verification_makes_half_the_replays_in_a_second_process(
         mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rulepress.verify import cached
-    from rulepress.verify.gate import load_checked_book
-
-    monkeypatch.setenv("RULEPRESS_CACHE", "1")
-    monkeypatch.setenv("RULEPRESS_JOBS", "2")
-    _more_examples(mini, 6)
-    check = load_checked_book(mini, "mini")
+    check = _cold_book(mini, monkeypatch, 6)
     log = tmp_path / "replays"
     _replays_by_process(monkeypatch, log)
     account.taken()
@@ -585,13 +594,7 @@ def test_a_cold_verification_makes_half_the_replays_in_a_second_process(
 
 
 def test_a_helper_that_dies_costs_no_replay(mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rulepress.verify import cached
-    from rulepress.verify.gate import load_checked_book
-
-    monkeypatch.setenv("RULEPRESS_CACHE", "1")
-    monkeypatch.setenv("RULEPRESS_JOBS", "2")
-    _more_examples(mini, 5)
-    check = load_checked_book(mini, "mini")
+    check = _cold_book(mini, monkeypatch, 5)
     log = tmp_path / "replays"
     _replays_by_process(monkeypatch, log, "die")
     results = cached.replay_all(check.examples, check.book, check.engine)
@@ -601,13 +604,7 @@ def test_a_helper_that_dies_costs_no_replay(mini: Path, tmp_path: Path, monkeypa
 
 def test_a_helper_that_hangs_is_waited_for_about_as_long_as_its_share_takes(
         mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rulepress.verify import cached
-    from rulepress.verify.gate import load_checked_book
-
-    monkeypatch.setenv("RULEPRESS_CACHE", "1")
-    monkeypatch.setenv("RULEPRESS_JOBS", "2")
-    _more_examples(mini, 5)
-    check = load_checked_book(mini, "mini")
+    check = _cold_book(mini, monkeypatch, 5)
     log = tmp_path / "replays"
     _replays_by_process(monkeypatch, log, "hang")
     begun = time.monotonic()
