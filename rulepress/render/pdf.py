@@ -45,7 +45,7 @@ from rulepress.analyze.report import cached_designer_markdown  # the plots: draw
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
 from rulepress.load.profile import output_intent
-from rulepress.render import cover, svg_once
+from rulepress.render import cover, page_references, svg_once
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
 from rulepress.render.player_text import check_player_text
@@ -667,7 +667,7 @@ def write_pdf(job: PrintInput, target: Path | None, timing: dict[str, float] | N
         if problems:
             raise BuildRefused(problems)
     split["own"] = time.perf_counter() - start
-    with font_scratch(), svg_once.worked_out_once():
+    with font_scratch(), svg_once.worked_out_once(), page_references.twice():
         document, layout, tail = lay_out(job, split)
         job.layout = layout
         pages = len(document.pages)
