@@ -64,6 +64,51 @@ def test_no_reference_breaks_across_a_line(pdfs: Path, book: str, lang: str, edi
     assert not found
 
 
+def _page_references(path: Path) -> list[tuple[int, str, int, str]]:
+    """Each link whose text ends in a page number ("p. 11", a contents entry's leader and number): the page it
+    is on, that number, the page it goes to (its named destination, resolved by qpdf) and the folio printed there
+    (the text below the text block)."""
+    import pypdfium2 as pdfium
+
+    found = []
+    document = pdfium.PdfDocument(path)
+    with pikepdf.open(path) as pdf:
+        dests = pikepdf.NameTree(pdf.Root.Names.Dests)
+        index = {page.objgen: number for number, page in enumerate(pdf.pages)}
+        texts, folios = [], []
+        for number in range(len(pdf.pages)):
+            texts.append(document[number].get_textpage())
+            left, foot, right, _top = document[number].get_trimbox()
+            folios.append(" ".join(texts[-1].get_text_bounded(left, foot, right, foot + pdfpages.BOTTOM_MM
+                                                              * pdfpages.MM - 2).split()))
+        for number, page in enumerate(pdf.pages):
+            for annot in page.obj.get("/Annots", []):
+                action = annot.get("/A", {})
+                name = annot.get("/Dest", action.get("/D") if action.get("/S") == "/GoTo" else None)
+                if annot.get("/Subtype") != "/Link" or name is None:
+                    continue
+                x0, y0, x1, y1 = (float(v) for v in annot.Rect)
+                text = " ".join(texts[number].get_text_bounded(min(x0, x1), min(y0, y1), max(x0, x1),
+                                                               max(y0, y1)).split())
+                shown = re.search(r"(?:\bp\.|\.\.)\s*(\d+)\)?$", text)
+                if shown:
+                    target = index[dests[str(name)][0].objgen]
+                    found.append((number + 1, shown.group(1), target + 1, folios[target]))
+        for textpage in texts:
+            textpage.close()
+    document.close()
+    return found
+
+
+@pytest.mark.parametrize("book, lang, edition", EDITIONS)
+def test_page_references_name_the_page_they_link_to(pdfs: Path, book: str, lang: str, edition: str) -> None:
+    """The contents, the rule references ("rule 8.3, p. 11") and the glossary's "p. 7" name the folio of the page
+    their link goes to (WeasyPrint alone left two stale in Lantern Moths' designer contents)."""
+    references = _page_references(pdfs / _name(book, lang, edition))
+    assert len(references) > 40  # the contents and the rules' references at least
+    assert [ref for ref in references if ref[1] != ref[3]] == []
+
+
 @pytest.mark.parametrize("book, lang, edition", EDITIONS)
 def test_running_head_is_the_chapter_at_the_top_of_the_page(pdfs: Path, book: str, lang: str, edition: str) -> None:
     """Each page's running head names the part in force at the top of the page: the one that began on an earlier

@@ -131,6 +131,44 @@ def test_references_set_whole_pass(tmp_path: Path) -> None:
     assert found(path, kind="line") == []
 
 
+# The books' references: "rule 8.3, p. 11" and the contents' leader and number (rulepress/render/templates/print.html).
+REFERENCES = (".rule::after { content: ', p. ' target-counter(attr(href), page) }"
+              "nav a::after { content: leader('.') target-counter(attr(href), page) }")
+
+
+def _referring(stale: str = "") -> str:
+    """Contents naming three chapters and a rule reference back to the first; ``stale``: a reference of its own."""
+    contents = "".join(f"<p><a href='#c{n}'>{n} Turn</a></p>" for n in range(1, 4))
+    chapters = "".join(f"<h1 id='c{n}'>{n} Turn</h1>" + LINE * 45 for n in range(1, 4))
+    return (f"<nav><h1>Contents</h1>{contents}</nav>{chapters}"
+            f"<p>Flip a tile (<a class='rule' href='#c1'>rule 1.1</a>).{stale}</p>")
+
+
+def test_references_naming_their_targets_pages_pass(tmp_path: Path) -> None:
+    path = book_pdf(tmp_path / "book-digital.pdf", _referring(), css=REFERENCES)
+    with pdfread.read(path, "digital") as read:
+        entries = [link for link in read.pages[1].links if link.text[0].isdigit()]  # the first of each entry's links
+        assert [(link.text[-1], link.target) for link in entries] == [("3", 3), ("5", 5), ("7", 7)]
+        assert re.search(r"rule 1\.1, p\. 3$", read.pages[-2].links[0].text)  # read back: the check has work
+    assert found(path, kind="page reference") == []
+
+
+@pytest.mark.parametrize("stale, shown", [
+    (" See <a href='#c3'>p. 4</a>.", "'p. 4' names page 4, but its link goes to page 7"),  # a glossary term's
+    (" See <a href='#c2'>rule 2.1, p. 12)</a>.", "'rule 2.1, p. 12)' names page 12, but its link goes to page 5"),
+    (" <a href='#c2'>2 Turn ........ 4</a>", "'2 Turn … 4' names page 4, but its link goes to page 5"),
+])
+def test_a_reference_naming_another_page_fails(tmp_path: Path, stale: str, shown: str) -> None:
+    path = book_pdf(tmp_path / "book-digital.pdf", _referring(stale), css=REFERENCES)
+    findings = found(path, kind="page reference")
+    assert [(f.page, f.message) for f in findings] == [(8, shown)]
+
+
+def test_a_rule_number_alone_is_no_page_reference(tmp_path: Path) -> None:
+    path = book_pdf(tmp_path / "book-digital.pdf", _referring(" (<a href='#c2'>rule 4.4</a>)"), css=REFERENCES)
+    assert found(path, kind="page reference") == []
+
+
 # -- running heads ------------------------------------------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 - no inner page under 40% filled, unless a chapter ends on it (``mostly_empty``);
 - no reference broken over a line or a page turn: "(rule 8.3, p. 11)" is set whole (``split_references``);
+- every page reference names the page it links to: its folio (``references_right``);
 - each running head names the chapter in force at the top of its page (``running_heads``);
 - a player's edition holds no engine ID, rule ID, engine notation or "verified" badge (``player_marks``);
 - the print and digital editions place every element alike relative to the text block (``register``).
@@ -97,6 +98,34 @@ def split_references(read: Read) -> list[Finding]:
                 findings.append(Finding(read.name, page.number, f"line {number}",
                                         f"reference '{broken}' broken across two lines (tie it with no-break spaces)"))
         last = (page, lines[-1]) if lines and page.head else None  # covers and pages for notes hold no reference
+    return findings
+
+
+# A page reference's number, as the books print it: after "p." ("rule 8.3, p. 11", a glossary term's "p. 7") or
+# after a contents entry's leader ("1.3 Goal ........ 5"); the last thing the link's text holds.
+_PAGE_NUMBER = re.compile(r"(?:\bp\.|\.\s?\.)\s*(\d+)\)?$")
+_LEADER = re.compile(r"(?:\s?\.){3,}")
+
+
+def references_right(read: Read) -> list[Finding]:
+    """Every page reference names the page its link goes to, by the folio printed there (the page's number in
+    the file where it prints none).  WeasyPrint 70 left stale numbers when a heading moved late in its
+    repagination (``rulepress.render.page_references``)."""
+    folios = {page.number: page.foot if page.foot.isdigit() else str(page.number) for page in read.pages}
+    findings = []
+    for page in read.pages:
+        seen = set()
+        for link in page.links:
+            shown = _PAGE_NUMBER.search(link.text)
+            if shown is None or shown.group(1) == folios.get(link.target) or (shown.group(1), link.target) in seen:
+                continue
+            # WeasyPrint gives a reference a link for each of its boxes (its words, a leader, its number): the first
+            # covers them all.
+            seen.add((shown.group(1), link.target))
+            text = " ".join(_LEADER.sub(" … ", link.text).split())
+            findings.append(Finding(read.name, page.number, "page reference",
+                                    f"'{text[-50:]}' names page {shown.group(1)}, but its link goes to page "
+                                    f"{folios.get(link.target, link.target)}"))
     return findings
 
 
@@ -283,7 +312,7 @@ def register(press: Read | Placement, screen: Read | Placement, name: str = "") 
 
 def check(read: Read, book: Book | None = None) -> list[Finding]:
     """Every page check of ``read``'s edition (a player's edition is searched for ``book``'s marks)."""
-    findings = mostly_empty(read) + split_references(read) + running_heads(read)
+    findings = mostly_empty(read) + split_references(read) + references_right(read) + running_heads(read)
     if read.edition != "designer":
         findings += player_marks(read, player_marks_for(book))
     return findings

@@ -71,6 +71,13 @@ class Box(NamedTuple):
     y1: float
 
 
+class Link(NamedTuple):
+    """An internal link: the text it covers (whitespace collapsed) and the page it goes to (1-based)."""
+
+    text: str
+    target: int
+
+
 @dataclass(frozen=True)
 class Heading:
     """A bookmark that lands on the page: its level (1 for a chapter), its title and the height it points at."""
@@ -101,6 +108,7 @@ class Page:
     head: str = ""  # the running head: the text above the text block, whitespace collapsed
     foot: str = ""  # the folio: the text below it
     headings: list[Heading] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)  # the links to a page of the file
     colours: list[Colour] = field(default_factory=list)  # when asked for (print and digital editions)
 
     @property
@@ -189,7 +197,7 @@ def _pages(document: pypdfium2.PdfDocument) -> list[Page]:
     for index in range(len(document)):
         page = document[index]
         try:
-            pages.append(_page(page, index + 1, marks.get(index, [])))
+            pages.append(_page(page, index + 1, marks.get(index, []), document))
         finally:
             page.close()
     return pages
@@ -232,7 +240,8 @@ def _font_name(obj: Any) -> str:
     return "/" + buffer.value.decode("utf-8", "replace")
 
 
-def _page(page: pypdfium2.PdfPage, number: int, marks: list[tuple[int, str, float]]) -> Page:
+def _page(page: pypdfium2.PdfPage, number: int, marks: list[tuple[int, str, float]],
+          document: pypdfium2.PdfDocument) -> Page:
     x0, y0, x1, y1 = page.get_trimbox()
     left, foot, right, top_edge = page.get_mediabox()  # the bleed too: the three parts cover the whole sheet
     found = Page(number, x1 - x0, y1 - y0, headings=[Heading(level, title, y - y0) for level, title, y in marks])
@@ -244,9 +253,25 @@ def _page(page: pypdfium2.PdfPage, number: int, marks: list[tuple[int, str, floa
         found.lines = [line for line in _LINES.split(body) if line.strip()]
         found.head = " ".join(textpage.get_text_bounded(left, y0 + top + 2, right, top_edge).split())
         found.foot = " ".join(textpage.get_text_bounded(left, foot, right, y0 + bottom - 2).split())
+        found.links = _links(page, document, textpage)
     finally:
         textpage.close()
     return found
+
+
+def _links(page: pypdfium2.PdfPage, document: pypdfium2.PdfDocument, textpage: Any) -> list[Link]:
+    """The page's links to a page of the file (a /Dest or a GoTo action), with the text each covers."""
+    links = []
+    position, link, rect = ctypes.c_int(0), pdfium.FPDF_LINK(), pdfium.FS_RECTF()
+    while pdfium.FPDFLink_Enumerate(page.raw, ctypes.byref(position), ctypes.byref(link)):
+        dest = pdfium.FPDFLink_GetDest(document.raw, link)
+        if not dest and (action := pdfium.FPDFLink_GetAction(link)):
+            dest = pdfium.FPDFAction_GetDest(document.raw, action)
+        if not dest or not pdfium.FPDFLink_GetAnnotRect(link, ctypes.byref(rect)):
+            continue
+        text = textpage.get_text_bounded(rect.left, rect.bottom, rect.right, rect.top)
+        links.append(Link(" ".join(text.split()), pdfium.FPDFDest_GetDestPageIndex(document.raw, dest) + 1))
+    return links
 
 
 def _objects(page: pypdfium2.PdfPage, found: Page, x0: float, y0: float) -> None:
