@@ -54,8 +54,8 @@ def _anchor_name(token: Any, box: Any) -> str | None:
 
 def _missing(box: Any) -> tuple[list[str], dict[str | None, list[str]]]:
     """The counters a box's ``content`` shows: its own, and each anchor's.  More than compute_content_list means
-    to file (it leaves out the box's own counters, the anchor's box counters and counters not shown); those
-    extra names are never page counters, which are all the pagination looks up."""
+    to file: it leaves out counters the box (or the anchor's box) has, which are never page counters (all the
+    pagination looks up), and counters shown as ``none``, which at worst cost one more layout of the page."""
     own: list[str] = []
     targets: dict[str | None, list[str]] = {}
     content = box.style["content"]
