@@ -164,6 +164,19 @@ def test_a_reference_naming_another_page_fails(tmp_path: Path, stale: str, shown
     assert [(f.page, f.message) for f in findings] == [(8, shown)]
 
 
+def test_a_page_without_a_folio_is_named_by_its_number_in_the_file(tmp_path: Path) -> None:
+    """A plate without a folio (page 9 of the file) is "p. 9"; "p. 8" for it is refused."""
+    plate = "<section class='cover' id='plate'><p>Plate</p></section>"
+    css = REFERENCES + "@page cover { @bottom-center { content: none } }"
+    right = book_pdf(tmp_path / "right-digital.pdf", _referring(" <a href='#plate'>p. 9</a>") + plate, css=css)
+    with pdfread.read(right, "digital") as read:
+        assert read.pages[8].foot == "" and "Plate" in read.pages[8].text
+    assert found(right, kind="page reference") == []
+    wrong = book_pdf(tmp_path / "wrong-digital.pdf", _referring(" <a href='#plate'>p. 8</a>") + plate, css=css)
+    assert [f.message for f in found(wrong, kind="page reference")] == [
+        "'p. 8' names page 8, but its link goes to page 9"]
+
+
 def test_a_rule_number_alone_is_no_page_reference(tmp_path: Path) -> None:
     path = book_pdf(tmp_path / "book-digital.pdf", _referring(" (<a href='#c2'>rule 4.4</a>)"), css=REFERENCES)
     assert found(path, kind="page reference") == []
