@@ -197,6 +197,22 @@ def internal_error(exc: BaseException, args: argparse.Namespace | None, argv: li
     return 70  # EX_SOFTWARE
 
 
+def interrupt_behind(exc: BaseException) -> bool:
+    """Whether a Ctrl-C is what this error came from.
+
+    An extension module whose import a ``KeyboardInterrupt`` stops (pybind11's, such as scipy's HiGHS) reports
+    ``ImportError: initialization failed``, with the interrupt as its cause: that is the user's Ctrl-C, not a bug.
+    """
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `rulepress questions | head` ends quietly
@@ -217,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
         print("rulepress: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # MemoryError and RecursionError are Exceptions too
+        if interrupt_behind(exc):
+            print("rulepress: interrupted", file=sys.stderr)
+            return 130
         return internal_error(exc, args, argv)
     except BaseException as exc:
         from rulepress.publish.build import Terminated

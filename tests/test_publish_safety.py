@@ -413,6 +413,34 @@ def test_internal_error_is_one_line_and_a_crash_log(mini: Path, monkeypatch: pyt
     assert f"{type(error).__name__}: boom" in text
 
 
+@pytest.mark.parametrize("link", ["__cause__", "__context__"])
+def test_an_import_a_ctrl_c_stopped_is_an_interrupt_not_a_bug(mini: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str],
+                                                              link: str) -> None:
+    """pybind11 turns a KeyboardInterrupt during a module's import into ``ImportError: initialization failed``."""
+    def importing(*args: object, **kwargs: object) -> int:
+        error = ImportError("initialization failed")
+        setattr(error, link, KeyboardInterrupt())
+        raise RuntimeError("while importing") from error
+
+    monkeypatch.setattr(build_module, "build", importing)
+    assert cli.main(["--root", str(mini), "build"]) == 130
+    assert capsys.readouterr().err == "rulepress: interrupted\n"
+    assert not (mini / ".rulepress-cache").exists() or not list((mini / ".rulepress-cache").glob("crash-*"))
+
+
+def test_an_import_error_without_an_interrupt_is_still_a_bug(mini: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    def importing(*args: object, **kwargs: object) -> int:
+        cause, error = ValueError("not a Ctrl-C"), ImportError("initialization failed")
+        error.__context__, cause.__context__ = cause, error  # a cycle, which the walk must not loop on
+        raise error  # outside an except block, so Python leaves the chain as it is
+
+    monkeypatch.setattr(build_module, "build", importing)
+    assert cli.main(["--root", str(mini), "build"]) == 70
+    assert "internal error" in capsys.readouterr().err
+
+
 def test_crash_log_falls_back_to_tmp(mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(build_module, "build", lambda *args, **kwargs: 1 // 0)
