@@ -202,10 +202,14 @@ def interrupt_behind(exc: BaseException) -> bool:
 
     An extension module whose import a ``KeyboardInterrupt`` stops (pybind11's, such as scipy's HiGHS) reports
     ``ImportError: initialization failed``, with the interrupt as its cause: that is the user's Ctrl-C, not a bug.
+    A KeyboardInterrupt that engine code raised itself is the engine's fault, which the guard says with an
+    ``EngineFault``; one that got this far is a bug.
     """
+    from rulepress.verify.limits import EngineFault  # only on the way out: the command line's start stays light
+
     seen: set[int] = set()
     cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
+    while cause is not None and id(cause) not in seen and not isinstance(cause, EngineFault):
         if isinstance(cause, KeyboardInterrupt):
             return True
         seen.add(id(cause))

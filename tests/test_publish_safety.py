@@ -25,6 +25,7 @@ from rulepress.publish.lock import build_lock, pid_alive
 from rulepress.render import pdf
 from rulepress.render.fetch import RefusedURL
 from rulepress.verify import diagram
+from rulepress.verify.limits import EngineFault
 from tests.test_build import tree_digest
 
 
@@ -437,6 +438,19 @@ def test_an_import_error_without_an_interrupt_is_still_a_bug(mini: Path, monkeyp
         raise error  # outside an except block, so Python leaves the chain as it is
 
     monkeypatch.setattr(build_module, "build", importing)
+    assert cli.main(["--root", str(mini), "build"]) == 70
+    assert "internal error" in capsys.readouterr().err
+
+
+def test_an_engine_s_own_keyboard_interrupt_that_escapes_is_a_bug(mini: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    def escaping(*args: object, **kwargs: object) -> int:
+        own = KeyboardInterrupt()
+        fault = EngineFault("interrupt", "engine code raised KeyboardInterrupt", None, own)
+        fault.__cause__ = own  # as the guard raises it
+        raise RuntimeError("not caught where it should be") from fault
+
+    monkeypatch.setattr(build_module, "build", escaping)
     assert cli.main(["--root", str(mini), "build"]) == 70
     assert "internal error" in capsys.readouterr().err
 
