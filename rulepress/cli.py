@@ -30,7 +30,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     report = verify(_root(args), args.book or None, draw=False)
     warnings = []  # translations missing or stale: visible, fatal only with --strict
     for check in report.books:
-        errors, found = gate_findings(check.book, check.examples)
+        errors, found = gate_findings(check)
         report.problems.extend(errors + (found if args.strict else []))
         warnings += [] if args.strict else found
     if args.json:  # one record per example; a problem or warning of no example is a record of its own kind

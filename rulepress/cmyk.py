@@ -2,14 +2,15 @@
 
 A game's palette lives in its engine (``engine/<package>/render.py``: ``PALETTE``, name -> CMYK percentages) and
 its diagrams are drawn with ``device-cmyk()`` colours; the book's own colours (text, rules, tints) are ``HOUSE``
-below.  What these inks look like on a screen is rulepress/render/palette.py's business (through the print
-profile); the gate checks a cover's colour names against :func:`game_palette`, and rulepress.basegame draws with
+below.  What these inks look like on a screen is rulepress/proof.py's business (through the book's own output
+intent); the gate checks a cover's colour names against :func:`game_palette`, and rulepress.basegame draws with
 ``HOUSE``.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from types import ModuleType
 
 Cmyk = tuple[float, float, float, float]  # percentages, 0-100
@@ -31,6 +32,10 @@ DEFAULT_GAME: dict[str, Cmyk] = {
     "cover_ink": (0, 3, 15, 0),
     "accent": (0, 55, 90, 10),
 }
+
+
+# An ink as CSS and SVG write it: ``device-cmyk(0 0.3 0.8 0)``, or in percent, commas allowed.
+DEVICE_CMYK = re.compile(r"device-cmyk\(\s*([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)\s*\)")
 
 
 def device_cmyk(colour: Cmyk) -> str:

@@ -149,7 +149,7 @@ class BookItem(_Item):
         root, book_id = self.book
         report = verify(root, [book_id], draw=False)
         problems = list(report.problems)
-        for check in report.books:  # a translation's bad file (missing or stale items only warn, as in verify)
-            problems += gate_findings(check.book, check.examples)[0]
+        for check in report.books:  # an undeclared translation (missing or stale items only warn, as in verify)
+            problems += gate_findings(check)[0]
         if problems:
             raise Failed("\n".join(problems))

@@ -129,7 +129,7 @@ def test_designer_editions_wait_for_question_impacts_worked_out_meanwhile(mini: 
         shutil.rmtree(mini / ".rulepress-cache", ignore_errors=True)
         polls.clear()
         timings = Timings()
-        pdfpool.render_editions(report, known, tmp_path / name, timings, workers=workers, later=late)
+        pdfpool.render_editions(report, known, tmp_path / name, timings, workers=workers, designer_impacts=late)
         runs[name] = digests(tmp_path / name / "pdf")
     assert runs["later"] == runs["known"] == runs["later-alone"]
     assert runs["none"]["mini-designer.pdf"] != runs["known"]["mini-designer.pdf"]  # the impacts show

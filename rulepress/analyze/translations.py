@@ -65,14 +65,19 @@ class Status:
     translation: Translation
 
 
-def translation_status(book: Book, examples: list[Example], lang: str, *, diffs: bool = True) -> Status:
+def translation_status(book: Book, examples: list[Example], lang: str, *, diffs: bool = True,
+                       loaded: tuple[Book, Translation] | None = None) -> Status:
     """Every item of ``book`` not current in ``lang``; with ``diffs``, the source's diff of each stale one.
-    Raises SourceError(s) when the translation's files are bad."""
-    translated, info = load_translation_details(book, lang)
-    found = Collector()
-    with found.collecting():
-        translate_examples(examples, translated)  # sets the examples' status
-    found.raise_if_any()
+    ``loaded``: the translated book and what its files recorded, as the gate loaded them (else they are loaded
+    here). Raises SourceError(s) when the translation's files are bad."""
+    if loaded is None:
+        translated, info = load_translation_details(book, lang)
+        found = Collector()
+        with found.collecting():
+            translate_examples(examples, translated)  # sets the examples' status
+        found.raise_if_any()
+    else:
+        translated, info = loaded
     texts = source_items(book, examples)
     items = []
     history = History(book.root) if diffs else None
@@ -182,19 +187,24 @@ class History:
 
 # -- the gate --------------------------------------------------------------------------------------------------
 
-def gate_findings(book: Book, examples: list[Example]) -> tuple[list[str], list[str]]:
-    """Errors (a translation's bad files, a translation folder book.yaml does not declare) and warnings (missing
-    or stale items) for ``rulepress verify`` and the build; ``--strict`` turns the warnings into errors."""
+def gate_findings(check: BookCheck) -> tuple[list[str], list[str]]:
+    """Errors (a translation folder book.yaml does not declare, the source language declared as a translation) and
+    warnings (missing or stale items) for ``rulepress verify`` and the build; ``--strict`` turns the warnings into
+    errors.  The translations are the gate's (``check.translations``): a bad translation file is its problem, at
+    its line, and the translation is not here."""
+    book, examples = check.book, check.examples
     source, declared = languages(book)
     errors = [str(problem) for problem in orphans.undeclared_translations(book.root, book.id, declared)]
     warnings: list[str] = []
     if source in (book.data.get("translations") or []):
         errors.append(f"{book.path('book.yaml')}: '{source}' is the book's source language, not a translation "
                       "(remove it from 'translations')")
-    for lang in declared:
+    for lang, translated in check.translations.items():
+        assert translated.translation is not None
         try:
-            status = translation_status(book, examples, lang, diffs=False)
-        except SourceError as exc:
+            status = translation_status(book, examples, lang, diffs=False,
+                                        loaded=(translated.book, translated.translation))
+        except SourceError as exc:  # a source file that vanished or changed since the gate read it
             errors.extend(lines_of(exc))
             continue
         unrecorded = [item for item in status.items if item.note == UNRECORDED]
@@ -221,9 +231,9 @@ def cached_gate_findings(check: BookCheck) -> tuple[list[str], list[str]]:
     only when the book's sources or examples changed (translations live there)."""
     book = check.book
     if check.inputs is None:  # a file changed while the book was checked: nothing to keep it under
-        return gate_findings(book, check.examples)
+        return gate_findings(check)
     errors, warnings = kept_data(book.root, FINDINGS, key_of("translations", check.inputs),
-                                 lambda: gate_findings(book, check.examples))
+                                 lambda: gate_findings(check))
     return list(errors), list(warnings)
 
 

@@ -70,6 +70,16 @@ class ChangeEntry:
 
 
 @dataclass
+class CoverWords:
+    """book.yaml ``cover``'s texts as both covers print them: each a template over the component data, rendered
+    once, as the book loads (a translation's over its own words)."""
+
+    blurb: str = ""
+    components: list[str] = field(default_factory=list)
+    credits: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Book:
     id: str
     root: Path
@@ -86,6 +96,7 @@ class Book:
     games: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)  # engine games by options
     language: str = "en"  # a translation (load/translations.py) carries its own language and item status
     status: dict[str, str] = field(default_factory=dict)  # item key (rule:<id>...) -> current, stale or missing
+    cover_words: CoverWords = field(default_factory=CoverWords)
 
     @property
     def title(self) -> str:
@@ -165,7 +176,7 @@ def load_book(root: Path, book_id: str) -> Book:
     _check_arithmetic(book, found)
     found.extend(textpolicy.field_errors(data, shown, "book", plain=textpolicy.BOOK_FIELDS))
     context = {**plain(book.components), "book": plain(data)}
-    _check_cover(book, context, found)
+    book.cover_words = cover_words(book.data, context, book.path("book.yaml"), found)
     found.extend(profile.check_output_intent(book, shown))
     complete = _load_chapters(book, context, found)
     found.extend(orphans.unlisted_chapters(folder, root, [c for c in data["chapters"] if SAFE_CHAPTER.fullmatch(c)],
@@ -270,22 +281,26 @@ def _check_component_questions(book: Book, data: Any, found: Collector) -> None:
             _check_component_questions(book, value, found)
 
 
-def _check_cover(book: Book, context: dict[str, Any], found: Collector) -> None:
-    """The cover's texts are templates printed on both covers: run them in the sandbox and the text policy
-    now, at their own lines, rather than first when the PDFs are rendered."""
-    cover = book.data.get("cover")
+def cover_words(data: dict[str, Any], context: dict[str, Any], shown: str, found: Collector) -> CoverWords:
+    """The cover's texts (``data``: book.yaml's) rendered over ``context`` in the sandbox, now, at their own lines,
+    rather than first when the PDFs are rendered; a text that fails is collected and left empty."""
+    cover = data.get("cover")
     if not isinstance(cover, dict):
-        return
-    shown = book.path("book.yaml")
-    texts = [(cover.get("blurb"), line_of(cover, "blurb"))]
-    for key in ("components", "credits"):
+        return CoverWords()
+
+    def rendered(text: Any, line: int | None) -> str:
+        if not isinstance(text, str):
+            return ""
+        with found.collecting():
+            return render_template(text, context, shown, line).strip()
+        return ""
+
+    def each(key: str) -> list[str]:
         values = cover.get(key)
-        if isinstance(values, list):
-            texts += [(value, line_of(values, index)) for index, value in enumerate(values)]
-    for text, line in texts:
-        if isinstance(text, str):
-            with found.collecting():
-                render_template(text, context, shown, line)
+        return [rendered(value, line_of(values, index)) for index, value in enumerate(values)] \
+            if isinstance(values, list) else []
+
+    return CoverWords(rendered(cover.get("blurb", ""), line_of(cover, "blurb")), each("components"), each("credits"))
 
 
 def _check_arithmetic(book: Book, found: Collector) -> None:

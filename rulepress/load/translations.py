@@ -29,7 +29,7 @@ from typing import Any
 
 from rulepress.errors import SourceError
 from rulepress.load import confine, schema, textpolicy
-from rulepress.load.book import Book, GlossaryTerm, Question, _check_names_unique
+from rulepress.load.book import Book, GlossaryTerm, Question, _check_names_unique, cover_words
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.examples import Example, caption_of
 from rulepress.load.problems import Collector
@@ -271,6 +271,9 @@ def load_translation_details(source: Book, lang: str) -> tuple[Book, Translation
     book.glossary = _translated_glossary(source, book, context, info, found)
     book.questions = _translated_questions(source, book, info, found)
     info.sources = _recorded(source, folder, found)
+    found.raise_if_any()
+    # The covers print the translation's texts over its own words (each was checked at its line above).
+    book.cover_words = cover_words(data, context.plain, shown_path(folder / "book.yaml", source.root), found)
     found.raise_if_any()
     for key in items:
         book.status[key] = status_of(key, items[key][0], info)

@@ -196,7 +196,7 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         lint_problems += errors  # an error of the text against its data that no designer question tracks
         report.lint_warnings.extend(warnings)
         errors, warnings = cached_gate_findings(check)
-        lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
+        lint_problems += errors  # an undeclared translation; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
     # The folders mkdocs copies into the site, confined before mkdocs or the cache reads them.
     try:
@@ -227,46 +227,45 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort
 
+    from rulepress.render.mkdocs_plugin import plugin_of
     from rulepress.render.site_config import CONFIG
 
     site_pages.TIMING.clear()
     others = site_pages.site_languages(report)
     merged = checked_site_config(root)
-    try:
-        with _logged("mkdocs") as logged:
-            for lang in [None, *others]:  # the root first: mkdocs empties its site folder before building
-                site_pages.PREPARED = site_pages.SiteInput(report, impacts, lang)
-                # A book with translations: every site gets its language and the switcher.
-                overrides = site_pages.language_config(merged, report, lang) if others else {}
-                target = staging if lang is None else staging / lang
-                start = len(logged.records)
-                try:
-                    # Relative paths in it are the project's: mkdocs reads them against the file's folder.
-                    # A copy each time: mkdocs consumes the settings it is given (it pops plugins' options).
-                    config = load_config(io.BytesIO(b"{}"), config_file_path=str(root / CONFIG),
-                                         **copy.deepcopy({**merged, **overrides, "site_dir": str(target)}))
-                except Abort:  # mkdocs said what is wrong (logged); the message itself only says "aborted"
-                    raise BuildRefused(_config_problems(root, logged.records[start:])) from None
-                dirty = prepare(lang, config) if prepare is not None else False
-                try:
-                    if dirty is not None:
-                        mkdocs_build(config, dirty=dirty)
-                except Exception:
-                    # The plugin checks the player pages it generates (no rule IDs, no engine notation): mkdocs
-                    # reports that only as an abort, so the problems themselves are the refusal.
-                    if site_pages.PREPARED is not None and site_pages.PREPARED.refused:
-                        raise BuildRefused(site_pages.PREPARED.refused) from None
-                    said = _Collect.fatal_of(logged.records[start:], "mkdocs")
-                    if said:  # a plugin's or the theme's error: mkdocs logged its words, then aborted
-                        raise BuildRefused(said) from None
-                    template = _template_error(sys.exc_info()[1], root)
-                    if template:
-                        raise BuildRefused([template]) from None
-                    raise
-                logged.sites[lang] = logged.records[start:]
-        return logged
-    finally:
-        site_pages.PREPARED = None
+    with _logged("mkdocs") as logged:
+        for lang in [None, *others]:  # the root first: mkdocs empties its site folder before building
+            prepared = site_pages.SiteInput(report, impacts, lang)
+            # A book with translations: every site gets its language and the switcher.
+            overrides = site_pages.language_config(merged, report, lang) if others else {}
+            target = staging if lang is None else staging / lang
+            start = len(logged.records)
+            try:
+                # Relative paths in it are the project's: mkdocs reads them against the file's folder.
+                # A copy each time: mkdocs consumes the settings it is given (it pops plugins' options).
+                config = load_config(io.BytesIO(b"{}"), config_file_path=str(root / CONFIG),
+                                     **copy.deepcopy({**merged, **overrides, "site_dir": str(target)}))
+            except Abort:  # mkdocs said what is wrong (logged); the message itself only says "aborted"
+                raise BuildRefused(_config_problems(root, logged.records[start:])) from None
+            plugin_of(config).prepared = prepared  # the plugin verifies nothing again
+            dirty = prepare(lang, config) if prepare is not None else False
+            try:
+                if dirty is not None:
+                    mkdocs_build(config, dirty=dirty)
+            except Exception:
+                # The plugin checks the player pages it generates (no rule IDs, no engine notation): mkdocs
+                # reports that only as an abort, so the problems themselves are the refusal.
+                if prepared.refused:
+                    raise BuildRefused(prepared.refused) from None
+                said = _Collect.fatal_of(logged.records[start:], "mkdocs")
+                if said:  # a plugin's or the theme's error: mkdocs logged its words, then aborted
+                    raise BuildRefused(said) from None
+                template = _template_error(sys.exc_info()[1], root)
+                if template:
+                    raise BuildRefused([template]) from None
+                raise
+            logged.sites[lang] = logged.records[start:]
+    return logged
 
 
 def checked_site_config(root: Path) -> dict[str, Any]:
@@ -383,7 +382,7 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
     one_core = pdfpool.workers_wanted(2) == 1
     jobs: dict[str, pdfpool.Alongside] = {}
     impacts: dict[str, Any] = {}
-    later: Callable[[], dict[str, Any] | None] | None = None
+    designer_impacts: Callable[[], dict[str, Any] | None] | None = None
     if one_core or all(impacts_kept(root, check) for check in report.books):
         # The site is made in a process of its own while this one renders the PDFs, into a hidden folder (mkdocs
         # leaves those alone when it empties the site's) that becomes pdf/ once both are done.  With one core the
@@ -403,9 +402,9 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
                 impacts.update(jobs["impacts"].result())
                 jobs["site"] = pdfpool.Alongside(site(impacts))
             return impacts
-        later = arrived
+        designer_impacts = arrived
 
-    def between() -> None:
+    def check_alongside() -> None:
         for job in jobs.values():
             job.check()
 
@@ -417,8 +416,8 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
             jobs["site"].reader.poll(SITE_FIRST)
         with _logged("weasyprint") as weasy:
             try:
-                pdfpool.render_editions(report, impacts, staging, timings, folder=".pdf", between=between,
-                                        later=later)
+                pdfpool.render_editions(report, impacts, staging, timings, folder=".pdf",
+                                        check_alongside=check_alongside, designer_impacts=designer_impacts)
             except BaseException as exc:  # a FatalURLFetchingError is one, so it has to be named to be refused
                 # Looked up, not imported: the build's process need not load WeasyPrint (its PDF workers do), and
                 # such an error, raised here or sent back by a worker, has loaded its module.
@@ -430,7 +429,7 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
                 cause = f" ({exc.__cause__})" if exc.__cause__ and not isinstance(exc, RefusedURL) else ""
                 raise BuildRefused([f"weasyprint: {exc}{cause}"] + weasy.fatal("weasyprint")) from exc
         if "site" not in jobs:  # every PDF came from the cache before the impacts were there
-            while later is not None and later() is None:
+            while designer_impacts is not None and designer_impacts() is None:
                 time.sleep(0.05)
         harmless, timings.site, generating = jobs["site"].result()
     finally:
@@ -444,17 +443,6 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
     if weasy.fatal("weasyprint"):
         raise BuildRefused(weasy.fatal("weasyprint"))
     return harmless + [f"weasyprint: {w}" for w in weasy.harmless()]
-
-
-def _translate(report: Report) -> None:
-    """The translated books (rulepress/render/languages.py), made here once for the site's process (forked from
-    this one) and the PDFs alike, instead of once in each."""
-    from rulepress.render.languages import translations
-
-    try:
-        translations(report)
-    except Exception:  # a bad translation file: reported where it is used, as a rendering failure, as it was
-        pass
 
 
 def build(root: Path, strict: bool = False, site_dir: Path | None = None, timings: Timings | None = None,
@@ -485,8 +473,6 @@ def _build(root: Path, strict: bool, site_dir: Path | None, timings: Timings, bo
         with account.part("gate: lint, change log, translations' files, review"):
             report = gate(root, strict, books)
             checked_site_config(root)  # before anything is rendered
-        with account.part("translated books made"):
-            _translate(report)
         timings.verify = time.perf_counter() - start
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = new_staging(root, target)

@@ -28,6 +28,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 
+from rulepress.errors import BuildRefused
 from rulepress.store import Store, code_digest, declare, enabled, key_of
 
 _SEARCH = Path("search") / "search_index.json"
@@ -59,9 +60,9 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
 
     @event_priority(-100)  # after the rulepress hooks have added the generated pages
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        from rulepress.render import site as site_pages
+        from rulepress.render.mkdocs_plugin import plugin_of
 
-        prepared = site_pages.PREPARED
+        prepared = plugin_of(config).prepared
         if prepared is not None and prepared.generated is not None:
             self.files = _files_digest(prepared.generated)
         for file in files:
@@ -206,8 +207,8 @@ class Renderer:
             if dirty and sites[_name(lang)].get("files"):
                 try:
                     early[_name(lang)] = site_pages.pages(site_pages.SiteInput(report, impacts, lang))
-                except site_pages.PlayerTextError:  # refused in mkdocs' run, as a full build refuses it
-                    pass
+                except site_pages.PlayerTextError as exc:  # refused now, as mkdocs' run would refuse it
+                    raise BuildRefused(exc.problems) from None
         skipped = {name for name, files in early.items() if _files_digest(files) == sites[name]["files"]}
         if dirty and copy is None:
             assert previous is not None
@@ -217,9 +218,12 @@ class Renderer:
         templates = Store(root) if enabled() else None
 
         def prepare(lang: str | None, config: MkDocsConfig) -> bool | None:
+            from rulepress.render.mkdocs_plugin import plugin_of
+
             name = _name(lang)
-            if name in early and site_pages.PREPARED is not None:
-                site_pages.PREPARED.generated = early[name]  # the same report, impacts and language
+            prepared = plugin_of(config).prepared
+            if name in early and prepared is not None:
+                prepared.generated = early[name]  # the same report, impacts and language
             if name in skipped:
                 # What that run warned about is said again, as running it again would.
                 for logger, level, message in sites[name].get("warnings", []):

@@ -110,7 +110,7 @@ _LEADER = re.compile(r"(?:\s?\.){3,}")
 def references_right(read: Read) -> list[Finding]:
     """Every page reference names the page its link goes to, by the folio printed there (the page's number in
     the file where it prints none).  WeasyPrint 70 left stale numbers when a heading moved late in its
-    repagination (``rulepress.render.page_references``)."""
+    repagination (``rulepress.render.weasyprint_patches.references_twice``)."""
     folios = {page.number: page.foot if page.foot.isdigit() else str(page.number) for page in read.pages}
     findings = []
     for page in read.pages:

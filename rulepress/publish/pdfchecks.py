@@ -259,8 +259,9 @@ def safe_area(read: Read) -> list[Finding]:
 
 def screen_colours(read: Read) -> list[Finding]:
     """No CMYK colour operator in a digital edition: it is written from the print edition's layout with every
-    ink converted to its screen colour (``rulepress.render.pdf.screen_colours``); one left would show a
-    viewer's guess at the inks instead.  (A book's own CMYK raster image stays as it is: viewers convert it.)"""
+    ink converted to its screen colour (``rulepress.render.weasyprint_patches.screen_colours``), or laid out from
+    its own sRGB HTML; one left would show a viewer's guess at the inks instead.  (A book's own CMYK raster image
+    stays as it is: viewers convert it.)"""
     return [finding for page in read.pages for finding in _operator_findings(read.name, page, _cmyk_operator)]
 
 

@@ -23,7 +23,6 @@ import signal
 import sys
 import time
 import traceback
-import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -37,6 +36,7 @@ from rulepress.errors import BuildRefused, os_problem
 from rulepress.publish.pdfstore import edition_inputs, get_pdf, pdf_key, put_pdf, source_epoch
 from rulepress.publish.preflight import placed, preflight_key, preflight_passed
 from rulepress.render import pdf
+from rulepress.render import weasyprint_patches as patches
 from rulepress.store import Store
 
 if TYPE_CHECKING:
@@ -109,24 +109,6 @@ def workers_wanted(jobs: int) -> int:
     return max(1, min(cores, jobs))
 
 
-@contextmanager
-def reproducible(epoch: int, name: str) -> Iterator[None]:
-    """WeasyPrint stamps PDF/X files with the time and a random document ID: make both follow the sources.
-
-    The date is :func:`~rulepress.publish.pdfstore.source_epoch`, the ID a UUID derived from the edition's name,
-    so a cached PDF and a fresh one are the same bytes.
-    """
-    from weasyprint.pdf import metadata, pdfx
-
-    saved = pdfx.localtime, metadata.uuid4
-    pdfx.localtime = lambda *_: time.gmtime(epoch)  # type: ignore[assignment]
-    metadata.uuid4 = lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"rulepress:{name}:{epoch}")  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        pdfx.localtime, metadata.uuid4 = saved  # type: ignore[assignment]
-
-
 class _Captured(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
@@ -185,10 +167,10 @@ def _work(index: int, epoch: int, captured: bool, check: bool = False,
             _STARTED[job.digital] = os.getpid()
         digital = pdf.Digital(screen.printing, screen.target) if screen is not None else None
         with account.part("PDF: the rest of a job (fetcher, fonts' scratch folder, log)"):
-            # The digital edition is written in the print edition's ``reproducible``: its date; the ID it sets is
-            # PDF/X's, which only the print edition has.
-            with reproducible(epoch, job.name):
-                pages = pdf.write_pdf(job.printing, job.target, split, digital)
+            # Dated with the sources' date, not the clock's, and identified by its name: a cached PDF and a fresh
+            # one are the same bytes (only a print edition, PDF/X, carries either).
+            job.printing.stamp = pdf.Stamp(epoch, job.name)
+            pages = pdf.write_pdf(job.printing, job.target, split, digital)
             assert job.printing.layout is not None
             passed, digest, placement = _preflight(job, check)
             made = None
@@ -404,24 +386,31 @@ def _jobs(report: Report, impacts: dict[str, Any], staging: Path, folder: str = 
 
 def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any,
                     workers: int | None = None, store: Store | None = None, preflight: bool = True,
-                    folder: str = "pdf", between: Callable[[], None] | None = None,
-                    later: Callable[[], dict[str, Any] | None] | None = None) -> None:
+                    folder: str = "pdf", check_alongside: Callable[[], None] | None = None,
+                    designer_impacts: Callable[[], dict[str, Any] | None] | None = None) -> None:
     """Every edition of every book (:func:`rulepress.render.pdf.write_pdf`; a print edition with its digital one,
     made from its layout), in parallel and cached: the same bytes whichever way they are made.
 
     ``timings`` is the build's ``Timings``: seconds per PDF are each edition's own rendering time (and its
     preflight's, when ``preflight``: each new PDF is read back by its worker, and a pass is remembered for the
-    build's check of the staging folder).  The PDFs go to ``staging/folder``; ``between()`` is called before
-    the first and after each PDF (the build stops there when its site, made meanwhile, failed).
+    build's check of the staging folder).  The PDFs go to ``staging/folder``.
 
-    ``later``: the question impacts are still being worked out (a cold build does that while the player editions
-    render); it is polled, and returns them once they are there.  The designer editions wait for them.
+    ``check_alongside()`` raises the failure of what the build makes meanwhile (its site); it is called before
+    the first PDF and after each.  ``designer_impacts()``: the question impacts are still being worked out (a
+    cold build does that while the player editions render); it is polled, and returns them once they are there,
+    and the designer editions wait for them.
     """
     if not report.books:
         return
     root = report.books[0].book.root
+    patches.in_force()  # said once, here, rather than by each worker
     with _temporary_files_in(root):
-        _render_editions(report, impacts, staging, timings, workers, store, preflight, folder, between, root, later)
+        jobs = _jobs(report, impacts, staging, folder)
+        (staging / folder).mkdir(parents=True, exist_ok=True)
+        editions = _Editions(jobs, store or Store(root), source_epoch(root), workers or workers_wanted(len(jobs)),
+                             preflight, check_alongside or (lambda: None), designer_impacts)
+        editions.run()
+    editions.record(timings)
 
 
 @contextmanager
@@ -447,172 +436,228 @@ def _temporary_files_in(root: Path) -> Iterator[None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _render_editions(report: Report, impacts: dict[str, Any], staging: Path, timings: Any, workers: int | None,
-                     store: Store | None, preflight: bool, folder: str, between: Callable[[], None] | None,
-                     root: Path, later: Callable[[], dict[str, Any] | None] | None = None) -> None:
-    global _JOBS, _STARTED
-    store = store or Store(root)
-    epoch = source_epoch(root)
-    jobs = _jobs(report, impacts, staging, folder)
-    (staging / folder).mkdir(parents=True, exist_ok=True)
-    between = between or (lambda: None)
-    between()
-    results: dict[int, Done] = {}
-    finished: queue.Queue[tuple[int, Done | BaseException, str]] = queue.Queue()
-    count = workers or workers_wanted(len(jobs))
-    _JOBS = jobs
-    _STARTED = multiprocessing.get_context("fork").RawArray("q", len(jobs)) if count > 1 else None
-    pool: ProcessPoolExecutor | None = None  # forked at the first PDF the cache lacks: a full hit forks nothing
-    closed = False
-    shown = progress.bar(len(jobs), "PDF editions", unit="pdf")
-    waiting: list[tuple[int, str]] = []  # (job, cache key) to render in this process, with one worker
-    # Designer editions wait for the question impacts when they are still being worked out (``later``).
-    held = [index for index, job in enumerate(jobs) if job.edition == "designer"] if later is not None else []
-    late: set[int] = set()  # the held ones, once released: their workers were forked before their impact was there
-    poll = later or (lambda: {})
-    keys: dict[int, str] = {}  # each job's cache key, once looked up
-    digital = {job.digital for job in jobs if job.digital is not None}  # made with their print jobs
-    running = 0  # jobs in the pool's workers: never more than there are workers, so that the longest go first
-    spent: dict[int, float] = {}  # each worker's CPU time when it sent its last job back
-    parts: dict[int, float] = {}  # the part of it its jobs' accounts name
+class _Editions:
+    """One :func:`render_editions`: which jobs wait, which run, which are done, and the pool they run in.
 
-    def length(index: int) -> float:
-        return -_length(jobs[index])
+    A job is reused from the cache or rendered: in the pool's worker processes, the longest first and never more
+    at once than there are workers (so that the last to finish are short ones), or, with one worker, here, one at
+    a time.  A print job brings its digital edition with it.  Designer jobs are held until their question
+    impacts arrive (``designer_impacts``)."""
 
-    try:
-        def looked_up(index: int) -> tuple[str, Any]:
-            job = jobs[index]
-            with account.part("cache: PDF keys (each edition's HTML) and kept PDFs looked up"):
-                inputs = edition_inputs(job.printing.check, job.name, job.printing.impact)
-                key = pdf_key(inputs, job.edition, None, job.printing.check.book, epoch)
-                keys[index] = key
-                return key, get_pdf(store, key)
+    def __init__(self, jobs: list[Job], store: Store, epoch: int, workers: int, preflight: bool,
+                 check_alongside: Callable[[], None],
+                 designer_impacts: Callable[[], dict[str, Any] | None] | None) -> None:
+        self.jobs, self.store, self.epoch, self.workers, self.preflight = jobs, store, epoch, workers, preflight
+        self.check_alongside = check_alongside
+        self.designer_impacts = designer_impacts
+        self.results: dict[int, Done] = {}
+        self.landed: queue.Queue[tuple[int, Done | BaseException, str]] = queue.Queue()
+        self.keys: dict[int, str] = {}  # each job's cache key, once looked up
+        self.digital = {job.digital for job in jobs if job.digital is not None}  # made with their print jobs
+        self.held = [index for index, job in enumerate(jobs)
+                     if job.edition == "designer"] if designer_impacts is not None else []
+        self.late: set[int] = set()  # the held ones, once released: forked before their impact was there
+        self.pending = self._longest_first([index for index in range(len(jobs))
+                                            if index not in self.held and index not in self.digital])
+        self.here: list[tuple[int, str]] = []  # (job, cache key) to render in this process, with one worker
+        self.running = 0  # jobs in the workers
+        self.pool = _Pool(workers, self.landed) if workers > 1 else None
+        self.spent: dict[int, float] = {}  # each worker's CPU time when it sent its last job back
+        self.parts: dict[int, float] = {}  # the part of it its jobs' accounts name
 
-        def start(index: int) -> bool:
-            """Reuse job ``index`` from the cache, or queue it; True when it went to a worker.  A print job and
-            its digital edition's are reused together or made together (the digital one from its layout)."""
-            nonlocal pool
-            job = jobs[index]
-            begun = time.perf_counter()
-            key, kept = looked_up(index)
-            pair = [(index, key, kept)]
-            if job.digital is not None:
-                pair.append((job.digital, *looked_up(job.digital)))
-            if all(kept is not None for _, _, kept in pair):
-                for one, key, (data, meta) in pair:
-                    jobs[one].target.write_bytes(data)
-                    layout = pdf.Layout(meta["layout"]["gutter_mm"], meta["layout"]["index_pages"])
-                    finished.put((one, Done(meta["pages"], layout, seconds=time.perf_counter() - begun,
-                                            reused=True), key))
-                return False
-            if count == 1:  # rendered in the loop below, one at a time, so that between() comes after each
-                waiting.append((index, key))
-                return False
-            if pool is None:  # processes, not a multiprocessing.Pool: one that dies fails the build, not hangs it
-                pool = ProcessPoolExecutor(count, multiprocessing.get_context("fork"), _quiet_worker, (os.getpid(),))
+    def _longest_first(self, indexes: list[int]) -> list[int]:
+        return sorted(indexes, key=lambda index: -_length(self.jobs[index])) if self.workers > 1 else indexes
 
-            def landed(future: Future[Done | BaseException]) -> None:
+    def run(self) -> None:
+        global _JOBS, _STARTED
+        _JOBS = self.jobs
+        _STARTED = multiprocessing.get_context("fork").RawArray("q", len(self.jobs)) if self.pool else None
+        shown = progress.bar(len(self.jobs), "PDF editions", unit="pdf")
+        try:
+            self.check_alongside()
+            if self.held and self.pool is None:  # nothing to do meanwhile in this process
+                self._wait_for_impacts()
+            self._fill()
+            while len(self.results) < len(self.jobs):
+                self._release_if_impacts_arrived()
+                self._render_one_here()
                 try:
-                    finished.put((index, future.result(), key))
-                except BrokenProcessPool:  # called as the pool breaks, before it ends the other workers
-                    finished.put((index, WorkerDied(_dead_workers(pool)), key))
-                except BaseException as exc:  # cancelled
-                    finished.put((index, exc, key))
+                    index, done, key = self.landed.get(timeout=0.05 if self.held else None)
+                except queue.Empty:
+                    self.check_alongside()
+                    continue
+                self._land(index, done, key)
+                shown.update()
+                self.check_alongside()
+                self._keep(index, self.results[index], key)
+                self._fill()
+            if self.pool is not None:
+                self.pool.shut_down()
+            account.add({"PDF workers: between jobs (the pool's plumbing, results sent back)":
+                         sum(self.spent[pid] - self.parts[pid] for pid in self.spent)})
+        finally:
+            shown.close()
+            if self.pool is not None:
+                self.pool.end()  # an error or an interrupt: no worker outlives the build
+            _JOBS, _STARTED = [], None
 
-            impact = job.printing.impact if index in late else None  # worked out after the workers were forked
+    # -- what runs next ------------------------------------------------------------------------------------------
+
+    def _fill(self) -> None:
+        while self.pending and (self.pool is None or self.running < self.workers):
+            self.running += self._start(self.pending.pop(0))
+
+    def _start(self, index: int) -> bool:
+        """Reuse job ``index`` from the cache, or queue it; True when it went to a worker.  A print job and its
+        digital edition's are reused together or made together (the digital one from its layout)."""
+        begun = time.perf_counter()
+        job = self.jobs[index]
+        kept = {one: self._looked_up(one) for one in ([index] if job.digital is None else [index, job.digital])}
+        if all(data is not None for data in kept.values()):
+            for one, data in kept.items():
+                assert data is not None
+                self._reuse(one, data, time.perf_counter() - begun)
+            return False
+        if self.pool is None:  # rendered in the loop, one at a time, so that check_alongside() comes after each
+            self.here.append((index, self.keys[index]))
+            return False
+        impact = self.jobs[index].printing.impact if index in self.late else None
+        self.pool.submit(index, self.keys[index], self.epoch, self.preflight, impact)
+        return True
+
+    def _looked_up(self, index: int) -> tuple[bytes, dict[str, Any]] | None:
+        job = self.jobs[index]
+        with account.part("cache: PDF keys (each edition's HTML) and kept PDFs looked up"):
+            inputs = edition_inputs(job.printing.check, job.name, job.printing.impact)
+            key = self.keys[index] = pdf_key(inputs, job.edition, None, job.printing.check.book, self.epoch)
+            return get_pdf(self.store, key)
+
+    def _reuse(self, index: int, kept: tuple[bytes, dict[str, Any]], seconds: float) -> None:
+        data, meta = kept
+        self.jobs[index].target.write_bytes(data)
+        layout = pdf.Layout(meta["layout"]["gutter_mm"], meta["layout"]["index_pages"])
+        self.landed.put((index, Done(meta["pages"], layout, seconds=seconds, reused=True), self.keys[index]))
+
+    def _render_one_here(self) -> None:
+        if self.here and self.landed.empty():
+            index, key = self.here.pop(0)
             try:
-                future = pool.submit(_work, index, epoch, True, preflight, impact)
-            except BrokenProcessPool:  # a worker died while the jobs were handed out: as if this one had landed
-                finished.put((index, WorkerDied(_dead_workers(pool)), key))
-                return True
-            future.add_done_callback(landed)
-            return True
+                self.landed.put((index, _work(index, self.epoch, False, self.preflight), key))
+            except OSError as exc:  # a full disk, a folder it may not write: the edition and the file
+                raise BuildRefused([edition_failure(self.jobs[index], exc)]) from exc
 
-        def fill() -> None:
-            nonlocal running
-            while pending and (count == 1 or running < count):
-                running += start(pending.pop(0))
+    # -- the designer editions' impacts --------------------------------------------------------------------------
 
-        def release(found: dict[str, Any]) -> None:
-            for index in held:
-                jobs[index].printing.impact = found.get(jobs[index].printing.check.book.id)
-            late.update(held)
-            pending[:] = sorted(pending + held, key=length) if count > 1 else pending + held
-            held.clear()
+    def _wait_for_impacts(self) -> None:
+        assert self.designer_impacts is not None
+        while (found := self.designer_impacts()) is None:
+            self.check_alongside()
+            time.sleep(0.05)
+        self._release(found)
 
-        # In parallel the longest first: the last to finish are then short ones, and the workers end close together.
-        pending = [index for index in range(len(jobs)) if index not in held and index not in digital]
-        if count > 1:
-            pending.sort(key=length)
-        if held and count == 1:  # nothing to do meanwhile in this process
-            while (found := poll()) is None:
-                between()
-                time.sleep(0.05)
-            release(found)
-        fill()
-        while len(results) < len(jobs):
-            if held and (found := poll()) is not None:
-                release(found)
-                fill()
-            if waiting and finished.empty():
-                index, key = waiting.pop(0)
-                try:
-                    finished.put((index, _work(index, epoch, False, preflight), key))
-                except OSError as exc:  # a full disk, a folder it may not write: the edition and the file
-                    raise BuildRefused([edition_failure(jobs[index], exc)]) from exc
+    def _release_if_impacts_arrived(self) -> None:
+        if self.held and self.designer_impacts is not None and (found := self.designer_impacts()) is not None:
+            self._release(found)
+            self._fill()
+
+    def _release(self, impacts: dict[str, Any]) -> None:
+        for index in self.held:
+            self.jobs[index].printing.impact = impacts.get(self.jobs[index].printing.check.book.id)
+        self.late.update(self.held)
+        self.pending = self._longest_first(self.pending + self.held)
+        self.held = []
+
+    # -- what came back ------------------------------------------------------------------------------------------
+
+    def _land(self, index: int, done: Done | BaseException, key: str) -> None:
+        """A job's result (or failure) as it came back: refused, or recorded with its logs and CPU account."""
+        if isinstance(done, WorkerDied):
+            raise BuildRefused(_died(self.jobs, self.results, done)) from None
+        if isinstance(done, OSError):
+            raise BuildRefused([edition_failure(self.jobs[index], done)]) from done
+        if isinstance(done, BaseException):
+            raise done
+        digital = self.jobs[index].digital
+        if done.digital is not None and digital is not None:  # the print job's digital edition: landed with it
+            self.landed.put((digital, done.digital, self.keys[digital]))
+        account.add(done.cpu)
+        if done.worker[0]:  # what the worker spent beyond its jobs' parts: the pool's plumbing
+            pid, total = done.worker
+            self.spent[pid] = total
+            self.parts[pid] = self.parts.get(pid, 0.0) + sum(done.cpu.values())
+        if self.pool is not None and not done.reused and index not in self.digital:
+            self.running -= 1
+        for name, level, message in done.logs:
+            logging.getLogger(name).log(level, "%s", message)
+        self.results[index] = done
+
+    def _keep(self, index: int, done: Done, key: str) -> None:
+        """What a job made kept for the next build: its preflight's pass, where its objects are, the PDF."""
+        if done.passed:
+            preflight_passed(done.passed, self.store)
+        if done.placement is not None:
+            placed(done.digest, done.placement)
+        if not done.reused:
+            with account.part("cache: PDFs kept"):
+                put_pdf(self.store, key, self.jobs[index].target,
+                        {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
+                                                         "index_pages": done.layout.index_pages}})
+
+    def record(self, timings: Any) -> None:
+        """Each edition's layout, seconds and pages into the jobs and the build's ``timings``, in the order the
+        one-at-a-time loop reports them."""
+        for index, job in enumerate(self.jobs):
+            done = self.results[index]
+            job.printing.layout = done.layout
+            timings.pdf[job.name] = done.seconds
+            timings.pages[job.name] = done.pages
+            timings.own += done.own
+            timings.tools += done.tool
+
+
+class _Pool:
+    """The worker processes, forked at the first job the cache lacks (a full hit forks nothing): processes, not a
+    ``multiprocessing.Pool``, so that one that dies fails the build rather than hangs it.  What each job comes back
+    with (or the failure it came to) goes to ``landed``."""
+
+    def __init__(self, workers: int, landed: queue.Queue[tuple[int, Done | BaseException, str]]) -> None:
+        self.workers = workers
+        self.landed = landed
+        self.executor: ProcessPoolExecutor | None = None
+        self.closed = False
+
+    def submit(self, index: int, key: str, epoch: int, preflight: bool, impact: dict[str, Any] | None) -> None:
+        """Job ``index`` (``_work``) to a worker, forking them first if need be."""
+        if self.executor is None:
+            self.executor = ProcessPoolExecutor(self.workers, multiprocessing.get_context("fork"), _quiet_worker,
+                                                (os.getpid(),))
+        executor = self.executor
+
+        def landed(future: Future[Done | BaseException]) -> None:
             try:
-                index, done, key = finished.get(timeout=0.05 if held else None)
-            except queue.Empty:
-                between()
-                continue
-            if isinstance(done, WorkerDied):
-                raise BuildRefused(_died(jobs, results, done)) from None
-            if isinstance(done, OSError):
-                raise BuildRefused([edition_failure(jobs[index], done)]) from done
-            if isinstance(done, BaseException):
-                raise done
-            if done.digital is not None:  # the print job's digital edition: landed with it
-                finished.put((jobs[index].digital, done.digital, keys[jobs[index].digital]))  # type: ignore[index]
-            account.add(done.cpu)
-            if done.worker[0]:  # what the worker spent beyond its jobs' parts: the pool's plumbing
-                pid, total = done.worker
-                spent[pid] = total
-                parts[pid] = parts.get(pid, 0.0) + sum(done.cpu.values())
-            if count > 1 and not done.reused and index not in digital:
-                running -= 1
-            for name, level, message in done.logs:
-                logging.getLogger(name).log(level, "%s", message)
-            results[index] = done
-            shown.update()
-            between()
-            if done.passed:
-                preflight_passed(done.passed, store)
-            if done.placement is not None:
-                placed(done.digest, done.placement)
-            if not done.reused:
-                with account.part("cache: PDFs kept"):
-                    put_pdf(store, key, jobs[index].target,
-                            {"pages": done.pages, "layout": {"gutter_mm": done.layout.gutter_mm,
-                                                             "index_pages": done.layout.index_pages}})
-            fill()
-        if pool is not None:
-            pool.shutdown()
-            closed = True
-        account.add({"PDF workers: between jobs (the pool's plumbing, results sent back)":
-                     sum(spent[pid] - parts[pid] for pid in spent)})
-    finally:
-        shown.close()
-        if pool is not None and not closed:  # an error or an interrupt: no worker outlives the build
-            workers = list(getattr(pool, "_processes", {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for worker in workers:
-                worker.terminate()
-                worker.join()
-        _JOBS, _STARTED = [], None
-    for index, job in enumerate(jobs):  # in the order the one-at-a-time loop reports them
-        done = results[index]
-        job.printing.layout = done.layout
-        timings.pdf[job.name] = done.seconds
-        timings.pages[job.name] = done.pages
-        timings.own += done.own
-        timings.tools += done.tool
+                self.landed.put((index, future.result(), key))
+            except BrokenProcessPool:  # called as the pool breaks, before it ends the other workers
+                self.landed.put((index, WorkerDied(_dead_workers(executor)), key))
+            except BaseException as exc:  # cancelled
+                self.landed.put((index, exc, key))
+
+        try:
+            future = executor.submit(_work, index, epoch, True, preflight, impact)
+        except BrokenProcessPool:  # a worker died while the jobs were handed out: as if this one had landed
+            self.landed.put((index, WorkerDied(_dead_workers(executor)), key))
+            return
+        future.add_done_callback(landed)
+
+    def shut_down(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown()
+        self.closed = True
+
+    def end(self) -> None:
+        if self.executor is None or self.closed:
+            return
+        workers = list(getattr(self.executor, "_processes", {}).values())
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+            worker.join()

@@ -15,11 +15,9 @@ from typing import Any
 
 from rulepress.errors import SourceError
 from rulepress.load.book import Book
-from rulepress.load.rules import render_template
-from rulepress.load.yamlsrc import plain
+from rulepress.proof import Proof
 from rulepress.render import palette as colours
 from rulepress.render.strings import Strings
-from rulepress.verify import diagram
 
 # Palette names that are the book's chrome rather than a game colour (not drawn as pieces on the cover).
 _CHROME = {"ink", "line", "muted", "soft", "faint", "paper", "sheet", "cover", "cover_ink", "accent"}
@@ -35,22 +33,17 @@ class CoverText:
 
 
 def cover_text(book: Book, palette: dict[str, colours.Cmyk]) -> CoverText:
-    """book.yaml ``cover``: blurb, components, credits (templates over components.yaml) and its colours."""
+    """book.yaml ``cover``: blurb, components, credits (rendered as the book loaded, ``Book.cover_words``) and its
+    colours."""
     data: dict[str, Any] = book.data.get("cover") or {}
-    shown = book.path("book.yaml")
-    context = {**plain(book.components), "book": plain(book.data)}
-
-    def text(value: Any) -> str:
-        return render_template(str(value), context, shown, None).strip()
-
-    cover = CoverText(text(data.get("blurb", "")), [text(v) for v in data.get("components", [])],
-                      [text(v) for v in data.get("credits", [])],
+    words = book.cover_words
+    cover = CoverText(words.blurb, list(words.components), list(words.credits),
                       str(data.get("background", "cover")), str(data.get("ink", "cover_ink")))
     for key in ("background", "ink"):
         name = getattr(cover, key)
-        if name not in palette:
-            raise SourceError(shown, None, f"cover.{key}: '{name}' is not a colour of the game's palette "
-                                           f"(known: {', '.join(sorted(palette))})")
+        if name not in palette:  # the gate's check_cover refuses it first, at its line
+            raise SourceError(book.path("book.yaml"), None, f"cover.{key}: '{name}' is not a colour of the game's "
+                                                            f"palette (known: {', '.join(sorted(palette))})")
     return cover
 
 
@@ -62,27 +55,31 @@ def piece_colours(palette: dict[str, colours.Cmyk]) -> list[colours.Cmyk]:
 
 @dataclass
 class Artwork:
-    svg: str  # in the edition's colours: CMYK for print, the profile's sRGB for screens
+    svg: str  # in the edition's colours: CMYK for print, the book's profile's sRGB for screens
     alt: str  # what it shows, for the digital edition's readers
 
 
-def cover_art(book: Book, palette: dict[str, colours.Cmyk], print_edition: bool, t: Strings) -> Artwork:
-    """The front cover's artwork: the book's own SVG (``cover.art``), or the motif drawn from its palette."""
+def cover_art(book: Book, art: str | None, palette: dict[str, colours.Cmyk], screen: Proof | None,
+              t: Strings) -> Artwork:
+    """The front cover's artwork: the book's own SVG (``art``: ``cover.art`` as the gate checked it,
+    ``BookCheck.cover_art``), or the motif drawn from its palette; for press (``screen`` None) or a screen."""
     data: dict[str, Any] = book.data.get("cover") or {}
-    if data.get("art"):
-        svg = diagram.cover_art(book)
-        return Artwork(svg if print_edition else colours.svg_rgb(svg), str(data.get("alt") or ""))
-    svg, discs, tiles = motif(palette, book.id, print_edition)
+    if data.get("art") and art is None:
+        raise ValueError(f"{book.id}: cover.art was not checked by the gate (BookCheck.cover_art is None)")
+    if art is not None:
+        return Artwork(art if screen is None else screen.svg(art), str(data.get("alt") or ""))
+    svg, discs, tiles = motif(palette, book.id, screen)
     alt = str(data["alt"]) if data.get("alt") else t("cover_motif_alt", discs=discs, tiles=tiles)
     return Artwork(svg, alt)
 
 
-def motif(palette: dict[str, colours.Cmyk], seed: str, print_edition: bool, width: float = 120,
+def motif(palette: dict[str, colours.Cmyk], seed: str, screen: Proof | None, width: float = 120,
           height: float = 96) -> tuple[str, int, int]:
-    """An SVG (mm units): the game's pieces, discs and tiles in its own colours, in two loose rings; with the
-    number of discs and of tiles drawn (for its alternative text)."""
+    """An SVG (mm units): the game's pieces, discs and tiles in its own colours (its inks for press, ``screen``
+    None, else their screen colours), in two loose rings; with the number of discs and of tiles drawn (for its
+    alternative text)."""
     rng = random.Random(seed)
-    paint = [colours.css(c, print_edition) for c in piece_colours(palette)]
+    paint = [colours.css(c, screen) for c in piece_colours(palette)]
     cx, cy = width / 2, height / 2
     parts: list[str] = []
     discs = tiles = 0

@@ -4,13 +4,13 @@ positions each example's frames kept, and Pyodide itself (vendored: nothing is f
 The engine runs unchanged.  The bundle holds its package (code and narration catalogs) under the name the build
 imported it as, and the parts of rulepress it imports: the protocol and the base class, the narration catalogs'
 reader (``i18n``, with the pure-Python Babel it reads ``.po`` files with, and the locale data of the book's
-languages only), the palette's inks (``render/palette.py``: its PIL conversion is never called there) and a stand-in
+languages only), the palette's inks (``render/palette.py``, which converts no colour there) and a stand-in
 for ``render/metrics.py``, whose fontTools stays behind: the widths it reads from the shipped fonts go along as a
 table (``browser/metrics.py``).  PyYAML's pure-Python reader reads a move a reader writes.  The referee itself is
 ``rulepress/render/browser/referee.py``.
 
-Colours on screen come from the book's profile (``palette.rgb``): the build converts every ink the book's diagrams
-and palette use, and the referee maps the diagrams it draws through that table.
+Colours on screen come from the book's own output intent (its proof, ``BookCheck.proof``): the build converts every
+ink the book's diagrams and palette use, and the referee maps the diagrams it draws through that table.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any
 from rulepress import i18n
 from rulepress.data import package_path
 from rulepress.load.book import Book
+from rulepress.proof import Proof
 from rulepress.render import metrics, palette
 from rulepress.verify.replay import ExampleResult, engine_folder
 
@@ -107,13 +108,14 @@ def advance_table() -> dict[str, Any]:
     return table
 
 
-def screen_colours(svgs: Iterable[str], engine: ModuleType) -> dict[str, str]:
-    """Each ink written in ``svgs`` and in the game's palette (``device-cmyk(...)`` as written) -> its screen colour."""
+def screen_colours(svgs: Iterable[str], engine: ModuleType, screen: Proof) -> dict[str, str]:
+    """Each ink written in ``svgs`` and in the game's palette (``device-cmyk(...)`` as written) -> its screen colour
+    through the book's proof ``screen``."""
     inks = [*palette.HOUSE.values(), *palette.game_palette(engine).values()]
     written = {palette.device_cmyk(colour) for colour in inks}
     for svg in svgs:
         written.update(match.group(0) for match in palette.DEVICE_CMYK.finditer(svg))
-    return {ink: palette.svg_rgb(ink) for ink in sorted(written)}
+    return {ink: screen.written(ink) for ink in sorted(written)}
 
 
 def positions(result: ExampleResult) -> dict[str, Any]:

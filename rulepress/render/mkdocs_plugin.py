@@ -2,9 +2,9 @@
 books, rendered by mkdocs-material with rulepress's theme overrides and assets (package data).
 
 Named in a configuration as ``- rulepress``; the packaged defaults (rulepress/render/site_config.py) name it, so a
-project's own ``mkdocs.yml`` need not.  Run by ``rulepress build`` (which verifies first and hands over its report
-through :data:`rulepress.render.site.PREPARED`) or by a plain ``mkdocs build``/``mkdocs serve`` of a configuration
-naming it, which verifies here and refuses to build when the books disagree.
+project's own ``mkdocs.yml`` need not.  Run by ``rulepress build``, which verifies first and hands its report to the
+plugin instance of the configuration it loaded (:func:`plugin_of`, ``prepared``), or by a plain ``mkdocs build``/
+``mkdocs serve`` of a configuration naming it, which verifies here and refuses to build when the books disagree.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
 
     def __init__(self) -> None:
         super().__init__()
-        self.prepared: site.SiteInput | None = None
+        self.prepared: site.SiteInput | None = None  # what the build verified, handed over before mkdocs runs
         self.extra_nav: list[Any] = []
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        prepared = site.PREPARED
-        if prepared is None:
+        prepared = self.prepared
+        if prepared is None:  # a plain `mkdocs build`: nobody verified the books yet
             report = verify(Path(config.config_file_path).parent)
             if not report.ok:
                 raise PluginError("rulepress: the books do not agree with their engines:\n  "
@@ -114,3 +114,13 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
         # Not hidden folders: mkdocs writes none, the build renders its PDFs into one meanwhile (.pdf/, then pdf/).
         folders = {path.name for path in site_dir.iterdir() if path.is_dir() and not path.name.startswith(".")}
         site_fixes.relative_404(site_dir, sorted(folders | later))
+
+
+def plugin_of(config: MkDocsConfig) -> RulepressPlugin:
+    """The ``rulepress`` plugin instance of a loaded configuration (mkdocs makes it while it loads the
+    configuration; the packaged defaults name it and a project may not disable it, rulepress/render/site_config.py).
+    The build sets its ``prepared`` before mkdocs runs."""
+    for plugin in config.plugins.values():
+        if isinstance(plugin, RulepressPlugin):
+            return plugin
+    raise PluginError("rulepress: the configuration names no rulepress plugin")

@@ -5,8 +5,9 @@
   block keeps its width: the outer margin gives what the gutter takes), a page count that is a multiple of 4
   (padded with intended pages before the back cover);
 - digital (``<book>-digital.pdf``): the print edition's pages, made from its layout (``digital_from_press``:
-  no bleed, no filler pages, the text block centred, covers of its own), RGB (the same palette, converted, as
-  it is written: ``screen_colours``), tagged, titled, alt text on every diagram;
+  no bleed, no filler pages, the text block centred, covers of its own), RGB (the same palette, converted through
+  the book's own output intent as it is written: ``weasyprint_patches.screen_colours``), tagged, titled, alt
+  text on every diagram;
 - designer (``<book>-designer.pdf``): the print layout plus the designer's parts.
 
 Fonts come only from ``rulepress/fonts/``: fontconfig is pointed at that folder alone before WeasyPrint
@@ -21,6 +22,7 @@ so the laid-out pages are moved sideways to it instead of laid out again.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import html
 import math
@@ -44,10 +46,11 @@ from rulepress import account
 from rulepress.analyze.report import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
-from rulepress.load.profile import output_intent
-from rulepress.render import cover, page_references, svg_once
+from rulepress.proof import Proof
+from rulepress.render import cover
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
+from rulepress.render import weasyprint_patches as patches
 from rulepress.render.player_text import check_player_text
 from rulepress.render.typography import soft_hyphens, sort_key, typeset_html
 from rulepress.verify.gate import BookCheck
@@ -96,6 +99,7 @@ class PrintInput:
     impact: dict[str, Any] | None = None
     edition: str = ""  # "print", "digital" or "designer"; by default from ``designer``
     layout: Layout | None = None  # set by ``write_pdf``: the layout the edition settled on
+    stamp: Stamp | None = None  # what its PDF is dated and identified by (a print edition's; None: undated)
     fragments: dict[str, Any] | None = field(default=None, repr=False)  # its HTML parts, made once (print_html)
 
     def __post_init__(self) -> None:
@@ -108,6 +112,26 @@ class PrintInput:
     def cmyk(self) -> bool:
         """Print and designer editions are laid out for press: CMYK colours, trim and bleed."""
         return self.edition != "digital"
+
+    @property
+    def screen(self) -> Proof | None:
+        """For a screen (the digital edition): the book's proof, every ink's screen colour; None for press."""
+        return None if self.cmyk else self.check.proof
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What makes a print edition's PDF the same bytes every time: its date (the sources', not the clock:
+    rulepress/publish/pdfstore.py ``source_epoch``), set as the document's metadata, and the name its PDF/X
+    document ID is derived from."""
+
+    epoch: int  # seconds since 1970-01-01 UTC
+    name: str  # the edition's file name without .pdf
+
+    @property
+    def date(self) -> str:
+        """The date as WeasyPrint's metadata takes it (W3C, in UTC)."""
+        return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(self.epoch))
 
 
 @dataclass
@@ -147,13 +171,13 @@ def _data_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
-def _diagrams(check: BookCheck, cmyk: bool) -> dict[tuple[str, str], str]:
+def _diagrams(check: BookCheck, screen: Proof | None) -> dict[tuple[str, str], str]:
     """Each checkpoint's SVG as a data URI: the engine's CMYK drawing for press, its RGB form for screens."""
     found = {}
     for result in check.results:
         for name, checkpoint in result.checkpoints.items():
             if checkpoint.svg is not None:
-                svg = checkpoint.svg if cmyk else colours.svg_rgb(checkpoint.svg)
+                svg = checkpoint.svg if screen is None else screen.svg(checkpoint.svg)
                 # Named inside, so that two checkpoints drawing the same position still get their own alt text.
                 label = re.sub(r"-+", "-", f"{result.example.id} {name}")  # "--" may not appear in a comment
                 found[(result.example.id, name)] = _data_uri(f"{svg}<!-- {label} -->")
@@ -343,7 +367,7 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
         return job.fragments
     check, book = job.check, job.check.book
     t = render.words(book)
-    uris = _diagrams(check, job.cmyk)
+    uris = _diagrams(check, job.screen)
     alts = _alt_texts(check, uris)
     short, restore = _tokens(uris)
     link = _linker(check, short)
@@ -426,10 +450,11 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
                                                         "beside": True}
     game = colours.game_palette(check.engine)
     back = cover.cover_text(book, game)
-    art = cover.cover_art(book, game, job.cmyk, t)  # the book's own SVG, or the motif drawn from its palette
-    palette = {name: colours.css(value, job.cmyk) for name, value in {**game, **colours.HOUSE}.items()}
-    palette["cover"] = colours.css(game[back.background], job.cmyk)
-    palette["cover_ink"] = colours.css(game[back.ink], job.cmyk)
+    # The book's own SVG, or the motif drawn from its palette.
+    art = cover.cover_art(book, check.cover_art, game, job.screen, t)
+    palette = {name: colours.css(value, job.screen) for name, value in {**game, **colours.HOUSE}.items()}
+    palette["cover"] = colours.css(game[back.background], job.screen)
+    palette["cover_ink"] = colours.css(game[back.ink], job.screen)
     width, height = book.trim
     label = {"print": "", "digital": t("digital_edition"), "designer": t("designer_edition")}[job.edition]
     inner, outer = margins(layout.gutter_mm)
@@ -449,7 +474,7 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
         fillers=tail.fillers if tail is not None else 0, first_page=first - side, side=side,
         beside=parts["beside"], designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(),
         edition=job.edition,
-        edition_label=label, colour=palette, profile=output_intent(book).as_uri() if job.cmyk else "",
+        edition_label=label, colour=palette, profile=check.proof.path.as_uri() if job.cmyk else "",
         gutter=f"{inner:g}mm", outer=f"{outer:g}mm", cover=back,
         artwork=_data_uri(art.svg), artwork_alt=art.alt, t=t, lang=t.lang)
     # French spacing and quotation marks, in text nodes only (the break points are the fragments', _fragments).
@@ -536,33 +561,15 @@ def _join(job: PrintInput, body: Any, tail: Any, first: int, fillers: int) -> li
 def _move_gutter(pages: list[Any], dx_mm: float) -> list[Any]:
     """``pages`` with each mirrored page's content moved ``dx_mm`` away from the spine (right on right-hand pages,
     left on left-hand ones; the covers stay): the same pages a layout with a gutter ``dx_mm`` wider gives, since
-    the text block keeps its width (``margins``).  WeasyPrint's own layout places boxes the same way
-    (``Box.translate``), but it lays out backgrounds (table heads, tile-shape squares, tints) once a page is
-    done, in page coordinates: they are laid out again from the moved boxes, or they would stay where the
-    narrower gutter put them.  Each page's anchors, links and bookmarks are then read again from the moved boxes."""
-    from weasyprint.document import Page
-    from weasyprint.layout.background import layout_backgrounds
+    the text block keeps its width (``margins``); WeasyPrint's boxes and backgrounds moved as its own layout
+    places them (``weasyprint_patches.move_sideways``, only while the patches are in force)."""
 
-    moved = []
-    for number, page in enumerate(pages, start=1):
-        box = page._page_box
-        if box.page_type.name == "cover" or not dx_mm:
-            moved.append(page)
-            continue
-        dx = dx_mm * PX_PER_MM * (1 if number % 2 else -1)  # page 1 is a right-hand page: its spine on the left
-        for child in box.children:  # the page's content and its margin boxes (running head, folio)
-            child.translate(dx, 0)
-        box.margin_left += dx
-        box.margin_right -= dx
-        layout_backgrounds(box, _no_background_images)
-        moved.append(Page(box))
-    return moved
+    def shift(number: int, page: Any) -> float:
+        if not dx_mm or patches.page_type(page) == "cover":
+            return 0.0
+        return dx_mm * PX_PER_MM * (1 if number % 2 else -1)  # page 1 is a right-hand page: its spine on the left
 
-
-def _no_background_images(url: str, **_: Any) -> None:
-    """The books' style sets no background image (rule text brings no CSS): nothing to fetch again."""
-    raise RuntimeError(f"a background image ({url}) on a page moved to its gutter: pdf._move_gutter lays out "
-                       "colour backgrounds only")
+    return patches.move_sideways(pages, shift)
 
 
 def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
@@ -573,8 +580,10 @@ def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
 
     The body's pages do not depend on the tail (the index comes last, after the designer's parts), nor on the
     gutter while the text block keeps its width: only past that (over 220 pages, see ``margins``) is the book
-    laid out again, with the gutter the first layout found.  Returns the joined document, its layout, and the
-    tail's document (kept alive until the PDF is written: its pages' fonts belong to it).
+    laid out again, with the gutter the first layout found; and, without rulepress's patches to WeasyPrint
+    (rulepress/render/weasyprint_patches.py), whenever the gutter is not the one guessed, since the pages cannot
+    be moved then.  Returns the joined document, its layout, and the tail's document (kept alive until the PDF is
+    written: its pages' fonts belong to it).
     """
     for _ in range(3):
         layout = Layout(guess)
@@ -589,7 +598,8 @@ def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
         tail = _render(job, layout, "tail", Tail(first, fillers), timing)
         pages = _join(job, body, tail, first, fillers)
         gutter = gutter_mm(len(pages))
-        if sum(margins(gutter)) == sum(margins(guess)):
+        movable = not job.cmyk or gutter == guess or patches.in_force()  # a screen edition has no gutter
+        if sum(margins(gutter)) == sum(margins(guess)) and movable:
             start = time.perf_counter()
             layout.gutter_mm = gutter
             with account.part("PDF: pages joined, gutter moved"):
@@ -645,9 +655,10 @@ def write_pdf(job: PrintInput, target: Path | None, timing: dict[str, float] | N
     ``timing`` receives seconds spent in our own HTML generation ("own") and in WeasyPrint ("tool").
     ``digital``: the print edition's digital edition too, made from the same layout (``digital_from_press``);
     ``target`` None: that one alone (the print edition is laid out for it, not written).  A digital ``job`` is
-    made that way, from its print edition's layout.
+    made that way, from its print edition's layout, while rulepress's patches to WeasyPrint are in force
+    (rulepress/render/weasyprint_patches.py); without them every edition is laid out from its own HTML.
     """
-    if job.edition == "digital":
+    if job.edition == "digital" and patches.in_force():
         wanted = Digital(job, target) if target is not None else None
         write_pdf(press_for(job), None, None, wanted)
         if timing is not None and wanted is not None:
@@ -667,24 +678,36 @@ def write_pdf(job: PrintInput, target: Path | None, timing: dict[str, float] | N
         if problems:
             raise BuildRefused(problems)
     split["own"] = time.perf_counter() - start
-    with font_scratch(), svg_once.worked_out_once(), page_references.twice():
+    with font_scratch(), patches.speed_ups() as patched:
         document, layout, tail = lay_out(job, split)
         job.layout = layout
         pages = len(document.pages)
         if target is not None:
             middle = time.perf_counter()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            options: dict[str, Any] = {"pdf_variant": "pdf/x-4"} if job.edition == "print" else {}
-            with account.part("PDF: WeasyPrint writes"):
-                document.write_pdf(target, **options)
+            _write(document, job, target)
             split["tool"] = split.get("tool", 0.0) + time.perf_counter() - middle
-        if digital is not None:  # after the print edition is written: its pages are moved for the screen
+        if digital is not None and patched:  # after the print edition is written: its pages are moved for the screen
             _write_digital(document, layout, digital)
+        elif digital is not None:  # laid out from its own HTML
+            digital.pages = write_pdf(digital.job, digital.target, digital.timing)
         del document, tail  # their fonts live in the scratch folder
     if timing is not None:
         for key, seconds in split.items():
             timing[key] = timing.get(key, 0.0) + seconds
     return pages
+
+
+def _write(document: Any, job: PrintInput, target: Path) -> None:
+    """``document`` (``job``'s, laid out) written to ``target``: a print edition as PDF/X-4, dated with its stamp
+    (the document's metadata) and identified by it; a digital one tagged."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    options: dict[str, Any] = {"print": {"pdf_variant": "pdf/x-4"}, "digital": {"pdf_tags": True}}.get(job.edition, {})
+    stamp = job.stamp if job.edition == "print" else None
+    if stamp is not None:  # PDF/X needs both dates: WeasyPrint puts in the clock's for any it is not given
+        document.metadata.created = document.metadata.modified = stamp.date
+    with account.part("PDF: WeasyPrint writes"), \
+            patches.document_id(stamp.name, stamp.epoch) if stamp is not None else contextlib.nullcontext():
+        document.write_pdf(target, **options)
 
 
 def _write_digital(press: Any, layout: Layout, digital: Digital) -> None:
@@ -707,7 +730,8 @@ def _write_digital(press: Any, layout: Layout, digital: Digital) -> None:
     job.layout = layout
     middle = time.perf_counter()
     digital.target.parent.mkdir(parents=True, exist_ok=True)
-    with account.part("PDF: WeasyPrint writes"), screen_colours():
+    assert job.screen is not None
+    with account.part("PDF: WeasyPrint writes"), patches.screen_colours(job.screen):
         document.write_pdf(digital.target, pdf_tags=True)
     split["tool"] = split.get("tool", 0.0) + time.perf_counter() - middle
     digital.pages = len(document.pages)
@@ -720,48 +744,15 @@ def digital_from_press(press: Any, covers: Any, layout: Layout) -> Any:
     ``covers``, the digital edition's own covers (laid out for a page without bleed, with its edition's words).
 
     Its title, language and the rest of its metadata are the covers' (the digital edition's HTML); its colours
-    are the screen's when it is written under :func:`screen_colours`.  The text block has the same width on
-    both (``margins``), so every line breaks alike: what the preflight's register check reads back."""
-    from weasyprint.document import Page
-
+    are the screen's when it is written under ``weasyprint_patches.screen_colours``.  The text block has the same
+    width on both (``margins``), so every line breaks alike: what the preflight's register check reads back."""
     inner = [page for page in press.pages[1:-1] if not any(anchor.startswith("filler-") for anchor in page.anchors)]
     gutter = layout.gutter_mm
     moved = _move_gutter([press.pages[0], *inner], sum(margins(gutter)) / 2 - gutter)[1:]
     printed = {id(page) for page in inner}
     pages = []
     for page in moved:
-        page = Page(page._page_box) if id(page) in printed else page  # not moved (no shift): not the print's own
+        page = patches.page_again(page) if id(page) in printed else page  # not moved (no shift): not the print's
         page.bleed = dict.fromkeys(page.bleed, 0)
         pages.append(page)
     return covers.copy([covers.pages[0], *pages, covers.pages[-1]])
-
-
-@functools.lru_cache(maxsize=1024)
-def _screen_colour(inks: tuple[float, ...], alpha: float) -> Any:
-    from tinycss2.color5 import parse_color
-
-    # As the digital edition's HTML and diagrams ask for them: palette.rgb of the inks, in percent.
-    screen = parse_color(colours.rgb(tuple(value * 100 for value in inks)))
-    return type(screen)(screen.space, screen.coordinates, alpha)
-
-
-@contextmanager
-def screen_colours() -> Iterator[None]:
-    """While the pages are written, every ``device-cmyk`` colour WeasyPrint sets (text, rules, backgrounds,
-    the diagrams' fills and strokes) is set as the sRGB the press profile gives those inks: the colours the
-    digital edition's own HTML names (``palette.css``).  WeasyPrint sets every colour through one method,
-    ``Stream.set_color``, which is wrapped for the time being."""
-    from weasyprint.pdf.stream import Stream
-
-    press = Stream.set_color
-
-    def set_color(self: Any, color: Any, stroke: bool = False) -> None:
-        if color.space == "device-cmyk":
-            color = _screen_colour(tuple(color.coordinates), color.alpha)
-        press(self, color, stroke)
-
-    Stream.set_color = set_color  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        Stream.set_color = press  # type: ignore[method-assign]

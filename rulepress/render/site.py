@@ -20,7 +20,6 @@ from rulepress.analyze.report import cached_designer_markdown  # the plots: draw
 from rulepress.load.book import Book
 from rulepress.render import in_browser, languages, stepper
 from rulepress.render import markdown as render
-from rulepress.render.palette import svg_rgb
 from rulepress.render.player_text import check_player_text
 from rulepress.render.strings import Strings, strings
 from rulepress.render.typography import typeset
@@ -29,12 +28,14 @@ from rulepress.verify.gate import BookCheck, Report
 
 PAGES = declare("pages", keep=60)  # a book's site pages in one language, kept under its check (pages_key)
 PLAYER = declare("player", keep=5000)  # a player page's pass of the player-text check, kept under its text
-PREPARED: SiteInput | None = None  # set by `rulepress build` before it runs mkdocs
 TIMING: dict[str, float] = {}  # seconds the plugin spent generating pages (our work inside mkdocs' run)
 
 
 @dataclass
 class SiteInput:
+    """What the site in one language is made from: the gate's report (the books, their translations), the question
+    impacts; handed to the mkdocs plugin's instance (rulepress/render/mkdocs_plugin.py, ``plugin_of``)."""
+
     report: Report
     impacts: dict[str, dict[str, Any]] = field(default_factory=dict)  # book -> question -> impact
     lang: str | None = None  # None: the source language's site (the root); else the translations' site <lang>/
@@ -311,16 +312,18 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None, lang: str | Non
     tries = in_browser.wanted(book)
     for result in check.results:
         page = example_page(book.id, result.example.id)
-        block, shown = stepper.example_block(result, book, t, page, lang, tries)
+        block, shown = stepper.example_block(result, book, t, page, lang, tries, check.proof)
         files[page] = render.example_markdown(result, book, linker(check, page), heading="#") + "\n" + block
         files.update(shown)
         for name, checkpoint in result.checkpoints.items():
             if checkpoint.svg is not None:
-                # Engines draw in CMYK (device-cmyk, for press); browsers get the same colours as sRGB.
-                files[f"{book.id}/diagrams/{render.diagram_name(result.example.id, name)}"] = svg_rgb(checkpoint.svg)
+                # Engines draw in CMYK (device-cmyk, for press); browsers get the same inks as sRGB, through the
+                # book's own output intent.
+                diagram = f"{book.id}/diagrams/{render.diagram_name(result.example.id, name)}"
+                files[diagram] = check.proof.svg(checkpoint.svg)
     if tries and any(name.startswith(f"{stepper.referee_folder(book.id)}/") for name in files):
         files[f"{stepper.referee_folder(book.id)}/config.json"] = stepper.referee_config(
-            check.results, book, check.engine, t, f"{book.id}/examples")
+            check.results, book, check.engine, t, f"{book.id}/examples", check.proof)
     page = f"{book.id}/glossary.md"
     files[page] = f"# {t('glossary')}\n\n" + render.glossary_markdown(book, linker(check, page))
     page = f"{book.id}/designer/questions.md"

@@ -23,9 +23,9 @@ from html import escape
 from typing import Any
 
 from rulepress.load.book import Book
+from rulepress.proof import Proof
 from rulepress.render import in_browser
 from rulepress.render import markdown as render
-from rulepress.render.palette import svg_rgb
 from rulepress.render.strings import Strings
 from rulepress.verify.replay import ExampleResult, TranscriptLine
 
@@ -51,7 +51,7 @@ def referee_folder(book_id: str) -> str:
 
 
 def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang: str | None,
-                  tries: bool) -> tuple[str, dict[str, str]]:
+                  tries: bool, screen: Proof) -> tuple[str, dict[str, str]]:
     """The example page's step-through block (raw HTML in the Markdown), and the files it points at (frame SVGs in
     screen colours, the example's positions for the referee) by path in the site.  Nothing for an example with no
     position to step through (its setup is refused): an empty step-through would show an image of nothing."""
@@ -72,7 +72,7 @@ def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang
                    "positions": posixpath.relpath(target, here), "pyodide": f"{root}{in_browser.PYODIDE}/"}
     items = []
     for index, frame in enumerate(result.frames):
-        svg = svg_rgb(_in(frame.svgs, t.lang))
+        svg = screen.svg(_in(frame.svgs, t.lang))
         path = f"{book.id}/frames/{frame_name(result.example.id, svg)}"
         files[path] = svg
         line = result.transcript[index - 1] if index else None
@@ -104,14 +104,16 @@ def _attributes(values: dict[str, str]) -> str:
     return "".join(f' {name}="{escape(value, quote=True)}"' for name, value in values.items() if value)
 
 
-def referee_config(results: list[ExampleResult], book: Book, engine: Any, t: Strings, page_dir: str) -> str:
+def referee_config(results: list[ExampleResult], book: Book, engine: Any, t: Strings, page_dir: str,
+                   screen: Proof) -> str:
     """The referee's settings for a book in one language (``config.json``): its engine and components, the rules a
-    refusal may cite (number, title, link from an example page), and the screen colours of the book's inks."""
+    refusal may cite (number, title, link from an example page), and the screen colours of the book's inks
+    (through its ``screen`` proof)."""
     svgs = [svg for result in results for frame in result.frames for svg in frame.svgs.values()]
     rules = {rule_id: {"number": rule.number, "title": rule.title, "link": _rule_link(rule_id, book, page_dir)}
              for rule_id, rule in book.rules.items()}
     config = {"lang": t.lang, "engine": book.engine_package, "namespace": engine.__name__.rpartition(".")[0],
-              "components": book.components, "rules": rules, "colours": in_browser.screen_colours(svgs, engine)}
+              "components": book.components, "rules": rules, "colours": in_browser.screen_colours(svgs, engine, screen)}
     return json.dumps(config, sort_keys=True, ensure_ascii=False, default=list)
 
 

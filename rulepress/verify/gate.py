@@ -14,10 +14,13 @@ from rulepress.load.book import Book, book_ids, load_book
 from rulepress.load.examples import Example, collect_examples, load_examples
 from rulepress.load.orphans import stray_example_folders
 from rulepress.load.problems import Collector, lines_of
+from rulepress.load.profile import output_intent
+from rulepress.load.translations import Translation
 from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
+from rulepress.proof import Proof
 from rulepress.store import key_of, sources_digest, watched_digest
-from rulepress.verify import decisions, diagram, trace
+from rulepress.verify import decisions, diagram, trace, translated
 from rulepress.verify.cached import catalog_problems, replay_all, replay_inputs
 from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
 from rulepress.verify.replay import ExampleResult, engine_folder
@@ -38,6 +41,17 @@ class BookCheck:
     # translations' findings) is kept under it: a serve session keeps a book's last good check while the files
     # on disk say something else, so the files' digest now would be the wrong key for it.
     inputs: str | None = None
+    # The book in each language it is translated into, checked with it (rulepress/verify/translated.py); the
+    # renderers read these, never the translation's files.
+    translations: dict[str, BookCheck] = field(default_factory=dict)
+    translation: Translation | None = None  # a translated check's: what its files recorded (hashes, places)
+    cover_art: str | None = None  # the SVG book.yaml's ``cover.art`` names, checked (check_cover); None: none
+    # What the book's inks look like on a screen: through its own output intent (a translation prints with its
+    # source's), for every colour of the site, the referee and the digital edition.
+    proof: Proof = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.proof = Proof.of(output_intent(self.book))
 
 
 @dataclass
@@ -71,7 +85,16 @@ def book_sources_digest(root: Path, book_id: str) -> str:
 def load_checked_book(root: Path, book_id: str) -> BookCheck:
     """Load one book with its engine and examples; raises SourceError on the first bad input."""
     book = load_book(root, book_id)
-    return BookCheck(book, load_book_engine(book), load_examples(book))
+    check = BookCheck(book, load_book_engine(book), load_examples(book))
+    check.cover_art = cover_art(book)
+    return check
+
+
+def cover_art(book: Book) -> str | None:
+    """The SVG book.yaml's ``cover.art`` names, checked (rulepress/verify/diagram.py); None when it names none.
+    Raises SourceError at its line."""
+    cover = book.data.get("cover")
+    return diagram.cover_art(book) if isinstance(cover, Mapping) and cover.get("art") else None
 
 
 def load_book_engine(book: Book) -> ModuleType:
@@ -128,7 +151,7 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         examples, problems = load_every_example(book)
         report.problems.extend(problems)
         check = BookCheck(book, engine, examples)
-        report.problems.extend(check_cover(book, engine))
+        report.problems.extend(check_cover(check))
         # The engine's narration catalogs, for each language the book is published in (rulepress.i18n).
         languages = list(i18n.book_languages(book.data))
         report.problems.extend(catalog_problems(engine_folder(engine, book), languages, root))
@@ -153,23 +176,27 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         for rule_id, inside in decisions.decisions_by_rule(book, engine, root).items():
             if rule_id in check.trace.rules:
                 check.trace.rules[rule_id].decisions = inside
+        # Its translations, over these replays: a bad translation file is a problem here, at its line.
+        report.problems.extend(translated.translate(check))
         if (book_sources_digest(root, book_id), watched_digest(root / "engine" / book.engine_package)) \
                 == (sources, engine_files):  # nothing changed meanwhile: the check is of these files
             check.inputs = key_of(book_id, str(root), sources, engine_files)
+            for translation in check.translations.values():
+                translation.inputs = check.inputs
         report.books.append(check)
     return report
 
 
-def check_cover(book: Book, engine: ModuleType) -> list[str]:
+def check_cover(check: BookCheck) -> list[str]:
     """book.yaml's cover colours must be names in the engine's palette (``render.PALETTE``), and its artwork
     (``cover.art``) plain SVG with words saying what it shows: checked here, at their lines, rather than when the
-    PDFs are already being rendered."""
+    PDFs are already being rendered; the artwork, checked, is the check's (``cover_art``) for the renderers."""
+    book, engine = check.book, check.engine
     cover = book.data.get("cover")
-    if isinstance(cover, Mapping) and cover.get("art"):
-        try:
-            diagram.cover_art(book)
-        except SourceError as exc:
-            return [str(exc)]
+    try:
+        check.cover_art = cover_art(book)
+    except SourceError as exc:
+        return [str(exc)]
     if not isinstance(cover, Mapping) or not ({"background", "ink"} & set(cover)):
         return []
     folder = book.root / "engine" / book.engine_package
