@@ -26,7 +26,8 @@ LANTERN = re.compile(r'width="14" height="20" rx="3"')  # the bundled books' lan
 
 def art_of(root: Path, book_id: str, print_edition: bool = True) -> cover.Artwork:
     check = load_checked_book(root, book_id)
-    return cover.cover_art(check.book, palette.game_palette(check.engine), print_edition, strings("en"))
+    return cover.cover_art(check.book, check.cover_art, palette.game_palette(check.engine),
+                           None if print_edition else check.proof, strings("en"))
 
 
 def test_a_book_without_art_gets_a_motif_of_its_own_palette_and_says_what_it_shows(mini: Path) -> None:
@@ -56,7 +57,7 @@ def test_a_bundled_book_prints_the_svg_it_supplies() -> None:
         assert printed.svg == supplied and LANTERN.search(supplied)  # their lantern is their own drawing
         assert printed.alt == "Cover artwork: a glowing lantern ringed by discs and tiles in the game's colours"
         screen = art_of(ROOT, book_id, print_edition=False)
-        assert "device-cmyk" not in screen.svg and screen.svg == palette.svg_rgb(supplied)
+        assert "device-cmyk" not in screen.svg and screen.svg == load_checked_book(ROOT, book_id).proof.svg(supplied)
 
 
 def test_the_print_html_carries_the_art_and_its_words(mini: Path) -> None:
@@ -95,8 +96,10 @@ def test_supplied_art_is_checked_like_a_diagram(mini: Path, svg: str | None, lin
     line = (mini / "rules_src/mini/book.yaml").read_text().splitlines().index("  art: " + lines.split()[1]) + 1
     report = verify(mini, draw=False)
     assert report.problems == [f"rules_src/mini/book.yaml:{line}: {said}"]
-    with pytest.raises(SourceError):  # and the renderer refuses it too
-        cover.cover_art(load_book(mini, "mini"), palette.DEFAULT_GAME, True, strings("en"))
+    with pytest.raises(SourceError):  # no check of the book is made without it
+        load_checked_book(mini, "mini")
+    with pytest.raises(ValueError, match="not checked by the gate"):  # and the renderer prints none unchecked
+        cover.cover_art(load_book(mini, "mini"), None, palette.DEFAULT_GAME, None, strings("en"))
 
 
 def test_supplied_art_stays_in_the_book_folder(mini: Path) -> None:
@@ -132,7 +135,7 @@ def _figures(node: pikepdf.Object, path: str = "") -> list[tuple[pikepdf.Diction
 
 def test_no_engine_palette_is_drawn_as_another_books(root: Path) -> None:
     """The bundled engines' palettes give different motifs: the art follows the book, not a house drawing."""
-    motifs = {book: cover.motif(palette.game_palette(load_engine(package, root)), book, True)[0]
+    motifs = {book: cover.motif(palette.game_palette(load_engine(package, root)), book, None)[0]
               for book, package in (("lantern-moths", "lantern_moths"), ("last-lantern", "last_lantern"),
                                     ("lantern", "lantern"))}
     assert len(set(motifs.values())) == 3

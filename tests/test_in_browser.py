@@ -19,7 +19,6 @@ from rulepress.analyze import explain
 from rulepress.protocol import PUBLIC, observer_of
 from rulepress.render import in_browser, metrics, stepper
 from rulepress.render.browser.referee import Referee
-from rulepress.render.palette import svg_rgb
 from rulepress.render.strings import strings
 from rulepress.verify import diagram
 from rulepress.verify.gate import BookCheck, load_checked_book
@@ -103,7 +102,7 @@ def test_the_block_names_each_frame_and_its_refusal(mini: Path) -> None:
     result = replay(check.examples[0], check.book, check.engine)
     t = strings("en")
     page = "mini/examples/mini-last-stone.md"
-    block, files = stepper.example_block(result, check.book, t, page, None, tries=True)
+    block, files = stepper.example_block(result, check.book, t, page, None, True, check.proof)
     items = re.findall(r"<li[^>]*>.*?</li>", block)
     assert len(items) == len(result.frames) == 4
     assert 'data-rule="../rules/mini.play.html#mini.play.take"' in items[1]
@@ -111,10 +110,10 @@ def test_the_block_names_each_frame_and_its_refusal(mini: Path) -> None:
     assert "The pile is empty" in items[3]  # the checkpoint's caption, with the position it shows
     for item, frame in zip(items, result.frames, strict=True):
         svg = re.search(r'data-svg="\.\./frames/([^"]+)"', item)
-        assert svg and files[f"mini/frames/{svg.group(1)}"] == svg_rgb(frame.svgs["en"])
+        assert svg and files[f"mini/frames/{svg.group(1)}"] == check.proof.svg(frame.svgs["en"])
     positions = json.loads(files["mini/referee/mini-last-stone.json"])
     assert len(positions["positions"]) == 3  # the refused step opens the start's position again
-    without, files = stepper.example_block(result, check.book, t, page, None, tries=False)
+    without, files = stepper.example_block(result, check.book, t, page, None, False, check.proof)
     assert "data-referee" not in without and not any("/referee/" in name for name in files)
 
 
@@ -177,7 +176,7 @@ def test_the_bundle_holds_the_engine_and_what_it_imports(checks: dict[str, BookC
 
 def _referee(check: BookCheck, results: list) -> Referee:  # type: ignore[type-arg]
     config = json.loads(stepper.referee_config(results, check.book, check.engine, strings("en"),
-                                               f"{check.book.id}/examples"))
+                                               f"{check.book.id}/examples", check.proof))
     return Referee(config, str(ROOT / "engine"))
 
 
@@ -285,7 +284,7 @@ def test_the_french_site_tries_moves_in_french(checks: dict[str, BookCheck]) -> 
     check = checks["last-lantern"]
     example = _example(check, "ll-first-tile-path")
     result = replay(example, check.book, check.engine)
-    config = json.loads(stepper.referee_config([result], check.book, check.engine, strings("fr"), "x"))
+    config = json.loads(stepper.referee_config([result], check.book, check.engine, strings("fr"), "x", check.proof))
     referee = Referee(config, str(ROOT / "engine"))
     shown = _open(referee, result, 0)
     position = explain.position_before(check.book, check.engine, example, 1)
@@ -339,4 +338,4 @@ def test_an_example_refused_at_its_setup_has_no_step_through(mini: Path) -> None
     result = replay(check.examples[0], check.book, check.engine)
     result.frames = []
     assert stepper.example_block(result, check.book, strings("en"), "mini/examples/mini-last-stone.md", None,
-                                 tries=True) == ("", {})
+                                 True, check.proof) == ("", {})

@@ -1,4 +1,5 @@
-"""Page references laid out twice, not three times (rulepress/render/page_references.py), and right."""
+"""Page references laid out twice, not three times, and right (rulepress/render/weasyprint_patches.py,
+``references_twice``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from rulepress.render import page_references, pdf
+from rulepress.render import pdf, weasyprint_patches
 
 weasyprint = pdf.weasyprint  # imported there, after fontconfig is pointed at the shipped fonts
 
@@ -88,7 +89,7 @@ def render(html: str, fix: Callable[[], Any]) -> tuple[Any, collections.Counter[
 
 
 def test_every_reference_names_its_targets_page() -> None:
-    document, _ = render(GROWING, page_references.twice)
+    document, _ = render(GROWING, weasyprint_patches.references_twice)
     assert [number for number, page in enumerate(document.pages, 1) if "a" in page.anchors] == [3]
     assert wrong_references(document) == []
     assert re.search(r"back +14/3", words(document.pages[-1]))  # its own page (counter(page)) and its target's
@@ -107,7 +108,7 @@ def test_weasyprint_alone_names_stale_pages() -> None:
 
 
 def test_a_page_of_references_is_laid_out_twice() -> None:
-    fixed, made = render(STEADY, page_references.twice)
+    fixed, made = render(STEADY, weasyprint_patches.references_twice)
     assert wrong_references(fixed) == [] and words(fixed.pages[0]).split() == [
         word for n in range(5) for word in (f"C{n}", str(n + 2))]
     assert made == dict.fromkeys(range(1, 7), 2)
@@ -120,5 +121,5 @@ def test_put_back_afterwards(html: str) -> None:
     from weasyprint.css.targets import TargetCollector
 
     before = TargetCollector.collect_missing_counters, TargetCollector.cache_target_page_counters
-    render(html, page_references.twice)
+    render(html, weasyprint_patches.references_twice)
     assert (TargetCollector.collect_missing_counters, TargetCollector.cache_target_page_counters) == before

@@ -13,13 +13,16 @@ import pikepdf
 import pytest
 
 from rulepress.cli import main
+from rulepress.load.profile import shipped
+from rulepress.proof import Proof
 from rulepress.publish.build import build
 from rulepress.publish.preflight import Finding, edition_of, preflight_pdf
-from rulepress.render import palette
 from rulepress.render import pdf as _pdf
+from rulepress.render import weasyprint_patches
 
 weasyprint = _pdf.weasyprint  # imported there, after fontconfig is pointed at the shipped fonts
-PROFILE = (f'@color-profile device-cmyk {{ src: url("{palette.PROFILE.as_uri()}"); '
+SWOP = Proof.of(shipped("swop"))
+PROFILE = (f'@color-profile device-cmyk {{ src: url("{SWOP.path.as_uri()}"); '
            "components: cyan, magenta, yellow, black; }")
 PAGE = '@page { size: A5; bleed: 3mm; margin: 20mm }'
 BODY = 'html { font: 9pt "Rulepress Sans"; color: device-cmyk(0 0 0 1) }'
@@ -153,7 +156,7 @@ def digital_pdf(target: Path, alt: str, screen: bool = True) -> Path:
     body = f'<h1 id="top">Rules</h1><img src="{svg_uri(svg)}" alt="{alt}"><p><a href="#top">Back</a></p>'
     if not screen:
         return make_pdf(target, body, "", pages=1, pdf_tags=True)
-    with _pdf.screen_colours():
+    with weasyprint_patches.screen_colours(SWOP):
         return make_pdf(target, body, "", pages=1, pdf_tags=True)
 
 
@@ -167,7 +170,7 @@ def test_a_cmyk_colour_left_in_a_digital_edition_fails(tmp_path: Path) -> None:
     findings = preflight_pdf(path)
     assert [(f.page, f.object, f.message) for f in findings] == [
         (1, "page content", "'/DeviceCMYK cs' selects a CMYK colour space")], findings
-    assert palette.rgb((0, 0, 0, 100)) == "#231f20"  # what the screen colours set instead, as the site shows it
+    assert SWOP.rgb((0, 0, 0, 100)) == "#231f20"  # what the screen colours set instead, as the site shows it
 
 
 def test_screen_colours_set_the_palettes_rgb_for_every_ink(tmp_path: Path) -> None:

@@ -12,7 +12,9 @@ import pytest
 from pypdf import PdfReader
 
 from rulepress.load.book import book_ids, load_book
+from rulepress.load.profile import shipped
 from rulepress.project import load_engine
+from rulepress.proof import Proof
 from rulepress.publish import pdfchecks, pdfread
 from rulepress.publish.preflight import preflight_pdf
 from rulepress.render import cover, palette, pdf
@@ -54,8 +56,9 @@ def test_print_edition_is_pdfx4_in_cmyk(editions: tuple[Path, object]) -> None:
             assert meta["pdfxid:GTS_PDFXVersion"] == "PDF/X-4"
         intent = book.Root.OutputIntents[0]
         assert intent.S == "/GTS_PDFX" and int(intent.DestOutputProfile.N) == 4
-        # The profile shipped in rulepress/color/, byte for byte: nothing comes from the system.
-        assert intent.DestOutputProfile.read_bytes() == palette.PROFILE.read_bytes()
+        # The profile shipped in rulepress/color/ that the book names (SWOP, the default), byte for byte: nothing
+        # comes from the system.
+        assert intent.DestOutputProfile.read_bytes() == shipped("swop").read_bytes()
         operators = {op for page in book.pages for op, _ in _shown(page.obj, page.obj.Resources)}
         assert not operators & {"rg", "RG"}
         assert "scn" in operators  # colours are set, and only through colour spaces (DeviceCMYK)
@@ -224,19 +227,13 @@ def test_digital_edition_is_tagged_titled_and_described(editions: tuple[Path, ob
 def test_cover_art_uses_the_game_palette_in_cmyk() -> None:
     engine = load_engine("lantern", ROOT)
     game = palette.game_palette(engine)
-    art, _, _ = cover.motif(game, "lantern", print_edition=True)
+    art, _, _ = cover.motif(game, "lantern", None)
     fills = set(re.findall(r'(?:fill|stroke)="([^"]+)"', art)) - {"none"}
     assert fills and fills <= {palette.device_cmyk(c) for c in cover.piece_colours(game)}
-    screen, _, _ = cover.motif(game, "lantern", print_edition=False)
+    swop = Proof.of(shipped("swop"))
+    screen, _, _ = cover.motif(game, "lantern", swop)
     assert "device-cmyk" not in screen and fills == {palette.device_cmyk(c) for c in cover.piece_colours(game)
-                                                     if palette.rgb(c) in screen}
-
-
-def test_palette_maps_cmyk_to_rgb_through_the_profile() -> None:
-    assert palette.rgb((0, 0, 0, 0)) == "#ffffff"
-    assert palette.rgb((0, 0, 0, 100)) == "#231f20"  # 100 % K on coated stock: a warm near-black
-    svg = '<rect fill="device-cmyk(0 0 0 1)" stroke="device-cmyk(0% 0% 0% 100%)"/>'
-    assert palette.svg_rgb(svg) == '<rect fill="#231f20" stroke="#231f20"/>'
+                                                     if swop.rgb(c) in screen}
 
 
 @pytest.mark.parametrize("book_id", book_ids(ROOT))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rulepress.publish.pdfchecks import SAFE_MM
-from rulepress.render import pdf
+from rulepress.render import pdf, weasyprint_patches
 from rulepress.verify.gate import verify
 
 from .conftest import ROOT
@@ -230,9 +230,9 @@ def test_the_digital_edition_made_from_the_print_layout_is_the_one_its_html_lays
         assert [page.bleed for page in made.pages] == [page.bleed for page in alone.pages]
         assert [(page.width, page.height) for page in made.pages] == [(p.width, p.height) for p in alone.pages]
         assert (made.metadata.title, made.color_profiles) == (alone.metadata.title, {})
-        # And its colours are the ones its HTML and screen diagrams name: the inks' sRGB (palette.rgb).
+        # And its colours are the ones its HTML and screen diagrams name: the inks' sRGB through the book's profile.
         alone.write_pdf(tmp_path / "alone.pdf")
-        with pdf.screen_colours():
+        with weasyprint_patches.screen_colours(lantern.proof):
             made.write_pdf(tmp_path / "made.pdf")
     assert _colours(tmp_path / "made.pdf") == _colours(tmp_path / "alone.pdf")
     assert not {op for op, _ in _colours(tmp_path / "made.pdf")} & {"k", "K"}

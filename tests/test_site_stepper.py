@@ -29,7 +29,6 @@ import pytest
 
 from rulepress.analyze import explain
 from rulepress.load import given
-from rulepress.render.palette import svg_rgb
 from rulepress.render.stepper import _said
 from rulepress.render.strings import strings
 from rulepress.render.typography import typeset
@@ -112,7 +111,7 @@ def _expected(book: str, example_id: str, lang: str) -> list[dict[str, str]]:
         if frame.rejected_by:
             said += " " + t("stepper_refused", rule=t("rule_ref", number=check.book.rules[frame.rejected_by].number))
         # The page's text in its language's typography (French spaces before ';' and ':'), as every page's is.
-        shown.append({"svg": svg_rgb(frame.svgs[lang]), "alt": typeset(frame.alts[lang], lang),
+        shown.append({"svg": check.proof.svg(frame.svgs[lang]), "alt": typeset(frame.alts[lang], lang),
                       "said": typeset(said, lang)})
     return shown
 

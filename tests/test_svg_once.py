@@ -1,5 +1,5 @@
-"""WeasyPrint's SVG drawing with its strings worked out once (rulepress/render/svg_once.py): the same drawing,
-and in force."""
+"""WeasyPrint's SVG drawing with its strings worked out once (rulepress/render/weasyprint_patches.py,
+``svg_worked_out_once``): the same drawing, and in force."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pikepdf
 
-from rulepress.render import pdf, svg_once
+from rulepress.render import pdf, weasyprint_patches
 
 weasyprint = pdf.weasyprint  # imported there, after fontconfig is pointed at the shipped fonts
 
@@ -42,7 +42,7 @@ def test_the_drawing_is_the_same_with_each_string_worked_out_once(tmp_path: Path
 
     plain = contents(tmp_path / "plain.pdf")
     original = svg.color, svg.size, line_break.split_first_line
-    with svg_once.worked_out_once():
+    with weasyprint_patches.svg_worked_out_once():
         assert (svg.color, svg.size, line_break.split_first_line) != original  # in force
         cached = contents(tmp_path / "cached.pdf")
         again = contents(tmp_path / "again.pdf")  # from the cache this time: opacities not multiplied twice
@@ -77,7 +77,7 @@ def test_each_letter_is_laid_out_once_per_style(tmp_path: Path, monkeypatch) -> 
     plain_layouts, plain_setups = len(layouts), len(setups)
     layouts.clear()
     setups.clear()
-    with svg_once.worked_out_once():
+    with weasyprint_patches.svg_worked_out_once():
         contents(tmp_path / "cached.pdf")
     # Each drawing: 7 texts, each laid out whole and letter by letter (26 letters), each letter set up again to
     # be drawn.
@@ -103,7 +103,7 @@ def test_a_letter_is_laid_out_again_with_other_fonts(tmp_path: Path) -> None:
                     for page in document.pages for font in page.Resources.Font.values()]
 
     plain = embedded("DejaVuSans.ttf"), embedded("DejaVuSerif.ttf")
-    with svg_once.worked_out_once():
+    with weasyprint_patches.svg_worked_out_once():
         assert (embedded("DejaVuSans.ttf"), embedded("DejaVuSerif.ttf")) == plain
     assert len(plain[0]) == 1 and plain[0] != plain[1]
 
@@ -119,6 +119,6 @@ def test_only_an_svg_text_is_looked_up() -> None:
         font_config = FontConfiguration()
 
     style = Computed(INITIAL_VALUES, font_family=["serif"], font_size=12)
-    with svg_once.worked_out_once():
+    with weasyprint_patches.svg_worked_out_once():
         first, again = (line_break.split_first_line("Moth", style, None, math.inf, 0) for _ in range(2))
     assert first[0] is not again[0] and first[1:] == again[1:]
