@@ -70,3 +70,32 @@ def test_the_full_build_leaves_no_temporary_files(site: Path) -> None:
     assert sorted(path.name for path in temporary.iterdir()) in ([], [f"rulepress-fontconfig-{os.getuid()}"])
     staging = site.parent / "project" / ".rulepress-cache" / "staging"
     assert not staging.exists() or sorted(path.name for path in staging.iterdir()) == []
+
+
+def test_last_lanterns_screen_colours_are_fogra39s(site: Path) -> None:
+    """Last Lantern names FOGRA39 (book.yaml ``output_intent``): its accent ink (15 35 100 0) is FOGRA39's
+    #dfa803 on its site (diagrams, step-through, the referee's table) and in its digital editions, never the
+    #dba628 SWOP would give; Lantern, on the default SWOP, shows SWOP's."""
+    import json
+
+    from rulepress.cmyk import device_cmyk
+    from rulepress.load.profile import shipped
+    from rulepress.proof import Proof
+    from rulepress.render.stepper import referee_folder
+
+    from .test_screen_colours import pdf_colours
+
+    accent = (15, 35, 100, 0)
+    fogra39, swop = Proof.of(shipped("fogra39")).rgb(accent), Proof.of(shipped("swop")).rgb(accent)
+    assert (fogra39, swop) == ("#dfa803", "#dba628")
+    for folder in (site / "last-lantern", site / "fr" / "last-lantern"):
+        drawn = "".join(path.read_text() for path in sorted(folder.glob("*/*.svg")))
+        assert fogra39 in drawn and swop not in drawn
+        config = json.loads((folder.parent / referee_folder("last-lantern") / "config.json").read_text())
+        assert config["colours"][device_cmyk(accent)] == fogra39
+    for name in ("last-lantern-digital.pdf", "last-lantern-fr-digital.pdf"):
+        written = {colour for _, colour in pdf_colours(site / "pdf" / name)}
+        assert fogra39 in written and swop not in written, name
+    lantern = Proof.of(shipped("swop"))
+    drawn = "".join(path.read_text() for path in sorted((site / "lantern").glob("*/*.svg")))
+    assert "device-cmyk" not in drawn and lantern.rgb((0, 0, 0, 100)) in drawn
