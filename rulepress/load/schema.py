@@ -111,7 +111,8 @@ def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> lis
         return validate_with(data, load_schema(name), shown, prefix)
     try:
         digest = hashlib.sha256(pickle.dumps(data, protocol=5)).hexdigest()  # the values, types and lines
-    except Exception:  # data that does not pickle (never from yamlsrc): checked every time
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # data that does not pickle (never
+        # from yamlsrc): checked every time
         return validate_with(data, load_schema(name), shown, prefix)
     found: list[SourceError] = []
 

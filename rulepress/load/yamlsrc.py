@@ -210,9 +210,10 @@ def cached_parse(root: Path, text: str, parse: Callable[[], Any]) -> Any:
         return found[0]
     value = parse()
     try:
-        kept.put(KIND, key, pickle.dumps(value, protocol=5))
-    except Exception:  # a value that does not pickle is just not kept
-        pass
+        data = pickle.dumps(value, protocol=5)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # a value that does not pickle
+        return value  # is just not kept (the store itself never fails a load: a full disk costs speed)
+    kept.put(KIND, key, data)
     return value
 
 

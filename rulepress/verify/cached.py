@@ -68,9 +68,10 @@ def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: boo
     result = replay(example, book, engine, draw=draw, prose=prose, options=options)
     if result.ok:  # a failure may be a time limit on a loaded machine: never remember one
         try:
-            store.put(REPLAYS, key, pickle.dumps(replace(result, example=None), protocol=5))
-        except Exception:  # an engine snapshot that does not pickle is just not cached
-            pass
+            data = pickle.dumps(replace(result, example=None), protocol=5)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # an engine snapshot that does
+            return result  # not pickle is just not cached
+        store.put(REPLAYS, key, data)
     return result
 
 

@@ -179,7 +179,7 @@ def _frozen(data: Any) -> Any:
     the replay's largest own cost; what does not pickle is deep-copied."""
     try:
         return pickle.loads(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
-    except Exception:
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # it does not pickle: walked instead
         return copy.deepcopy(data)
 
 
@@ -626,7 +626,7 @@ def _same_bytes(before: Any, after: Any) -> bool:
     try:
         return pickle.dumps(before, protocol=pickle.HIGHEST_PROTOCOL) == pickle.dumps(after,
                                                                                        protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # not plain: _difference compares
         return False
 
 
