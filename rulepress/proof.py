@@ -79,6 +79,11 @@ class Proof:
             found = self._written[ink] = self.rgb(tuple(_percent(part) for part in match.groups()))  # type: ignore[arg-type]
         return found
 
+    def grid(self, levels: tuple[float, ...]) -> list[str]:
+        """The screen colour at every combination of ``levels`` of each ink, in C, M, Y, K order (K fastest): what
+        the referee in the browser, where there is no LittleCMS, interpolates an ink the build never saw from."""
+        return [self.rgb((c, m, y, k)) for c in levels for m in levels for y in levels for k in levels]
+
     def svg(self, svg: str) -> str:
         """The same SVG (or CSS) for screens: every ``device-cmyk()`` colour replaced by its sRGB."""
         return DEVICE_CMYK.sub(lambda match: self.written(match.group(0)), svg)

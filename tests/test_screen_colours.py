@@ -84,3 +84,21 @@ def pdf_colours(path: Path) -> set[tuple[str, str]]:
                                "#" + "".join(f"{round(float(v) * 255):02x}" for v in colour.operands)))
         return found
 
+
+
+def test_the_referee_shows_an_ink_the_build_never_saw_through_the_books_profile() -> None:
+    """The referee (in the browser, no LittleCMS) has the build's table of the inks it saw, and the book's profile
+    sampled on a grid: an ink drawn only after a reader's move comes out close to the profile's own conversion
+    (these within 12 of 255 levels; the coarse 5-level grid is off by up to about 30 in the darkest mixes), on
+    the grid exactly, and not what another profile gives."""
+    from rulepress.render.browser.referee import on_grid
+    from rulepress.render.palette import GRID_LEVELS
+
+    grid = FOGRA39.grid(GRID_LEVELS)
+    assert len(grid) == len(GRID_LEVELS) ** 4
+    assert on_grid(("0.25", "0.5", "0", "1"), grid) == FOGRA39.rgb((25, 50, 0, 100))
+    for ink in [ACCENT, (5, 45, 80, 0), (80, 30, 100, 20), (0, 0, 0, 55), (33, 7, 61, 12)]:
+        shown = on_grid(tuple(f"{v}%" for v in ink), grid)
+        exact = FOGRA39.rgb(ink)
+        assert max(abs(int(shown[i:i + 2], 16) - int(exact[i:i + 2], 16)) for i in (1, 3, 5)) <= 12, (ink, shown)
+    assert on_grid(("0.15", "0.35", "1", "0"), SWOP.grid(GRID_LEVELS)) != on_grid(("0.15", "0.35", "1", "0"), grid)

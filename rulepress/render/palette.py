@@ -16,9 +16,13 @@ from rulepress.data import package_path
 if TYPE_CHECKING:
     from rulepress.proof import Proof
 
-__all__ = ["COLOR", "DEFAULT_GAME", "DEVICE_CMYK", "HOUSE", "Cmyk", "css", "device_cmyk", "game_palette"]
+__all__ = ["COLOR", "DEFAULT_GAME", "DEVICE_CMYK", "GRID_LEVELS", "HOUSE", "Cmyk", "css", "device_cmyk",
+           "game_palette"]
 
 COLOR = package_path("color")  # the shipped profiles (rulepress/load/profile.py names them)
+# The percentages of each ink the book's profile is sampled at for the referee in the browser (``Proof.grid``),
+# which interpolates an ink the build never saw from them (render/browser/referee.py).
+GRID_LEVELS = (0, 25, 50, 75, 100)
 
 
 def css(colour: Cmyk, screen: Proof | None) -> str:

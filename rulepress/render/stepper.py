@@ -26,6 +26,7 @@ from rulepress.load.book import Book
 from rulepress.proof import Proof
 from rulepress.render import in_browser
 from rulepress.render import markdown as render
+from rulepress.render.palette import GRID_LEVELS
 from rulepress.render.strings import Strings
 from rulepress.verify.replay import ExampleResult, TranscriptLine
 
@@ -113,7 +114,8 @@ def referee_config(results: list[ExampleResult], book: Book, engine: Any, t: Str
     rules = {rule_id: {"number": rule.number, "title": rule.title, "link": _rule_link(rule_id, book, page_dir)}
              for rule_id, rule in book.rules.items()}
     config = {"lang": t.lang, "engine": book.engine_package, "namespace": engine.__name__.rpartition(".")[0],
-              "components": book.components, "rules": rules, "colours": in_browser.screen_colours(svgs, engine, screen)}
+              "components": book.components, "rules": rules, "colours": in_browser.screen_colours(svgs, engine, screen),
+              "colour_grid": screen.grid(GRID_LEVELS)}
     return json.dumps(config, sort_keys=True, ensure_ascii=False, default=list)
 
 

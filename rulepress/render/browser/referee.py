@@ -25,7 +25,7 @@ from typing import Any
 
 from rulepress import i18n
 from rulepress.protocol import PUBLIC, DescriptionError, Game, RuleViolation, narrator_of, observer_of
-from rulepress.render.palette import DEVICE_CMYK
+from rulepress.render.palette import DEVICE_CMYK, GRID_LEVELS
 
 MOST_WRITTEN = 2000  # characters of a move a reader writes: a step is a line
 MOST_SHOWN = 200  # legal moves listed (explain lists 40 and counts the rest; a page can scroll)
@@ -59,6 +59,7 @@ class Referee:
         self.lang = str(config["lang"])
         self.rules: Mapping[str, Mapping[str, str]] = config["rules"]
         self.colours: Mapping[str, str] = config["colours"]
+        self.grid: list[str] = list(config["colour_grid"])  # the book's profile sampled (proof.Proof.grid)
         self.engine = _import_engine(str(config["namespace"]), str(config["engine"]), Path(folder))
         self.games: dict[str, Game] = {}
         self.game: Game | None = None
@@ -191,13 +192,30 @@ class Referee:
 
     def screen(self, svg: str) -> str:
         """The diagram in screen colours: each ``device-cmyk()`` as the build converted it through the book's
-        profile (in_browser.screen_colours); one the build never saw, by the plain formula."""
-        return DEVICE_CMYK.sub(lambda m: self.colours.get(m.group(0)) or _plain_rgb(m.groups()), svg)
+        profile (in_browser.screen_colours); one the build never saw, from that profile sampled on a grid."""
+        return DEVICE_CMYK.sub(lambda m: self.colours.get(m.group(0)) or on_grid(m.groups(), self.grid), svg)
 
 
-def _plain_rgb(parts: tuple[str, ...]) -> str:
-    c, m, y, k = (float(p[:-1]) / 100 if p.endswith("%") else float(p) for p in parts)
-    return "#" + "".join(f"{round(255 * (1 - v) * (1 - k)):02x}" for v in (c, m, y))
+def on_grid(parts: tuple[str, ...], grid: list[str]) -> str:
+    """An ink's screen colour from the book's profile sampled at ``GRID_LEVELS`` of each ink (``grid``, in C, M,
+    Y, K order, K fastest): interpolated between the 16 samples around it."""
+    inks = [min(1.0, max(0.0, float(p[:-1]) / 100 if p.endswith("%") else float(p))) for p in parts]
+    steps = len(GRID_LEVELS) - 1
+    cells = [min(int(v * steps), steps - 1) for v in inks]
+    weights = [v * steps - cell for v, cell in zip(inks, cells, strict=True)]
+    mixed = [0.0, 0.0, 0.0]
+    for corner in range(16):
+        weight, index = 1.0, 0
+        for axis in range(4):
+            up = corner >> (3 - axis) & 1
+            weight *= weights[axis] if up else 1 - weights[axis]
+            index = index * (steps + 1) + cells[axis] + up
+        if weight:
+            sample = grid[index]
+            for channel in range(3):
+                mixed[channel] += weight * int(sample[1 + 2 * channel:3 + 2 * channel], 16)
+    return "#" + "".join(f"{round(value):02x}" for value in mixed)
+
 
 
 def _flow(step: Any) -> str:
