@@ -227,8 +227,8 @@ def gate_findings(check: BookCheck) -> tuple[list[str], list[str]]:
 # -- the command -----------------------------------------------------------------------------------------------
 
 def cached_gate_findings(check: BookCheck) -> tuple[list[str], list[str]]:
-    """:func:`gate_findings` of a book (every translation loaded and compared with its source), worked out again
-    only when the book's sources or examples changed (translations live there)."""
+    """:func:`gate_findings` of a book (every translation the gate made, compared with its source), worked out
+    again only when the book's sources or examples changed (translations live there)."""
     book = check.book
     if check.inputs is None:  # a file changed while the book was checked: nothing to keep it under
         return gate_findings(check)
