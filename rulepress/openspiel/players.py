@@ -1,0 +1,112 @@
+"""Competent players for any book, with no policy code: OpenSpiel's MCTS and IS-MCTS at named strengths.
+
+A player is named ``KIND:SIMULATIONS``: ``mcts:50``, ``mcts:400`` (Monte Carlo tree search over the whole state, for a
+game whose seats see everything) or ``ismcts:400`` (information-set MCTS, searching over the states the seat cannot
+tell apart, drawn by the observer's ``resample``).  Both evaluate a leaf by one random playout, and sample chance from
+the engine's own outcomes (the adapter's chance nodes).  ``ismcts`` for a book without an observer falls back to
+``mcts`` (nothing is hidden); ``mcts`` for a book with hidden information searches the true state: it sees what its
+seat could not (:func:`describe` says so).
+
+:func:`policy` gives a player as a rulepress policy, ``(game, state, rng) -> action`` on the engine's own states,
+so that ``rulepress analyze`` plays it as it plays a book's own policies: the search's random numbers come from the
+``rng`` the game gives it, so the same seed plays the same game in any process.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from open_spiel.python.algorithms import ismcts, mcts
+
+from rulepress.openspiel.game import RulepressGame, adopt, load
+from rulepress.protocol import Game, observer_of
+
+KINDS = ("mcts", "ismcts")
+NAME = re.compile(r"(mcts|ismcts):([1-9][0-9]{0,5})")
+UCT_C = 2.0  # OpenSpiel's examples' exploration constant for returns in [-1, 1]
+
+
+@dataclass(frozen=True)
+class Searcher:
+    """A named strength: the kind of search and its simulations per decision."""
+
+    kind: str
+    simulations: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}:{self.simulations}"
+
+
+def parse(name: str) -> Searcher | None:
+    """``mcts:400`` -> the searcher; None for a name that is not one (``random``, a book's own policy)."""
+    found = NAME.fullmatch(name)
+    return Searcher(found.group(1), int(found.group(2))) if found else None
+
+
+def effective(searcher: Searcher, game: Game) -> Searcher:
+    """The search a book gets: IS-MCTS needs an observer to draw what a seat cannot see; without one, MCTS."""
+    if searcher.kind == "ismcts" and observer_of(game) is None:
+        return Searcher("mcts", searcher.simulations)
+    return searcher
+
+
+def describe(searcher: Searcher, game: Game) -> str:
+    """What the player is, in a sentence a report prints."""
+    used = effective(searcher, game)
+    if used != searcher:
+        return (f"{searcher.name}: the book has no observer (nothing is hidden), so perfect-information "
+                f"{used.name} plays")
+    if used.kind == "mcts" and observer_of(game) is not None:
+        return f"{used.name}: perfect-information search, which sees what its seat could not (hidden cards, bags)"
+    what = "information-set search over what the seat cannot see" if used.kind == "ismcts" else "tree search"
+    return f"{used.name}: {what}, {used.simulations} simulations a decision"
+
+
+def _bot(game: RulepressGame, searcher: Searcher, seed: int) -> Any:
+    rng = np.random.RandomState(seed % (1 << 32))
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    if searcher.kind == "ismcts":
+        return ismcts.ISMCTSBot(game, evaluator, UCT_C, searcher.simulations, random_state=rng,
+                                final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+                                use_observation_string=False, allow_inconsistent_action_sets=True)
+    return mcts.MCTSBot(game, UCT_C, searcher.simulations, evaluator, solve=False, random_state=rng)
+
+
+def choose(game: RulepressGame, native: Any, searcher: Searcher, seed: int) -> Any:
+    """The engine action ``searcher`` chooses in ``native`` (an engine state), its search seeded with ``seed``."""
+    state = adopt(game, native)
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        return state.engine_action(legal[0])
+    bot = _bot(game, searcher, seed)
+    return state.engine_action(bot.step(state))
+
+
+Policy = Callable[[Game, Any, random.Random], Any]
+
+
+def policy(name: str, counts: tuple[int, int] | None = None) -> Policy:
+    """The player ``name`` (``mcts:50``) as a rulepress policy; ``counts``: the book's fewest and most players."""
+    searcher = parse(name)
+    if searcher is None:
+        raise ValueError(f"{name!r} is not a player (players: mcts:N, ismcts:N)")
+    games: dict[tuple[int, int], RulepressGame] = {}
+
+    def play(game: Game, state: Any, rng: random.Random) -> Any:
+        seats = len(getattr(state, "players", ()) or ()) or (counts or (1, 1))[0]
+        key = (id(game), seats)
+        if key not in games:
+            games[key] = load(game, seats, counts)
+        return choose(games[key], state, effective(searcher, game), rng.getrandbits(32))
+
+    return play
+
+
+def names(given: Sequence[str]) -> list[Searcher]:
+    return [s for s in (parse(name) for name in given) if s is not None]
