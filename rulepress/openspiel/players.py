@@ -72,9 +72,12 @@ def _bot(game: RulepressGame, searcher: Searcher, seed: int) -> Any:
     rng = np.random.RandomState(seed % (1 << 32))
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
     if searcher.kind == "ismcts":
-        return ismcts.ISMCTSBot(game, evaluator, UCT_C, searcher.simulations, random_state=rng,
-                                final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
-                                use_observation_string=False, allow_inconsistent_action_sets=True)
+        bot = ismcts.ISMCTSBot(game, evaluator, UCT_C, searcher.simulations, random_state=rng,
+                               final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+                               use_observation_string=False, allow_inconsistent_action_sets=True)
+        # The worlds it searches drawn from its own seeded numbers (OpenSpiel's default sampler is seeded anew).
+        bot.set_resampler(lambda state, player: state.resample_from_infostate(player, rng.uniform))
+        return bot
     return mcts.MCTSBot(game, UCT_C, searcher.simulations, evaluator, solve=False, random_state=rng)
 
 
