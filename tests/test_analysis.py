@@ -358,7 +358,7 @@ def test_cli_analyze_json(root: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     for folder in ("rules_src/lantern-moths", "engine/lantern_moths", "examples/lantern-moths"):
         shutil.copytree(root / folder, project / folder)
     assert main(["--root", str(project), "analyze", "lantern-moths", "--games", "5", "--budget", "5",
-                 "--workers", "0", "--json"]) == 0
+                 "--workers", "0", "--json", "--players", "random,greedy"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["games"] == 5 and printed["budget"] == 5
     assert json.loads((project / "reports/analysis/lantern-moths.json").read_text()) == printed
@@ -401,7 +401,8 @@ def test_a_setting_never_won_is_a_finding_once_the_games_decide_it(last: BookChe
     unwinnable_settings(last, runs, 0.05, verdicts)
     [never] = verdicts.findings
     assert never.kind == "setting-never-won" and never.subject == "setting:blossoms"
-    assert never.message == "blossoms: cooperative play won 0 of 1000 games (at most 0.4% of games, 95%)"
+    assert never.message == ("blossoms: cooperative play won 0 of 1000 games (at most 0.4% of games, one-sided at "
+                             "98.33% confidence)")
     assert [u["subject"] for u in verdicts.undecided] == ["setting:basilisk"]  # 0 of 60: not yet
 
 

@@ -63,31 +63,30 @@ class Verdicts:
 
 def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GAMES, seed: int = 0,
             progress: Callable[[int], None] | None = None, budget: int | None = None,
-            grow: Callable[[int], None] | None = None) -> dict[str, Any]:
+            grow: Callable[[int], None] | None = None, players: list[str] | None = None) -> dict[str, Any]:
     """Play every configuration, on until every finding is decided or ``budget`` games per configuration are
     played, and return the analysis as plain data (what ``--json`` prints and is saved).  ``grow(n)`` is told
-    of ``n`` more games to come each time the analysis plays on."""
+    of ``n`` more games to come each time the analysis plays on.  ``players``: who plays the text's game
+    (``analyze --players``; by default random play, the book's policies and a competent player, plan.players).
+    A competent player's configurations play fewer games (``Config.first`` and ``Config.cap``): a search costs
+    hundreds of random games a decision."""
     budget = max(budget or max(games, DEFAULT_BUDGET), games)
-    every = configs(check)
+    every = configs(check, players)
     looks = 1 + max(0, math.ceil(math.log2(budget / games))) if games else 1
     alpha = stats.ALPHA / looks
-    runs = [Run(c, t) for c, t in zip(every, simulate_many(workers, root, check, [c.play for c in every], games,
-                                                           progress, seed), strict=True)]
-    level = games
+    runs = [Run(c, Tally()) for c in every]
+    _play(workers, root, check, [(run, 0, run.config.first(games)) for run in runs], progress, seed)
     while True:
         verdicts = evaluate(root, check, runs, alpha)
-        wanted = [run for run in runs if run.config.label in verdicts.wanting() and run.tally.games < budget]
-        if not wanted or level >= budget:
+        wanted = [(run, run.tally.games, min(2 * run.tally.games, run.config.cap(budget))) for run in runs
+                  if run.config.label in verdicts.wanting() and run.tally.games < run.config.cap(budget)]
+        if not wanted:
             break
-        following = min(2 * level, budget)
         if grow:
-            grow(sum(following - run.tally.games for run in wanted))
-        more = simulate_many(workers, root, check, [run.config.play for run in wanted], following, progress, seed,
-                             first=level)
-        for run, tally in zip(wanted, more, strict=True):
-            run.tally.merge(tally)
-        level = following
+            grow(sum(to - first for _, first, to in wanted))
+        _play(workers, root, check, wanted, progress, seed)
     found = verdicts.findings
+    name_players(found, [run.config for run in runs], impact_policy(check.engine)[0])
     found += lint(check.book)
     track(check.book, found)
     return {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package, check.book.id),
@@ -104,6 +103,46 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GA
             "questions": verdicts.answers,
             "decisions": decision_table(check.engine, [(run.config.label, run.tally) for run in runs]),
             "refusals": refusal_table(root, check, runs)}
+
+
+def name_players(found: list[Finding], played: list[Config], main: str) -> None:
+    """Every simulation finding says who played the games it rests on (``evidence["players"]``, and in its message):
+    the configurations its evidence names, else the policy that plays every setting and answer (``main``)."""
+    labels = {config.label: config.policy for config in played}
+    for finding in found:
+        evidence = finding.evidence
+        if "players" not in evidence:
+            named = [labels[v] for v in _strings(evidence) if v in labels]
+            evidence["players"] = list(dict.fromkeys(named)) or [main]
+        if "[played by" not in finding.message:
+            finding.message += f" [played by {', '.join(evidence['players'])}]"
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def _play(workers: Pool, root: Path, check: BookCheck, wanted: list[tuple[Run, int, int]],
+          progress: Callable[[int], None] | None, seed: int) -> None:
+    """Play games ``first..to-1`` of each run's configuration and add them to its tally: every run of the same
+    range at once (every chunk submitted together)."""
+    ranges: dict[tuple[int, int], list[Run]] = {}
+    for run, first, to in wanted:
+        if to > first:
+            ranges.setdefault((first, to), []).append(run)
+    for (first, to), group in ranges.items():
+        more = simulate_many(workers, root, check, [run.config.play for run in group], to, progress, seed,
+                             first=first)
+        for run, tally in zip(group, more, strict=True):
+            run.tally.merge(tally)
 
 
 def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Verdicts:
@@ -156,6 +195,12 @@ def _where(book: Book, rule_id: str) -> tuple[str, int | None]:
     return (rule.file, rule.line) if rule else (book.path("components.yaml"), None)
 
 
+def _level(level: float) -> str:
+    """How sure a bound is: its one-sided level, corrected for the looks and the number of things tested (the
+    analysis's 5% spread over them), named as it is so a reader who recomputes it gets the same number."""
+    return f"one-sided at {100 * (1 - level):.4g}% confidence"
+
+
 def _pct(value: float) -> str:
     return f"{100 * value:.1f}%" if value >= 0.001 or value == 0 else f"{100 * value:.2f}%"
 
@@ -203,13 +248,51 @@ def _rarity(runs: list[Run], count: Callable[[Tally], int], family: int, alpha: 
     return Rarity(text, other, level)
 
 
+def by_player(rarity: Rarity) -> dict[str, Rarity]:
+    """``rarity`` split by who played (a configuration's policy), in the order the configurations come."""
+    found: dict[str, Rarity] = {}
+    for config, k, n in rarity.counts:
+        found.setdefault(config.policy, Rarity([], [], rarity.level)).counts.append((config, k, n))
+    return found
+
+
+def depends_on_play(verdicts: Verdicts, rarity: Rarity, subject: str, what: str, kind: str, rules: list[str],
+                    file: str, line: int | None) -> bool:
+    """When ``what`` is rare under one player and common under another, say so (both figures), never as a fact
+    about the rules: True when it did."""
+    groups = by_player(rarity)
+    rare = [name for name, group in groups.items() if group.counts and group.rare]
+    common = [name for name, group in groups.items() if group.counts and group.common]
+    if not rare or not common:
+        return False
+
+    def figure(name: str) -> str:
+        k = sum(c for _, c, _ in groups[name].counts)
+        n = sum(g for _, _, g in groups[name].counts)
+        return f"{name} play {k} of {n} games ({_pct(k / n if n else 0)})"
+
+    verdicts.findings.append(Finding(
+        "depends-on-play", f"{what}: depends on how people play: {'; '.join(figure(name) for name in rare)} (under "
+                           f"{RARE:.0%} of games), but {'; '.join(figure(name) for name in common)}",
+        rules, file, line, "info", subject=subject,
+        evidence={"rare_under": rare, "common_under": common, "players": rare + common, "kind": kind,
+                  "figures": {name: [sum(c for _, c, _ in groups[name].counts),
+                                     sum(g for _, _, g in groups[name].counts)] for name in rare + common}}))
+    return True
+
+
 def _rare_finding(verdicts: Verdicts, rarity: Rarity, subject: str, never: str, seldom: str, only: str,
                   kind_never: str, kind_rare: str, rules: list[str], file: str, line: int | None) -> None:
-    """Add the finding ``rarity`` decides, or what it leaves undecided."""
-    if not rarity.counts or rarity.common:
+    """Add the finding ``rarity`` decides, or what it leaves undecided; one rare for one player and common for
+    another is ``depends-on-play``."""
+    if not rarity.counts:
         return
-    evidence = rarity.evidence()
-    bound = f"in at most {_pct(evidence['bound'])} of games (95%)"
+    if depends_on_play(verdicts, rarity, subject, subject.split(":", 1)[1], kind_never, rules, file, line):
+        return
+    if rarity.common:
+        return
+    evidence = {**rarity.evidence(), "players": list(by_player(rarity))}
+    bound = f"in at most {_pct(evidence['bound'])} of games ({_level(rarity.level)})"
     if not rarity.rare:
         verdicts.undecided.append({"subject": subject, "configs": rarity.unsure, "games": evidence["games"],
                                    "count": evidence["happened"],
@@ -260,7 +343,7 @@ def _engine_rules(root: Path, check: BookCheck) -> list[str]:
 
 def rare_rules(root: Path, check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
     """Rules the engine makes happen that (nearly) never happen in the text's game, each setting of it: in under
-    1% of games with 95% confidence, corrected for the number of rules tested."""
+    1% of games, one-sided at 5% spread over the looks and corrected for the number of rules tested."""
     book = check.book
     rules = _engine_rules(root, check)
     for rule_id in rules:
@@ -312,7 +395,8 @@ def rare_endings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verd
         file, line = _where(book, rule_id)
         verdicts.findings.append(Finding(
             "end-rare", f"{book.rules[rule_id].label} ends {happened} of {games} games of the text's game "
-                        f"({main.config.policy} play): at most {_pct(evidence['bound'])} of games (95%)",
+                        f"({main.config.policy} play): at most {_pct(evidence['bound'])} of games "
+                        f"({_level(rarity.level)})",
             [rule_id], file, line, subject=subject, evidence=evidence))
 
 
@@ -415,7 +499,8 @@ def unwinnable_settings(check: BookCheck, runs: list[Run], alpha: float, verdict
             continue
         verdicts.findings.append(Finding(
             "setting-never-won", f"{run.config.setting}: {main} play won {wins} of {games} games (at most "
-                                 f"{_pct(evidence['bound'])} of games, 95%)", [], check.book.path("book.yaml"), None,
+                                 f"{_pct(evidence['bound'])} of games, {_level(rarity.level)})", [],
+            check.book.path("book.yaml"), None,
             subject=subject, evidence=evidence))
 
 
@@ -443,7 +528,8 @@ def seat_advantages(check: BookCheck, runs: list[Run], alpha: float, verdicts: V
             verdicts.findings.append(Finding(
                 "seat-advantage", f"under {run.config.label} with {seat['players']} players seat {seat['seat']} wins "
                                   f"{_pct(seat['rate'])} of {seat['games']} games against a fair share of "
-                                  f"{_pct(seat['fair'])} (95% interval {_pct(low)} to {_pct(high)}; adjusted p = "
+                                  f"{_pct(seat['fair'])} ({_two_sided(alpha)} interval {_pct(low)} to {_pct(high)}; "
+                                  f"adjusted p = "
                                   f"{p:.2g})", rules, file, line, subject=subject, evidence=evidence))
         elif low < seat["fair"] - SEAT_MARGIN or high > seat["fair"] + SEAT_MARGIN:
             verdicts.undecided.append({"subject": subject, "configs": [run.config.label],
@@ -556,7 +642,7 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
                 verdicts.findings.append(Finding(
                     "question-moves", f"{question.id}: answering '{config.answer}' instead of '{question.assumed}' "
                                       f"({config.setting}, {comparison.games} games) changes {comparison.changed} "
-                                      f"games; moves most: {'; '.join(_move(t) for t in moved[:3])}",
+                                      f"games; moves most: {'; '.join(_move(t, alpha) for t in moved[:3])}",
                     list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
             elif often and all(t["ci95"][0] >= -t["margin"] and t["ci95"][1] <= t["margin"]
                                for t in comparison.tests if t["key"]):
@@ -579,7 +665,8 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
                 "question-unexercised", f"{question.id}: in {games} games per answer ({settings}, "
                                         f"{impact_policy(check.engine)[0]} play) the answers other than "
                                         f"'{question.assumed}' changed {changed} game(s) (at most "
-                                        f"{_pct(evidence['bound'])} of games, 95%): the policy (almost) never meets "
+                                        f"{_pct(evidence['bound'])} of games, one-sided at 95%): the policy (almost) "
+                                        "never meets "
                                         "the situation, so simulation says little about this question "
                                         "(the limit of the evidence, not a sign that it does not matter)",
                 list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
@@ -599,13 +686,19 @@ def _beyond(test: dict[str, Any]) -> bool:
     return low > test["margin"] or high < -test["margin"]
 
 
-def _move(test: dict[str, Any]) -> str:
+def _move(test: dict[str, Any], alpha: float) -> str:
     low, high = test["ci95"]
+    level = _two_sided(alpha)
     if test["metric"].endswith("wins") or test["metric"] == "won":
         return (f"{test['metric']} {_pct(test['before'])} -> {_pct(test['after'])} (difference "
-                f"{100 * test['difference']:+.1f} points, 95% interval {100 * low:+.1f} to {100 * high:+.1f})")
+                f"{100 * test['difference']:+.1f} points, {level} interval {100 * low:+.1f} to {100 * high:+.1f})")
     return (f"{test['metric']} {test['before']:.2f} -> {test['after']:.2f} (difference {test['difference']:+.2f}, "
-            f"95% interval {low:+.2f} to {high:+.2f})")
+            f"{level} interval {low:+.2f} to {high:+.2f})")
+
+
+def _two_sided(alpha: float) -> str:
+    """The level of a two-sided interval at ``alpha`` (5% spread over the analysis's looks: 99% over 5 looks)."""
+    return f"{100 * (1 - alpha):.4g}%"
 
 
 def report_path(root: Path, book_id: str) -> Path:

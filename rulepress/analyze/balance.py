@@ -19,7 +19,10 @@ PREDICTORS = 6  # rules listed as going with winning
 
 def share(successes: int, trials: int, alpha: float = stats.ALPHA) -> dict[str, Any]:
     low, high = stats.proportion_interval(successes, trials, alpha)
-    return {"count": successes, "games": trials, "rate": successes / trials if trials else 0.0, "ci95": [low, high]}
+    # "ci95" is the interval at the analysis's level (``level``: 1 - alpha, 99% for 5 looks), named so since the
+    # saved reports' first version.
+    return {"count": successes, "games": trials, "rate": successes / trials if trials else 0.0, "ci95": [low, high],
+            "level": round(1 - alpha, 6)}
 
 
 def seat_table(tally: Tally, alpha: float = stats.ALPHA) -> list[dict[str, Any]]:

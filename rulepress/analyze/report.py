@@ -17,7 +17,7 @@ from rulepress.analyze.analysis import DEFAULT_BUDGET, DEFAULT_GAMES, analyse, r
 from rulepress.analyze.findings import rank
 from rulepress.analyze.fingerprint import changed_since, engine_fingerprint, play_digests
 from rulepress.analyze.impact import metric_words
-from rulepress.analyze.plan import TEXT, configs
+from rulepress.analyze.plan import TEXT, configs, who_plays
 from rulepress.errors import SourceError
 from rulepress.load.book import Book
 from rulepress.store import Store, code_digest, declare, key_of
@@ -53,7 +53,10 @@ def run_analyze(root: Path, args: Any) -> int:
         raise SourceError("--budget", None, f"must be at least --games ({games}), not {budget}")
     check = _checks(root, args.book)[0]
     check.results = [replay(e, check.book, check.engine, draw=False) for e in check.examples]
-    total = games * len(configs(check))
+    given = getattr(args, "players", None)
+    chosen = [name.strip() for name in given.split(",") if name.strip()] if given else None
+    chosen = who_plays(check, chosen, competent_too=True)  # by default competent players too, where installed
+    total = sum(config.first(games) for config in configs(check, chosen))
     with pool(args.workers, args.scheduler) as workers, \
             tqdm(total=total, desc=f"{check.book.id}: analysing", unit="game", disable=args.json or not wanted(),
                  leave=False) as bar:
@@ -61,7 +64,7 @@ def run_analyze(root: Path, args: Any) -> int:
             bar.total += more
             bar.refresh()
 
-        analysis = analyse(workers, root, check, games, args.seed, bar.update, budget, grow)
+        analysis = analyse(workers, root, check, games, args.seed, bar.update, budget, grow, chosen)
     path = save(root, analysis)
     if args.json:
         print(json.dumps(analysis, ensure_ascii=False, sort_keys=True))
@@ -73,7 +76,7 @@ def run_analyze(root: Path, args: Any) -> int:
     for item in analysis["undecided"]:
         print(f"undecided at the budget: {item['message']}")
     for label, figures in analysis["balance"].items():
-        print(f"-- balance, {label}: {balance_line(figures)}")
+        print(f"-- balance, {label}: {balance_line(figures, analysis['alpha'])}")
     untracked = sum(1 for f in analysis["findings"] if not f["tracked_by"] and f["severity"] != "info")
     print(f"{len(analysis['findings'])} findings, {untracked} untracked, {len(analysis['undecided'])} undecided")
     return 0
@@ -83,15 +86,17 @@ def _pct(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
-def balance_line(figures: dict[str, Any]) -> str:
-    """The balance figures of one configuration in a line of text."""
+def balance_line(figures: dict[str, Any], alpha: float = 0.05) -> str:
+    """The balance figures of one configuration in a line of text; intervals at the analysis's level (``alpha``,
+    5% spread over its looks: named as it is, 99% for 5 looks)."""
     parts = []
     for row in figures.get("seats", []):
         if row["p"] < 0.05 / max(len(figures["seats"]), 1):
             parts.append(f"{row['players']}p seat {row['seat']} wins {_pct(row['rate'])} (fair {_pct(row['fair'])})")
     if "win" in figures:
         win = figures["win"]
-        parts.append(f"won {_pct(win['rate'])} (95% CI {_pct(win['ci95'][0])}-{_pct(win['ci95'][1])})")
+        parts.append(f"won {_pct(win['rate'])} ({100 * (1 - alpha):.4g}% CI {_pct(win['ci95'][0])}-"
+                     f"{_pct(win['ci95'][1])})")
     length = figures["length"]
     parts.append(f"{length['metric']} {length['mean']:.1f} (quartiles {'/'.join(map(str, length['quartiles']))})")
     if "margin" in figures:

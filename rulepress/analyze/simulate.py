@@ -105,7 +105,9 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     from rulepress.analyze.cluster import game_seed
 
     game, engine = _game(root, package, _key(components), _key(options))
-    policy = None if policy_name == "random" else engine.POLICIES[policy_name]
+    kinds_of_seat = policy_name.split(" vs ")  # one player for every seat, or [strong, other]
+    chooser = [_policy(engine, name, (min(counts), max(counts))) for name in kinds_of_seat]
+    policy = None if policy_name == "random" else chooser[0]
     kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
     kind_of = action_kinds(game)
     setup_events = getattr(game, "setup_events", None)
@@ -114,6 +116,7 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     for index in indices:
         seed = game_seed(base_seed, label, index)
         players = [f"P{i + 1}" for i in range(counts[index % len(counts)])]
+        strong = index % len(players)  # against others: the seat the first player takes, turn about
         state = game.new_state(players, seed)
         rng = random.Random(seed ^ 0x5EED)
         record = _Record(players)
@@ -134,8 +137,10 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
                 legal = game.legal_actions(state)
                 offered.update(kind_of(state, a) for a in legal)
                 action = legal[rng.randrange(len(legal))]
-            else:
+            elif len(chooser) == 1:
                 action = policy(game, state, rng)
+            else:
+                action = _by_seat(game, state, rng, chooser, players, strong)
             kind = kind_of(state, action)
             chosen.add(kind)
             record.story.append(kind)
@@ -150,8 +155,11 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         metrics = dict(game.metrics(state))
         metrics["actions"] = played
         metrics["finished"] = game.is_terminal(state)
-        record.story.append(json.dumps(metrics, sort_keys=True, default=str))
         winners = winner_seats(game.result(state), players)
+        if len(chooser) > 1:  # the skill gradient: did the first player's seat win?
+            won = strong in winners if winners is not None else bool(game.result(state).get("won"))
+            metrics["first player's seat won"] = won
+        record.story.append(json.dumps(metrics, sort_keys=True, default=str))
         tally.add_game(metrics, game.is_terminal(state), len(players), winners,
                        zlib.crc32("\x00".join(record.story).encode()), record.per_seat, record.per_game)
         tally.fired.update(record.fired)
@@ -167,6 +175,34 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
 
 
 MAX_ACTIONS = 100_000
+
+
+def _policy(engine: ModuleType, name: str, counts: tuple[int, int]) -> Policy:
+    """A player by name: ``random``, one of the engine's ``POLICIES``, or a search from OpenSpiel (``mcts:50``,
+    ``ismcts:400``: rulepress.openspiel.players, imported only when one is asked for)."""
+    if name == "random":
+        return random_policy
+    if "mcts:" in name:
+        return _searching(name, counts)
+    return engine.POLICIES[name]
+
+
+@cache
+def _searching(name: str, counts: tuple[int, int]) -> Policy:
+    from rulepress.openspiel.players import policy
+
+    return policy(name, counts)
+
+
+def _by_seat(game: Game, state: Any, rng: random.Random, chooser: list[Policy], players: list[str],
+             strong: int) -> Any:
+    """The action of whoever's turn it is: the first player at seat ``strong``, the other player elsewhere."""
+    legal = game.legal_actions(state)
+    who = getattr(legal[0], "player", None) if legal else None
+    if who is None:
+        who = getattr(state, "current", None)
+    seat = players.index(who) if isinstance(who, str) and who in players else who if isinstance(who, int) else 0
+    return chooser[0 if seat == strong else 1](game, state, rng)
 
 
 class _Record:

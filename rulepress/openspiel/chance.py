@@ -72,27 +72,33 @@ class ExplicitChance(Chance):
         super().__init__(0, forced)
 
     def draw_from(self, population: Sequence[Any], what: str = "outcome") -> Any:
+        weights = _weighted(population)
+        if len(weights) == 1:
+            return self._taken(weights[0][0])
         if not self.forced:
-            weights = _weighted(population)
-            if len(weights) != 1:
-                raise _node(weights, what, self)
-            self.forced.append(weights[0][0])
+            raise _node(weights, what, self)
         return super().draw_from(population, what)
 
     def draw_counted(self, counts: Mapping[Any, int], what: str = "outcome") -> Any:
+        weights = [(key, count) for key, count in counts.items() if count > 0]
+        if len(weights) == 1:
+            return self._taken(weights[0][0])
         if not self.forced:
-            weights = [(key, count) for key, count in counts.items() if count > 0]
-            if len(weights) != 1:
-                raise _node(weights, what, self)
-            self.forced.append(weights[0][0])
+            raise _node(weights, what, self)
         return super().draw_counted(counts, what)
 
     def randint(self, low: int, high: int, what: str = "roll") -> int:
-        if not self.forced and low != high:
-            raise _node([(value, 1) for value in range(low, high + 1)], what, self)
+        if low == high:
+            return int(self._taken(low))
         if not self.forced:
-            self.forced.append(low)
+            raise _node([(value, 1) for value in range(low, high + 1)], what, self)
         return super().randint(low, high, what)
+
+    def _taken(self, value: Any) -> Any:
+        """A draw with one possible outcome: no node, and no chosen outcome used up (the outcomes chosen so far are
+        the nodes', in order)."""
+        self._log.append(value)
+        return value
 
     def shuffle(self, items: list[Any], what: str = "item", *, name: Callable[[Any], Any] | None = None,
                 names: Collection[Any] | None = None, top: str = "first") -> None:
