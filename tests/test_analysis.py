@@ -325,7 +325,8 @@ def test_dashboard_ranks_findings_names_the_engine_and_speaks_the_editions_langu
     assert "These figures are from the engine as it is now." in en
     severities = [line.split("*")[1] for line in en.splitlines() if line.startswith("- *")][:6]
     assert severities == sorted(severities, key=["error", "warning", "note"].index)
-    assert "| players | seat | games | wins | fair share | 95% interval |" in en
+    assert "| players | seat | games | wins | fair share | interval |" in en
+    assert "every interval at 97.5% (5% spread over 2 looks)" in en  # 20 games, up to 40: two looks, not "95%"
     assert "| rule 6.4 (The deck runs out) | 0 | 0.0% |" in en  # an ending never reached, at 0%
     assert "<svg" in en and "#4a6fa5" in en
     press = designer_markdown(tmp_path, "lantern-moths", strings("en"), moths.book, cmyk=True)

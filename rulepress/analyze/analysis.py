@@ -97,6 +97,7 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GA
             "balance": {run.config.label: figures.balance(run.tally, check, alpha, run.config) for run in runs
                         if run.config.text},
             "difficulty": figures.difficulty(check, [(r.config, r.tally) for r in runs], alpha),
+            "play": play_figures(check, runs, alpha),
             "predictors": figures.predictors(check, _main(check, runs).tally if _main(check, runs) else None, alpha),
             "limits": figures.limits(check, [(r.config, r.tally) for r in runs]),
             "findings": [f.as_dict() for f in found], "undecided": verdicts.undecided,
@@ -105,17 +106,63 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GA
             "refusals": refusal_table(root, check, runs)}
 
 
+def play_figures(check: BookCheck, runs: list[Run], alpha: float) -> list[dict[str, Any]]:
+    """What a designer asks of each player of the text's game (its own rules, every player count): who it is, the
+    skill gradient (how often the first player's seat wins against the other players, against its fair share),
+    seats, ties, length, legal actions per decision, and the actions it never chose though they were legal."""
+    rows = []
+    for run in runs:
+        config, tally = run.config, run.tally
+        if config.role != "policy" or not tally.games:
+            continue
+        row: dict[str, Any] = {"player": config.policy, "label": config.label, "games": tally.games,
+                               "about": _about(check, config.policy)}
+        row.update({key: value for key, value in figures.balance(tally, check, alpha, config).items()
+                    if key in ("seats", "ties", "length", "win", "win_by_players")})
+        flag = "first player's seat won"
+        if tally.flag_games[flag]:
+            seats = sorted(set(tally.players))
+            fair = sum(1 / n for n in tally.players) / len(tally.players) if "won" not in tally.flag_games else \
+                None
+            row["skill"] = {**figures.share(tally.flags[flag], tally.flag_games[flag], alpha), "fair": fair,
+                            "against": config.seats[1], "players": seats}
+        if "branching" in tally.numbers:
+            mean, error = tally.mean("branching")
+            row["branching"] = {"mean": mean, "error": error}
+        if tally.offered:
+            row["never_chosen"] = sorted(kind for kind, games in tally.offered.items() if games and
+                                         not tally.chosen[kind])
+        rows.append(row)
+    return rows
+
+
+def _about(check: BookCheck, policy: str) -> str:
+    """A player in a sentence: what search it is (and what it falls back to), or whose policy."""
+    if "mcts:" not in policy:
+        return "uniformly random legal actions" if policy == "random" else f"the book's own policy '{policy}'"
+    from rulepress.openspiel.players import describe, parse
+
+    said = []
+    for part in policy.split(" vs "):
+        searcher = parse(part)
+        said.append(describe(searcher, check.engine) if searcher else part)
+    return " against ".join(said)
+
+
 def name_players(found: list[Finding], played: list[Config], main: str) -> None:
-    """Every simulation finding says who played the games it rests on (``evidence["players"]``, and in its message):
-    the configurations its evidence names, else the policy that plays every setting and answer (``main``)."""
+    """Every simulation finding says who played the games it rests on (``evidence["played_by"]``, and in its
+    message): the configurations its evidence names, else the policy that plays every setting and answer
+    (``main``)."""
     labels = {config.label: config.policy for config in played}
     for finding in found:
         evidence = finding.evidence
-        if "players" not in evidence:
+        if "played_by" not in evidence:
             named = [labels[v] for v in _strings(evidence) if v in labels]
-            evidence["players"] = list(dict.fromkeys(named)) or [main]
+            if finding.kind == "seat-advantage" or finding.subject.startswith("seat:"):
+                named = [labels[finding.subject.split(":", 1)[1].rsplit("/", 2)[0]]]
+            evidence["played_by"] = list(dict.fromkeys(named)) or [main]
         if "[played by" not in finding.message:
-            finding.message += f" [played by {', '.join(evidence['players'])}]"
+            finding.message += f" [played by {', '.join(evidence['played_by'])}]"
 
 
 def _strings(value: Any) -> Iterable[str]:
@@ -154,6 +201,7 @@ def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Ver
     unused_components(check, runs, alpha, verdicts)
     unmade_choices(check, runs, alpha, verdicts)
     unwinnable_settings(check, runs, alpha, verdicts)
+    difficulty_by_players(check, runs, alpha, verdicts)
     seat_advantages(check, runs, alpha, verdicts)
     question_effects(check, runs, alpha, verdicts)
     unprovoked_refusals(root, check, runs, alpha, verdicts)
@@ -275,7 +323,7 @@ def depends_on_play(verdicts: Verdicts, rarity: Rarity, subject: str, what: str,
         "depends-on-play", f"{what}: depends on how people play: {'; '.join(figure(name) for name in rare)} (under "
                            f"{RARE:.0%} of games), but {'; '.join(figure(name) for name in common)}",
         rules, file, line, "info", subject=subject,
-        evidence={"rare_under": rare, "common_under": common, "players": rare + common, "kind": kind,
+        evidence={"rare_under": rare, "common_under": common, "played_by": rare + common, "kind": kind,
                   "figures": {name: [sum(c for _, c, _ in groups[name].counts),
                                      sum(g for _, _, g in groups[name].counts)] for name in rare + common}}))
     return True
@@ -291,7 +339,7 @@ def _rare_finding(verdicts: Verdicts, rarity: Rarity, subject: str, never: str, 
         return
     if rarity.common:
         return
-    evidence = {**rarity.evidence(), "players": list(by_player(rarity))}
+    evidence = {**rarity.evidence(), "played_by": list(by_player(rarity))}
     bound = f"in at most {_pct(evidence['bound'])} of games ({_level(rarity.level)})"
     if not rarity.rare:
         verdicts.undecided.append({"subject": subject, "configs": rarity.unsure, "games": evidence["games"],
@@ -480,28 +528,61 @@ def unmade_choices(check: BookCheck, runs: list[Run], alpha: float, verdicts: Ve
 
 
 def unwinnable_settings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
-    """A setting of the text's game (the base game, a challenge) that the engine's main policy (nearly) never wins
-    (solo and cooperative games): under 1% of games, corrected for the settings tested."""
-    main = impact_policy(check.engine)[0]
-    mine = [r for r in runs if r.config.text and r.config.policy == main and r.config.role != "baseline"
-            and "won" in r.tally.flag_games]
+    """A setting of the text's game (the base game, a challenge) that (nearly) no one wins (solo and cooperative
+    games): under 1% of games for every player that played it, corrected for the settings tested.  A setting
+    that one player never wins and another does is ``depends-on-play``, with both figures."""
+    mine = [r for r in runs if r.config.text and r.config.role != "baseline" and "won" in r.tally.flag_games
+            and " vs " not in r.config.policy]
+    by_setting: dict[str, list[Run]] = {}
     for run in mine:
-        wins, games = run.tally.flags["won"], run.tally.flag_games["won"]
-        rarity = Rarity([(run.config, wins, games)], [], alpha / max(len(mine), 1))
-        if rarity.common:
+        by_setting.setdefault(run.config.setting, []).append(run)
+    level = alpha / max(len(by_setting), 1)
+    for setting, group in by_setting.items():
+        rarity = Rarity([(r.config, r.tally.flags["won"], r.tally.flag_games["won"]) for r in group], [], level)
+        subject = f"setting:{setting}"
+        if depends_on_play(verdicts, rarity, subject, f"{setting}: winning", "setting-never-won", [],
+                           check.book.path("book.yaml"), None) or rarity.common:
             continue
-        subject = f"setting:{run.config.setting}"
-        evidence = {**rarity.evidence(), "setting": run.config.setting}
+        wins, games = sum(k for _, k, _ in rarity.counts), sum(n for _, _, n in rarity.counts)
+        evidence = {**rarity.evidence(), "setting": setting, "played_by": [c.policy for c, _, _ in rarity.counts]}
         if not rarity.rare:
-            verdicts.undecided.append({"subject": subject, "configs": [run.config.label], "games": games,
-                                       "count": wins, "message": f"{run.config.setting}: {wins} of {games} games won "
+            verdicts.undecided.append({"subject": subject, "configs": rarity.unsure, "games": games,
+                                       "count": wins, "message": f"{setting}: {wins} of {games} games won "
                                                                  "so far"})
             continue
+        said = ", ".join(f"{c.policy} play won {k} of {n} games" for c, k, n in rarity.counts)
         verdicts.findings.append(Finding(
-            "setting-never-won", f"{run.config.setting}: {main} play won {wins} of {games} games (at most "
-                                 f"{_pct(evidence['bound'])} of games, {_level(rarity.level)})", [],
-            check.book.path("book.yaml"), None,
+            "setting-never-won", f"{setting}: {said} (at most {_pct(evidence['bound'])} of games, "
+                                 f"{_level(level)})", [], check.book.path("book.yaml"), None,
             subject=subject, evidence=evidence))
+
+
+def difficulty_by_players(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """A solo or cooperative setting (nearly) never won at some player counts though won at others: "basilisk:
+    cooperative play won 0 of 5,333 games at 3-4 players" is a finding, whoever plays (each player's games
+    apart), where pooling the counts would hide it."""
+    mine = [r for r in runs if r.config.text and r.config.role != "baseline" and "won" in r.tally.flag_games
+            and len({n for n in r.tally.players}) > 1]
+    level = alpha / max(len(mine), 1)
+    for run in mine:
+        table = figures.wins_by_players(run.tally, level)
+        hard = [n for n, row in table.items() if stats.upper_bound(row["count"], row["games"], level) < RARE]
+        easier = [n for n, row in table.items() if stats.lower_bound(row["count"], row["games"], level) > RARE]
+        if not hard or not easier:
+            continue
+        won = sum(table[n]["count"] for n in hard)
+        games = sum(table[n]["games"] for n in hard)
+        bound = max(stats.upper_bound(table[n]["count"], table[n]["games"], level) for n in hard)
+        others = ", ".join(f"{_pct(table[n]['rate'])} of {table[n]['games']} at {n} players" for n in easier)
+        counts = "-".join(hard) if len(hard) > 1 and int(hard[-1]) - int(hard[0]) == len(hard) - 1 else \
+            ", ".join(hard)
+        verdicts.findings.append(Finding(
+            "hard-at-player-count", f"{run.config.setting}: {run.config.policy} play won {won} of {games} games at "
+                                    f"{counts} players (at most {_pct(bound)} at each, {_level(level)}), against "
+                                    f"{others}", [], check.book.path("book.yaml"), None,
+            subject=f"difficulty:{run.config.setting}/{run.config.policy}",
+            evidence={"setting": run.config.setting, "played_by": [run.config.policy], "by_players": table,
+                      "hard_at": hard, "won_at": easier}))
 
 
 # -- seats ---------------------------------------------------------------------------------------------------------

@@ -201,11 +201,15 @@ def configs(check: BookCheck, given: list[str] | None = None) -> list[Config]:
     main = impact_policy(engine)[0]
     found = [Config(f"{policy} play", policy) for policy in who_plays(check, given)]
     skip = bundles(engine)
+    searchers = [config.policy for config in found if config.competent and VERSUS not in config.policy]
     for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items():
         if options:
             role = "bundle" if name in skip else "variant"
             found.append(Config(f"option set {name}", main, dict(options), role=role,
                                 setting=name if role == "variant" else f"{name} (not the text)"))
+            if role == "variant":  # the text's challenges played competently too: is one unwinnable, or the bot?
+                found += [Config(f"option set {name} ({player})", player, dict(options), role=role, setting=name)
+                          for player in searchers]
     for question in check.book.questions:
         if question.option is None or question.status == "dropped":
             continue

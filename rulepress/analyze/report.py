@@ -187,6 +187,8 @@ def _finding_line(item: dict[str, Any], words: Words, label: Callable[[str], str
                       setting=_share(evidence.get("fair", 0.0), words))
     try:
         text = words(key, **values)
+        if evidence.get("played_by"):
+            text += " " + words("analysis_played_by", players=", ".join(evidence["played_by"]))
     except KeyError:
         text = item["message"]
     tracked = (words("analysis_tracked", questions=", ".join(item["tracked_by"])) if item["tracked_by"]
@@ -212,7 +214,9 @@ def designer_markdown(root: Path, book_id: str, words: Words, book: Book | None 
         return f"{t('rule_ref', number=rule.number)} ({rule.title})" if rule else rule_id
 
     lines = [f"## {t('simulated_play')}\n"] if heading else []
-    lines.append(t("analysis_intro", games=analysis["games"], budget=analysis.get("budget", analysis["games"]),
+    lines.append(t("analysis_intro", level=f"{100 * (1 - analysis.get('alpha', 0.05)):.4g}",
+                   looks=analysis.get("looks", 1), games=analysis["games"],
+                   budget=analysis.get("budget", analysis["games"]),
                    configs=len(analysis["configs"]), seed=analysis["seed"],
                    policy=t("analysis_policy_play", policy=analysis.get("policy", "")),
                    book=book_id))
@@ -229,6 +233,7 @@ def designer_markdown(root: Path, book_id: str, words: Words, book: Book | None 
         lines += ["- " + t("analysis_undecided_item", subject=f"`{item['subject']}`", count=item.get("count", ""),
                            games=item.get("games", "")) for item in analysis["undecided"]]
     lines += _difficulty(analysis, t, cmyk, plots)
+    lines += _players(analysis, t)
     # The main policy's games of the text's game in full; the settings (challenges) are the difficulty table's rows.
     for record in analysis["configs"]:
         if record.get("role") == "policy" and record["policy"] == analysis.get("policy") \
@@ -266,6 +271,28 @@ def _difficulty(analysis: dict[str, Any], t: Words, cmyk: bool, plots: Any) -> l
     lines.append("")
     shown = [{**row, "setting": _setting(row["setting"], t)} for row in rows]
     return lines + _plot(plots.difficulty_chart(shown, t("analysis_difficulty")), cmyk, plots)
+
+
+def _players(analysis: dict[str, Any], t: Words) -> list[str]:
+    """Who played the text's game, and what a designer asks of each: the skill gradient (the first player's seat
+    against the others), ties, length, legal actions a decision, and the actions never chosen."""
+    rows = analysis.get("play") or []
+    if not rows:
+        return []
+    lines = [f"\n### {t('analysis_play')}\n", t("analysis_play_columns"), "|---|---|---|---|---|---|"]
+    for row in rows:
+        skill = row.get("skill")
+        if skill:
+            fair = "" if skill.get("fair") is None else f" / {_share(skill['fair'], t)}"
+            won = f"{_share(skill['rate'], t)}{fair} ({_share(skill['ci95'][0], t)}–{_share(skill['ci95'][1], t)})"
+        elif row.get("win"):
+            won = _share(row["win"]["rate"], t)
+        else:
+            won = "–"
+        branching = _number(row["branching"]["mean"], t) if row.get("branching") else "–"
+        never = ", ".join(f"`{kind}`" for kind in row.get("never_chosen") or []) or "–"
+        lines.append(f"| {row['label']} | {row['about']} | {row['games']} | {won} | {branching} | {never} |")
+    return lines + [""]
 
 
 def _balance(config_label: str, figures: dict[str, Any], t: Words, name: Callable[[str], str], cmyk: bool,

@@ -108,6 +108,7 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     kinds_of_seat = policy_name.split(" vs ")  # one player for every seat, or [strong, other]
     chooser = [_policy(engine, name, (min(counts), max(counts))) for name in kinds_of_seat]
     policy = None if policy_name == "random" else chooser[0]
+    searching = "mcts:" in policy_name  # a search costs far more than a look at the legal actions: count them too
     kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
     kind_of = action_kinds(game)
     setup_events = getattr(game, "setup_events", None)
@@ -130,13 +131,21 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         probing = refusals.probed(index)
         probe_rng = random.Random(seed ^ 0x9E0BE) if probing else None
         refused: set[str] = set()
+        legal_seen = 0
         while not game.is_terminal(state) and played < MAX_ACTIONS:
             if probe_rng is not None and played in refusals.PROBE_AT:
                 refused |= refusals.probe(game, state, game.legal_actions(state), probe_rng)
             if policy is None:
                 legal = game.legal_actions(state)
                 offered.update(kind_of(state, a) for a in legal)
+                legal_seen += len(legal)
                 action = legal[rng.randrange(len(legal))]
+            elif searching:
+                legal = game.legal_actions(state)
+                offered.update(kind_of(state, a) for a in legal)
+                legal_seen += len(legal)
+                action = policy(game, state, rng) if len(chooser) == 1 else \
+                    _by_seat(game, state, rng, chooser, players, strong)
             elif len(chooser) == 1:
                 action = policy(game, state, rng)
             else:
@@ -155,6 +164,8 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         metrics = dict(game.metrics(state))
         metrics["actions"] = played
         metrics["finished"] = game.is_terminal(state)
+        if legal_seen:
+            metrics["branching"] = legal_seen / max(played, 1)  # legal actions per decision
         winners = winner_seats(game.result(state), players)
         if len(chooser) > 1:  # the skill gradient: did the first player's seat win?
             won = strong in winners if winners is not None else bool(game.result(state).get("won"))
