@@ -596,8 +596,9 @@ def seat_advantages(check: BookCheck, runs: list[Run], alpha: float, verdicts: V
     file, line = _where(book, rules[0]) if rules else (book.path("book.yaml"), None)
     tests = []
     for run in runs:
-        if not run.config.default or run.config.policy == "random":
-            continue  # random play's seats are in the tables; a designer's seat question is about real play
+        if not run.config.default or run.config.policy == "random" or " vs " in run.config.policy:
+            continue  # random play's seats are in the tables; a designer's seat question is about real play (and
+            # a player against others takes each seat in turn: its seats say nothing of the game's)
         for seat in figures.seat_table(run.tally, alpha):
             tests.append((run, seat))
     adjusted = stats.corrected([seat["p"] for _, seat in tests])

@@ -77,6 +77,8 @@ def run_analyze(root: Path, args: Any) -> int:
         print(f"undecided at the budget: {item['message']}")
     for label, figures in analysis["balance"].items():
         print(f"-- balance, {label}: {balance_line(figures, analysis['alpha'])}")
+    for row in analysis.get("play") or []:
+        print(f"-- players, {row['label']}: {play_line(row, analysis['alpha'])}")
     untracked = sum(1 for f in analysis["findings"] if not f["tracked_by"] and f["severity"] != "info")
     print(f"{len(analysis['findings'])} findings, {untracked} untracked, {len(analysis['undecided'])} undecided")
     return 0
@@ -84,6 +86,31 @@ def run_analyze(root: Path, args: Any) -> int:
 
 def _pct(value: float) -> str:
     return f"{100 * value:.1f}%"
+
+
+def play_line(row: dict[str, Any], alpha: float) -> str:
+    """What one player of the text's game showed, in a line: who it is, the skill gradient, ties, branching and
+    the actions it never chose."""
+    level = f"{100 * (1 - alpha):.4g}%"
+    parts = [row["about"], f"{row['games']} games"]
+    skill = row.get("skill")
+    if skill:
+        fair = f" against a fair share of {_pct(skill['fair'])}" if skill.get("fair") is not None else ""
+        parts.append(f"its seat won {_pct(skill['rate'])} against {skill['against']} players{fair} ({level} "
+                     f"interval {_pct(skill['ci95'][0])}-{_pct(skill['ci95'][1])})")
+    elif row.get("win"):
+        parts.append(f"won {_pct(row['win']['rate'])} ({level} interval {_pct(row['win']['ci95'][0])}-"
+                     f"{_pct(row['win']['ci95'][1])})")
+    for count, share in (row.get("win_by_players") or {}).items():
+        parts.append(f"{count}p won {share['count']} of {share['games']}")
+    for count, tie in (row.get("ties") or {}).items():
+        if tie["games"]:
+            parts.append(f"{count}p ties {_pct(tie['rate'])}")
+    if row.get("branching"):
+        parts.append(f"{row['branching']['mean']:.1f} legal actions a decision")
+    if row.get("never_chosen"):
+        parts.append(f"never chose: {', '.join(row['never_chosen'])}")
+    return "; ".join(parts)
 
 
 def balance_line(figures: dict[str, Any], alpha: float = 0.05) -> str:

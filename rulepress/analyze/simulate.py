@@ -92,11 +92,21 @@ def touched_names(data: Mapping[str, Any], kinds: Mapping[str, set[str]]) -> set
 
 
 def winner_seats(result: Mapping[str, Any], players: Sequence[str]) -> list[int] | None:
-    """The seats that won a competitive game (``result["winners"]`` names them); None for other games."""
-    winners = result.get("winners")
-    if not isinstance(winners, list) or len(players) < 2:
+    """The seats that won a competitive game: ``result["winners"]`` names them, or ``winner`` names one (None and a
+    finished game: a draw, no one), or ``returns`` gives each seat's (the seats of the best return, when it is
+    more than the worst); None for other games."""
+    if len(players) < 2:
         return None
-    return [players.index(name) for name in winners if name in players]
+    winners = result.get("winners")
+    if isinstance(winners, list):
+        return [players.index(name) for name in winners if name in players]
+    if "winner" in result and (result.get("winner") is None or isinstance(result.get("winner"), str)):
+        return [players.index(result["winner"])] if result["winner"] in players else []
+    returns = result.get("returns")
+    if isinstance(returns, list) and len(returns) == len(players) and all(isinstance(v, int | float) for v in returns):
+        best = max(returns)
+        return [seat for seat, value in enumerate(returns) if value == best] if best > min(returns) else []
+    return None
 
 
 def observe_chunk(root: str, package: str, components: dict[str, Any], options: dict[str, Any], policy_name: str,

@@ -230,7 +230,8 @@ class RulepressState(pyspiel.State):
                 events = tuple(getattr(engine, "setup_events", lambda s: ())(native))
             else:
                 native = engine.clone(now.before)
-                native.chance.forced.extend(now.forced)
+                if now.forced:  # outcomes chosen at chance nodes: a state without a Chance never stops at one
+                    native.chance.forced.extend(now.forced)
                 events = tuple(engine.apply(native, now.action))
         except NeedChance as need:
             now.native, now.outcomes, now.what, now.at = None, need.outcomes, need.what, need.at
