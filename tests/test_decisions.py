@@ -212,7 +212,7 @@ def test_gate_finds_a_question_the_engine_decides_without_a_decision(root: Path,
     (tmp_path / "rulepress.yaml").write_text("")
     options = tmp_path / "engine/lantern/options.py"
     text = options.read_text()
-    options.write_text(text.replace('    Decision("row_circle_lost", "ln.q18",', '    Decision("row_circle_lost", "ln.q1",'))
+    options.write_text(text.replace('Decision("row_circle_lost", "ln.q18",', 'Decision("row_circle_lost", "ln.q1",'))
     book = load_book(tmp_path, "lantern")
     problems = check_decisions(book, load_engine(book.engine_package, tmp_path), tmp_path)
     assert [(p.kind, p.file, p.line) for p in problems if p.kind == "decision-missing"] == \
