@@ -29,6 +29,7 @@ from rulepress.analyze.lint import lint
 from rulepress.analyze.plan import Config, configs, possible
 from rulepress.analyze.tally import Tally
 from rulepress.load.book import Book
+from rulepress.verify.decisions import declared
 from rulepress.verify.gate import BookCheck
 from rulepress.verify.trace import engine_rule_literals
 
@@ -466,11 +467,21 @@ def unprovoked_refusals(root: Path, check: BookCheck, runs: list[Run], alpha: fl
         if entry["provoked_in"] or any(run.tally.fired[rule_id] for run in runs) or not entry["probed_games"]:
             continue
         file, line = _where(check.book, rule_id)
+        arose = {d.id: sum(run.tally.decided[d.id] for run in runs) for d in declared(check.engine)
+                 if rule_id in d.rules}
+        arose = {name: games for name, games in arose.items() if games}
+        if arose:
+            said = ", ".join(f"decision {name} took effect in {games} games" for name, games in arose.items())
+            why = (f"yet its situation does arise ({said}): the probes never met it there, so this says "
+                   "nothing about the rule")
+        else:
+            why = "the situation it forbids may never arise"
         verdicts.findings.append(Finding(
             "refusal-never-provoked", f"{check.book.rules[rule_id].label} refuses actions that no simulated player "
-            f"came one change away from taking ({entry['probed_games']} games probed, every policy and answer): the "
-            f"situation it forbids may never arise", [rule_id], file, line, "info", subject=f"refusal:{rule_id}",
-            evidence={"probed_games": entry["probed_games"], "provoked_in": 0}))
+            f"came one change away from taking, nor one with a value no legal action had ({entry['probed_games']} "
+            f"games probed, every policy and answer): {why}", [rule_id], file, line, "info",
+            subject=f"refusal:{rule_id}", evidence={"probed_games": entry["probed_games"], "provoked_in": 0,
+                                                     "situation_arose": arose}))
 
 
 def unused_components(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:

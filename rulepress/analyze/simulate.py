@@ -120,6 +120,7 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     policy = None if policy_name == "random" else chooser[0]
     searching = "mcts:" in policy_name  # a search costs far more than a look at the legal actions: count them too
     kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
+    elsewhere = sorted({name for names in _inventory(engine, components).values() for name in names}, key=repr)
     kind_of = action_kinds(game)
     setup_events = getattr(game, "setup_events", None)
     decisions_made = getattr(game, "decisions_made", None)  # engine decisions that took effect (protocol.decided)
@@ -141,10 +142,16 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         probing = refusals.probed(index)
         probe_rng = random.Random(seed ^ 0x9E0BE) if probing else None
         refused: set[str] = set()
+        seen: set[Any] = set()
         legal_seen = 0
         while not game.is_terminal(state) and played < MAX_ACTIONS:
-            if probe_rng is not None and played in refusals.PROBE_AT:
-                refused |= refusals.probe(game, state, game.legal_actions(state), probe_rng)
+            if probe_rng is not None:
+                legal_now = game.legal_actions(state)
+                most = refusals.PROBES if played in refusals.PROBE_AT else refusals.BETWEEN
+                refused |= refusals.probe(game, state, legal_now, probe_rng, [*elsewhere, *sorted(seen, key=repr)],
+                                          most)
+                seen.update(v for a in legal_now for v in getattr(a, "_asdict", dict)().values()
+                            if isinstance(v, str | int))  # values legal earlier in this game: tried again later
             if policy is None:
                 legal = game.legal_actions(state)
                 offered.update(kind_of(state, a) for a in legal)
