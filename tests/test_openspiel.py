@@ -209,3 +209,30 @@ def test_a_state_reached_outside_openspiel_draws_explicitly_from_there() -> None
     assert not state.is_chance_node() and state.legal_actions()
     action = choose(load(engine, 2, counts), native, Searcher("mcts", 4), 1)
     assert action in engine.legal_actions(native)
+
+
+def test_analyze_players_plays_competent_players_and_every_finding_names_its_players(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``rulepress analyze --players``: a search alone and against random players, on a designer's book (the
+    tic-tac-toe sample); the JSON carries what each player showed, and every finding says who played."""
+    import json
+    import shutil
+
+    from rulepress.cli import main
+
+    project = tmp_path / "ttt"
+    shutil.copytree(SAMPLES / "tic-tac-toe", project, ignore=shutil.ignore_patterns(".rulepress-cache", "reports"))
+    assert main(["--root", str(project), "analyze", "tic-tac-toe", "--games", "8", "--budget", "8", "--workers",
+                 "0", "--json", "--players", "random,mcts:20,mcts:20 vs random"]) == 0
+    analysis = json.loads(capsys.readouterr().out)
+    played = {row["player"]: row for row in analysis["play"]}
+    assert set(played) == {"random", "mcts:20", "mcts:20 vs random"}
+    assert "tree search" in played["mcts:20"]["about"]
+    skill = played["mcts:20 vs random"]["skill"]
+    assert skill["games"] == 8 and skill["fair"] == 0.5 and skill["level"] == pytest.approx(0.95)
+    assert skill["rate"] > 0.5  # playing better wins more than its share against random play
+    assert played["random"]["branching"]["mean"] > 1
+    simulated = [f for f in analysis["findings"] if f["kind"] not in ("lint",) and f["evidence"].get("played_by")]
+    assert simulated and all("[played by " in f["message"] for f in simulated)
+    assert main(["--root", str(project), "analyze", "tic-tac-toe", "--games", "2", "--players", "nobody"]) == 1
+    assert "unknown player 'nobody'" in capsys.readouterr().err
