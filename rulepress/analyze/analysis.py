@@ -141,12 +141,13 @@ def _about(check: BookCheck, policy: str) -> str:
     """A player in a sentence: what search it is (and what it falls back to), or whose policy."""
     if "mcts:" not in policy:
         return "uniformly random legal actions" if policy == "random" else f"the book's own policy '{policy}'"
+    from rulepress.analyze.plan import game_of
     from rulepress.openspiel.players import describe, parse
 
-    said = []
+    game, said = game_of(check), []
     for part in policy.split(" vs "):
         searcher = parse(part)
-        said.append(describe(searcher, check.engine) if searcher else part)
+        said.append(describe(searcher, game) if searcher else part)
     return " against ".join(said)
 
 

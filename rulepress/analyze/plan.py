@@ -157,9 +157,14 @@ def openspiel_installed() -> bool:
     return find_spec("pyspiel") is not None
 
 
-def competent(engine: Any) -> str:
+def game_of(check: BookCheck) -> Any:
+    """The book's game with the text's options (what its observer and players are read from)."""
+    return check.engine.make_game(check.book.components, {})
+
+
+def competent(check: BookCheck) -> str:
     """The default competent player: IS-MCTS where a seat is hidden something (an observer), else MCTS."""
-    return f"{'ismcts' if getattr(engine, 'observer', None) is not None else 'mcts'}:{COMPETENT}"
+    return f"{'ismcts' if getattr(game_of(check), 'observer', None) is not None else 'mcts'}:{COMPETENT}"
 
 
 def who_plays(check: BookCheck, given: list[str] | None = None, competent_too: bool = False) -> list[str]:
@@ -171,7 +176,7 @@ def who_plays(check: BookCheck, given: list[str] | None = None, competent_too: b
     if given is None:
         found = ["random", *own]
         if competent_too and openspiel_installed():
-            strong = competent(engine)
+            strong = competent(check)
             found += [strong, f"{strong}{VERSUS}random"] if _seats(check) > 1 else [strong]
         return found
     for name in given:
