@@ -236,3 +236,18 @@ def test_analyze_players_plays_competent_players_and_every_finding_names_its_pla
     assert simulated and all("[played by " in f["message"] for f in simulated)
     assert main(["--root", str(project), "analyze", "tic-tac-toe", "--games", "2", "--players", "nobody"]) == 1
     assert "unknown player 'nobody'" in capsys.readouterr().err
+
+
+def test_a_search_may_play_its_playouts_with_the_books_policy() -> None:
+    """``ismcts:8+cooperative``: the book's own policy plays the search's playouts (a random playout of a game that
+    random play always loses tells one move from another by nothing); a policy the book lacks is refused."""
+    engine, counts = _engine(ROOT, "last-lantern")
+    book = load_engine("last_lantern", ROOT)
+    play = policy("ismcts:8+cooperative", counts, book.POLICIES)
+    assert parse("ismcts:8+cooperative") == Searcher("ismcts", 8, "cooperative")
+    assert "playouts by the book's policy 'cooperative'" in describe(Searcher("ismcts", 8, "cooperative"), engine)
+    state, rng = engine.new_state(["P1", "P2"], 2), random.Random(2)
+    action = play(engine, state, rng)
+    assert action in engine.legal_actions(state)
+    with pytest.raises(ValueError, match="no policy 'greedy'"):
+        policy("mcts:8+greedy", counts, book.POLICIES)

@@ -181,6 +181,10 @@ def who_plays(check: BookCheck, given: list[str] | None = None, competent_too: b
         return found
     for name in given:
         for part in name.split(VERSUS):
+            rollout = part.partition("+")[2] if _searcher(part) else ""
+            if rollout and rollout not in own:
+                raise SourceError("--players", None, f"{part}: the book has no policy {rollout!r} for the playouts "
+                                                     f"(policies: {', '.join(own) or 'none'})")
             if part != "random" and part not in own and not _searcher(part):
                 raise SourceError("--players", None, f"unknown player {part!r} (players: random, "
                                                      f"{', '.join(own + ['mcts:N', 'ismcts:N'])})")
@@ -192,7 +196,8 @@ def who_plays(check: BookCheck, given: list[str] | None = None, competent_too: b
 def _searcher(name: str) -> bool:
     import re
 
-    return re.fullmatch(r"(mcts|ismcts):[1-9][0-9]{0,5}", name) is not None
+    found = re.fullmatch(r"(mcts|ismcts):[1-9][0-9]{0,5}(?:\+(.+))?", name)
+    return found is not None
 
 
 def _seats(check: BookCheck) -> int:

@@ -211,15 +211,15 @@ def _policy(engine: ModuleType, name: str, counts: tuple[int, int]) -> Policy:
     if name == "random":
         return random_policy
     if "mcts:" in name:
-        return _searching(name, counts)
+        return _searching(engine, name, counts)
     return engine.POLICIES[name]
 
 
 @cache
-def _searching(name: str, counts: tuple[int, int]) -> Policy:
+def _searching(engine: ModuleType, name: str, counts: tuple[int, int]) -> Policy:
     from rulepress.openspiel.players import policy
 
-    return policy(name, counts)
+    return policy(name, counts, getattr(engine, "POLICIES", None))
 
 
 def _by_seat(game: Game, state: Any, rng: random.Random, chooser: list[Policy], players: list[str],

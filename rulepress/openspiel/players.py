@@ -3,7 +3,9 @@
 A player is named ``KIND:SIMULATIONS``: ``mcts:50``, ``mcts:400`` (Monte Carlo tree search over the whole state, for a
 game whose seats see everything) or ``ismcts:400`` (information-set MCTS, searching over the states the seat cannot
 tell apart, drawn by the observer's ``resample``).  Both evaluate a leaf by one random playout, and sample chance from
-the engine's own outcomes (the adapter's chance nodes).  ``ismcts`` for a book without an observer falls back to
+the engine's own outcomes (the adapter's chance nodes).  ``KIND:SIMULATIONS+POLICY`` (``ismcts:50+cooperative``)
+plays its playouts with one of the book's own policies instead: in a game that random play always loses, a random
+playout tells one move from another by nothing.  ``ismcts`` for a book without an observer falls back to
 ``mcts`` (nothing is hidden); ``mcts`` for a book with hidden information searches the true state: it sees what its
 seat could not (:func:`describe` says so).
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,10 +26,13 @@ import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts
 
 from rulepress.openspiel.game import RulepressGame, adopt, load
-from rulepress.protocol import Game, observer_of
+from rulepress.openspiel.kind import returns
+from rulepress.protocol import Chance, Game, observer_of
+
+Policy = Callable[[Game, Any, random.Random], Any]
 
 KINDS = ("mcts", "ismcts")
-NAME = re.compile(r"(mcts|ismcts):([1-9][0-9]{0,5})")
+NAME = re.compile(r"(mcts|ismcts):([1-9][0-9]{0,5})(?:\+([A-Za-z_][A-Za-z0-9_-]*))?")
 UCT_C = 2.0  # OpenSpiel's examples' exploration constant for returns in [-1, 1]
 
 
@@ -37,22 +42,23 @@ class Searcher:
 
     kind: str
     simulations: int
+    rollout: str | None = None  # a book policy that plays the playouts (None: random)
 
     @property
     def name(self) -> str:
-        return f"{self.kind}:{self.simulations}"
+        return f"{self.kind}:{self.simulations}" + (f"+{self.rollout}" if self.rollout else "")
 
 
 def parse(name: str) -> Searcher | None:
     """``mcts:400`` -> the searcher; None for a name that is not one (``random``, a book's own policy)."""
     found = NAME.fullmatch(name)
-    return Searcher(found.group(1), int(found.group(2))) if found else None
+    return Searcher(found.group(1), int(found.group(2)), found.group(3)) if found else None
 
 
 def effective(searcher: Searcher, game: Game) -> Searcher:
     """The search a book gets: IS-MCTS needs an observer to draw what a seat cannot see; without one, MCTS."""
     if searcher.kind == "ismcts" and observer_of(game) is None:
-        return Searcher("mcts", searcher.simulations)
+        return Searcher("mcts", searcher.simulations, searcher.rollout)
     return searcher
 
 
@@ -65,12 +71,51 @@ def describe(searcher: Searcher, game: Game) -> str:
     if used.kind == "mcts" and observer_of(game) is not None:
         return f"{used.name}: perfect-information search, which sees what its seat could not (hidden cards, bags)"
     what = "information-set search over what the seat cannot see" if used.kind == "ismcts" else "tree search"
-    return f"{used.name}: {what}, {used.simulations} simulations a decision"
+    playouts = f", playouts by the book's policy '{used.rollout}'" if used.rollout else ""
+    return f"{used.name}: {what}, {used.simulations} simulations a decision{playouts}"
 
 
-def _bot(game: RulepressGame, searcher: Searcher, seed: int) -> Any:
+class PolicyPlayout(mcts.Evaluator):  # type: ignore[misc]
+    """A leaf's value: one playout to the end by a book's policy, chance drawn from a seed the search gives."""
+
+    def __init__(self, game: RulepressGame, rollout: Policy, rng: np.random.RandomState) -> None:
+        self.game, self.rollout, self.rng = game, rollout, rng
+
+    def evaluate(self, state: Any) -> Any:
+        working = state.clone()
+        while working.is_chance_node():
+            outcomes, chances = zip(*working.chance_outcomes(), strict=True)
+            working.apply_action(int(self.rng.choice(outcomes, p=chances)))
+        if working.is_terminal():
+            return np.array(working.returns())
+        engine = self.game.shared.engine
+        native = engine.clone(working.native())
+        seed = int(self.rng.randint(1 << 31))
+        if getattr(native, "chance", None) is not None:
+            drawn = native.chance._log
+            native.chance = Chance(seed)  # a playout draws from a seed, not from chance nodes
+            native.chance._log = list(drawn)
+        pick = random.Random(seed)
+        played = 0
+        while not engine.is_terminal(native) and played < MAX_PLAYOUT:
+            engine.apply(native, self.rollout(engine, native, pick))
+            played += 1
+        return np.array(returns(self.game.shared.kind, engine.result(native), self.game.shared.players))
+
+    def prior(self, state: Any) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions(state.current_player())
+        return [(action, 1.0 / len(legal)) for action in legal]
+
+
+MAX_PLAYOUT = 100_000
+
+
+def _bot(game: RulepressGame, searcher: Searcher, seed: int, rollout: Policy | None = None) -> Any:
     rng = np.random.RandomState(seed % (1 << 32))
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    evaluator = (PolicyPlayout(game, rollout, rng) if rollout is not None
+                 else mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng))
     if searcher.kind == "ismcts":
         bot = ismcts.ISMCTSBot(game, evaluator, UCT_C, searcher.simulations, random_state=rng,
                                final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
@@ -81,24 +126,27 @@ def _bot(game: RulepressGame, searcher: Searcher, seed: int) -> Any:
     return mcts.MCTSBot(game, UCT_C, searcher.simulations, evaluator, solve=False, random_state=rng)
 
 
-def choose(game: RulepressGame, native: Any, searcher: Searcher, seed: int) -> Any:
-    """The engine action ``searcher`` chooses in ``native`` (an engine state), its search seeded with ``seed``."""
+def choose(game: RulepressGame, native: Any, searcher: Searcher, seed: int, rollout: Policy | None = None) -> Any:
+    """The engine action ``searcher`` chooses in ``native`` (an engine state), its search seeded with ``seed``
+    (``rollout``: the book policy its playouts use, None for random playouts)."""
     state = adopt(game, native)
     legal = state.legal_actions()
     if len(legal) == 1:
         return state.engine_action(legal[0])
-    bot = _bot(game, searcher, seed)
+    bot = _bot(game, searcher, seed, rollout)
     return state.engine_action(bot.step(state))
 
 
-Policy = Callable[[Game, Any, random.Random], Any]
-
-
-def policy(name: str, counts: tuple[int, int] | None = None) -> Policy:
+def policy(name: str, counts: tuple[int, int] | None = None, policies: Mapping[str, Policy] | None = None) -> Policy:
     """The player ``name`` (``mcts:50``) as a rulepress policy; ``counts``: the book's fewest and most players."""
     searcher = parse(name)
     if searcher is None:
         raise ValueError(f"{name!r} is not a player (players: mcts:N, ismcts:N)")
+    rollout = None
+    if searcher.rollout is not None:
+        if not policies or searcher.rollout not in policies:
+            raise ValueError(f"{name!r}: the book has no policy {searcher.rollout!r} to play the playouts")
+        rollout = policies[searcher.rollout]
     games: dict[tuple[int, int], RulepressGame] = {}
 
     def play(game: Game, state: Any, rng: random.Random) -> Any:
@@ -106,7 +154,7 @@ def policy(name: str, counts: tuple[int, int] | None = None) -> Policy:
         key = (id(game), seats)
         if key not in games:
             games[key] = load(game, seats, counts)
-        return choose(games[key], state, effective(searcher, game), rng.getrandbits(32))
+        return choose(games[key], state, effective(searcher, game), rng.getrandbits(32), rollout)
 
     return play
 
