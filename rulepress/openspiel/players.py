@@ -103,10 +103,20 @@ class PolicyPlayout(mcts.Evaluator):  # type: ignore[misc]
         return np.array(returns(self.game.shared.kind, engine.result(native), self.game.shared.players))
 
     def prior(self, state: Any) -> list[tuple[int, float]]:
+        """Half the prior on the move the book's policy would make, the rest spread evenly: the search (PUCT) tries
+        the policy's move first and leaves it only for one its playouts show better."""
         if state.is_chance_node():
             return state.chance_outcomes()
         legal = state.legal_actions(state.current_player())
-        return [(action, 1.0 / len(legal)) for action in legal]
+        engine, native = self.game.shared.engine, state.native()
+        twin = engine.clone(native)
+        if getattr(twin, "chance", None) is not None:
+            drawn = twin.chance._log
+            twin.chance = Chance(int(self.rng.randint(1 << 31)))
+            twin.chance._log = list(drawn)
+        wanted = self.rollout(engine, twin, random.Random(int(self.rng.randint(1 << 31))))
+        even = 0.5 / len(legal)
+        return [(action, even + (0.5 if state.engine_action(action) == wanted else 0.0)) for action in legal]
 
 
 MAX_PLAYOUT = 100_000
@@ -117,13 +127,17 @@ def _bot(game: RulepressGame, searcher: Searcher, seed: int, rollout: Policy | N
     evaluator = (PolicyPlayout(game, rollout, rng) if rollout is not None
                  else mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng))
     if searcher.kind == "ismcts":
+        selection = ismcts.ChildSelectionPolicy.PUCT if rollout is not None else ismcts.ChildSelectionPolicy.UCT
         bot = ismcts.ISMCTSBot(game, evaluator, UCT_C, searcher.simulations, random_state=rng,
                                final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
-                               use_observation_string=False, allow_inconsistent_action_sets=True)
+                               use_observation_string=False, allow_inconsistent_action_sets=True,
+                               child_selection_policy=selection)
         # The worlds it searches drawn from its own seeded numbers (OpenSpiel's default sampler is seeded anew).
         bot.set_resampler(lambda state, player: state.resample_from_infostate(player, rng.uniform))
         return bot
-    return mcts.MCTSBot(game, UCT_C, searcher.simulations, evaluator, solve=False, random_state=rng)
+    selection = mcts.SearchNode.puct_value if rollout is not None else mcts.SearchNode.uct_value
+    return mcts.MCTSBot(game, UCT_C, searcher.simulations, evaluator, solve=False, random_state=rng,
+                        child_selection_fn=selection)
 
 
 def choose(game: RulepressGame, native: Any, searcher: Searcher, seed: int, rollout: Policy | None = None) -> Any:
