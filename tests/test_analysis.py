@@ -327,6 +327,8 @@ def test_dashboard_ranks_findings_names_the_engine_and_speaks_the_editions_langu
     assert severities == sorted(severities, key=["error", "warning", "note"].index)
     assert "| players | seat | games | wins | fair share | interval |" in en
     assert "every interval at 97.5% (5% spread over 2 looks)" in en  # 20 games, up to 40: two looks, not "95%"
+    assert "### Who played, and what competent play shows" in en  # each player's figures (analysis["play"])
+    assert "| greedy play | the book's own policy 'greedy' |" in en
     assert "| rule 6.4 (The deck runs out) | 0 | 0.0% |" in en  # an ending never reached, at 0%
     assert "<svg" in en and "#4a6fa5" in en
     press = designer_markdown(tmp_path, "lantern-moths", strings("en"), moths.book, cmyk=True)
