@@ -51,7 +51,7 @@ def build(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """Example replays, engine properties, loaders, the build gate, the PDFs and the site in a browser."""
     system_packages(session, browser=True)
-    session.install(*PINS, "-e", ".[test]")
+    session.install(*PINS, "-e", ".[test,openspiel]")
     session.run("ruff", "check", "rulepress", "engine", "tests", "noxfile.py", "benchmarks", "samples", "tools")
     # Both cores; the modules that read the one full build of the bundled books run last and share that one build
     # between the workers (tests/conftest.py, real_site).
@@ -83,8 +83,18 @@ def killed(session: nox.Session) -> None:
 
 
 # The reference the engines' speed goals are measured against (benchmarks/against_openspiel.py): OpenSpiel's Python
-# tic-tac-toe, from its wheel.  The bench session only: nothing else imports it.
-OPENSPIEL = "open_spiel==2.0.2"
+# tic-tac-toe, from its wheel; and the players of `analyze --players` (rulepress/openspiel/, the extra).
+OPENSPIEL = ".[openspiel]"
+
+
+@nox.session
+def competent(session: nox.Session) -> None:
+    """OpenSpiel through the adapter at length (tests/test_openspiel.py's long campaign): MCTS against MCTS on
+    tic-tac-toe over 200 games (at least 95% draws), CFR on Kuhn poker to 1,000 iterations, and OpenSpiel's random
+    simulation with serialisation at every player count of every book (the main suite plays a small sample)."""
+    session.install(*PINS, "-e", ".[test,openspiel]")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/test_openspiel.py", *session.posargs,
+                env={"RULEPRESS_OPENSPIEL_CAMPAIGN": "1"})
 
 
 @nox.session
@@ -100,7 +110,7 @@ def axe(session: nox.Session) -> None:
 @nox.session
 def analysis(session: nox.Session) -> None:
     """Every book analysed at the defaults (500 games, up to 8000) with two seeds: the same findings in both."""
-    session.install(*PINS, "-e", ".[test]")
+    session.install(*PINS, "-e", ".[test,openspiel]")
     env = {"RULEPRESS_ANALYSIS_GAMES": os.environ.get("RULEPRESS_ANALYSIS_GAMES", "500"),
            "RULEPRESS_ANALYSIS_BUDGET": os.environ.get("RULEPRESS_ANALYSIS_BUDGET", "8000"),
            "RULEPRESS_ANALYSIS_BOOKS": os.environ.get("RULEPRESS_ANALYSIS_BOOKS", "lantern-moths,last-lantern,lantern"),
@@ -131,7 +141,7 @@ def bench(session: nox.Session) -> None:
     ``-- --only browser`` the in-browser engine's budgets in Chromium and the site's size with and without it
     (benchmarks/browser.py)."""
     system_packages(session, browser=True)
-    session.install(*PINS, "-e", ".", OPENSPIEL, "playwright")
+    session.install(*PINS, "-e", OPENSPIEL, "playwright")
     session.run("python", "benchmarks/bench.py", *session.posargs)
 
 

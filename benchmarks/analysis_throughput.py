@@ -25,6 +25,7 @@ from pathlib import Path
 
 from rulepress.analyze.analysis import configs
 from rulepress.analyze.cluster import default_workers
+from rulepress.analyze.plan import COMPETENT_BUDGET, COMPETENT_GAMES, who_plays
 from rulepress.analyze.simulate import observe_chunk
 from rulepress.verify.gate import load_checked_book
 
@@ -91,4 +92,37 @@ def report(root: Path, books: list[str], reference: Callable[[int, int], int] | 
         lines.append(f"    full analysis: {estimate / 60:.0f} min estimated (goal <= {GOAL_SECONDS // 60}): {verdict}")
         for label, value in seconds.items():
             lines.append(f"      {label}: {1 / value:.0f} games/s")
+    return lines
+
+
+def competent_report(root: Path, books: list[str], games: int = 2) -> list[str]:
+    """What the default analysis's competent play costs (``analyze``'s default players: the search alone, against
+    random players, and in each challenge): each competent configuration's CPU seconds per game over ``games``
+    games (a sample: a search a decision costs hundreds of random games), its games per second, and the
+    competent part of a default analysis estimated from them, at its first games and at its cap, over the
+    workers."""
+    workers = default_workers()
+    lines = [f"{workers} workers; competent configurations play {COMPETENT_GAMES} games, up to {COMPETENT_BUDGET} "
+             f"while a finding is undecided; measured over {games} games each (a sample, extrapolated)"]
+    for book_id in books:
+        check = load_checked_book(root, book_id)
+        counts = _counts(check) if check.book.data.get("players") else [2]
+        mine = [c for c in configs(check, who_plays(check, None, competent_too=True)) if c.competent]
+        if not mine:
+            lines.append(f"{book_id}: no competent player (OpenSpiel is not installed)")
+            continue
+        seconds = {}
+        for config in mine:
+            start = time.process_time()
+            observe_chunk(str(root), check.book.engine_package, check.book.components, config.options,
+                          config.policy, 0, config.label, range(games), counts)
+            seconds[config.label] = (time.process_time() - start) / games
+        first = sum(seconds.values()) * COMPETENT_GAMES / workers
+        cap = sum(seconds.values()) * COMPETENT_BUDGET / workers
+        verdict = "PASS" if cap <= GOAL_SECONDS else ("PASS at its first games" if first <= GOAL_SECONDS else "FAIL")
+        lines.append(f"{book_id}: {len(mine)} competent configurations: {first / 60:.1f} min at "
+                     f"{COMPETENT_GAMES} games each, {cap / 60:.1f} min at {COMPETENT_BUDGET} (goal <= "
+                     f"{GOAL_SECONDS // 60}): {verdict}")
+        for label, value in seconds.items():
+            lines.append(f"      {label}: {1 / value:.2f} games/s ({value:.1f} s a game)")
     return lines

@@ -20,6 +20,7 @@ from typing import Any
 
 from against_openspiel import openspiel_tic_tac_toe
 from against_openspiel import report as against_openspiel  # benchmarks/, beside this file
+from analysis_throughput import competent_report
 from analysis_throughput import report as analysis_throughput
 from author_loop import bench_author_loop, bench_tree_memory, uncached
 from browser import bench_browser
@@ -131,6 +132,9 @@ def bench_against_openspiel(root: Path, runs: int) -> None:
 
 
 def bench_analysis(root: Path, runs: int) -> None:
+    print("\n## Competent play (OpenSpiel's MCTS/IS-MCTS) in a default analysis (CPU time, a sample extrapolated)")
+    for line in competent_report(root, book_ids(root)):
+        print(line, flush=True)
     print("\n## A full analysis at 100,000 games per configuration (CPU time, analysis_throughput.py; medians)")
     for line in analysis_throughput(root, book_ids(root), openspiel_tic_tac_toe(), rounds=max(3, runs // 2)):
         print(line)

@@ -418,6 +418,12 @@ def _add_analysis(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                                                                    "0: in this process)")
     analyze.add_argument("--scheduler", help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")
     analyze.add_argument("--json", action="store_true", help="the whole analysis as one JSON document")
+    analyze.add_argument("--players", help="who plays the text's game, comma-separated: random, the book's own "
+                                           "policies, mcts:N or ismcts:N (OpenSpiel's searches, N simulations a "
+                                           "decision; pip install 'rulepress[openspiel]'), 'A vs B' (A in one seat "
+                                           "in turn, B in the others). Default: random, the book's policies and, "
+                                           "with OpenSpiel, ismcts:50 (mcts:50 where nothing is hidden) alone and "
+                                           "against random players")
     analyze.set_defaults(run=cmd_analyze)
 
     lint = sub.add_parser("lint", help="check the text against its data: ranges, numbers, glossary, components, "

@@ -325,7 +325,10 @@ def test_dashboard_ranks_findings_names_the_engine_and_speaks_the_editions_langu
     assert "These figures are from the engine as it is now." in en
     severities = [line.split("*")[1] for line in en.splitlines() if line.startswith("- *")][:6]
     assert severities == sorted(severities, key=["error", "warning", "note"].index)
-    assert "| players | seat | games | wins | fair share | 95% interval |" in en
+    assert "| players | seat | games | wins | fair share | interval |" in en
+    assert "every interval at 97.5% (5% spread over 2 looks)" in en  # 20 games, up to 40: two looks, not "95%"
+    assert "### Who played, and what competent play shows" in en  # each player's figures (analysis["play"])
+    assert "| greedy play | the book's own policy 'greedy' |" in en
     assert "| rule 6.4 (The deck runs out) | 0 | 0.0% |" in en  # an ending never reached, at 0%
     assert "<svg" in en and "#4a6fa5" in en
     press = designer_markdown(tmp_path, "lantern-moths", strings("en"), moths.book, cmyk=True)
@@ -358,7 +361,7 @@ def test_cli_analyze_json(root: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     for folder in ("rules_src/lantern-moths", "engine/lantern_moths", "examples/lantern-moths"):
         shutil.copytree(root / folder, project / folder)
     assert main(["--root", str(project), "analyze", "lantern-moths", "--games", "5", "--budget", "5",
-                 "--workers", "0", "--json"]) == 0
+                 "--workers", "0", "--json", "--players", "random,greedy"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["games"] == 5 and printed["budget"] == 5
     assert json.loads((project / "reports/analysis/lantern-moths.json").read_text()) == printed
@@ -401,7 +404,8 @@ def test_a_setting_never_won_is_a_finding_once_the_games_decide_it(last: BookChe
     unwinnable_settings(last, runs, 0.05, verdicts)
     [never] = verdicts.findings
     assert never.kind == "setting-never-won" and never.subject == "setting:blossoms"
-    assert never.message == "blossoms: cooperative play won 0 of 1000 games (at most 0.4% of games, 95%)"
+    assert never.message == ("blossoms: cooperative play won 0 of 1000 games (at most 0.4% of games, one-sided at "
+                             "98.33% confidence)")
     assert [u["subject"] for u in verdicts.undecided] == ["setting:basilisk"]  # 0 of 60: not yet
 
 

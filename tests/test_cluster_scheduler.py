@@ -26,3 +26,8 @@ def test_analyze_on_a_scheduler_gives_the_analysis_of_one_process(mini: Path,
         remote = _analysis(capsys, mini, "--scheduler", cluster.scheduler_address)
     assert remote == here
     assert here["configs"][0]["games"] == 250  # three chunks: both workers had some
+    # Competent play (OpenSpiel's MCTS, seeded by the game) is the same on the scheduler too, where installed.
+    from rulepress.analyze.plan import openspiel_installed
+
+    if openspiel_installed():
+        assert {"mcts:50", "mcts:50 vs random"} <= {c["policy"] for c in here["configs"]}

@@ -124,7 +124,7 @@ def test_rules_show_the_decisions_inside_them(root: Path) -> None:
     trace = report.books[0].trace
     assert trace is not None
     inside = trace.rules["ll.challenge.blossoms.loss"].decisions
-    assert [d["id"] for d in inside] == ["shared_flowers"]
+    assert [d["id"] for d in inside] == ["shared_flowers", "flowers_on_path"]  # ll.q40, then ll.q38
     assert inside[0]["question"] == "ll.q40" and inside[0]["marked"][0].startswith("engine/last_lantern/flow.py:")
     assert trace.rules["ll.challenge.blossoms.loss"].as_dict()["decisions"] == inside
     note = decision_notes(inside, report.books[0].book)[0]
@@ -196,3 +196,29 @@ def test_every_engine_reports_its_inventory(root: Path, book_id: str) -> None:
     assert used == set(inventory) - ({"serpent"} if book_id == "last-lantern" else set())  # Serpents: a challenge
     if book_id == "last-lantern":
         assert len(inventory["tile"]) == 48 + 12 + 6 and inventory["familiar"] == ["rabbit", "snail", "owl", "wolf"]
+
+
+def test_gate_finds_a_question_the_engine_decides_without_a_decision(root: Path, tmp_path: Path) -> None:
+    """A designer question with ``source: engine`` and no Decision naming it is ``decision-missing``; a decision
+    inside a prose-only rule is ``decision-prose-only``."""
+    import shutil
+
+    from rulepress.load.book import load_book
+    from rulepress.project import load_engine
+    from rulepress.verify.decisions import check_decisions
+
+    for folder in ("rules_src/lantern", "engine/lantern", "examples/lantern"):
+        shutil.copytree(root / folder, tmp_path / folder)
+    (tmp_path / "rulepress.yaml").write_text("")
+    options = tmp_path / "engine/lantern/options.py"
+    text = options.read_text()
+    options.write_text(text.replace('Decision("row_circle_lost", "ln.q18",', 'Decision("row_circle_lost", "ln.q1",'))
+    book = load_book(tmp_path, "lantern")
+    problems = check_decisions(book, load_engine(book.engine_package, tmp_path), tmp_path)
+    assert [(p.kind, p.file, p.line) for p in problems if p.kind == "decision-missing"] == \
+        [("decision-missing", book.path("questions.yaml"), next(q.line for q in book.questions if q.id == "ln.q18"))]
+    prose = (tmp_path / "rules_src/lantern/prose_only.yaml")
+    prose.write_text(prose.read_text() + "ln.play.campfire: pretend it is prose only\n")
+    book = load_book(tmp_path, "lantern")
+    kinds = {p.kind for p in check_decisions(book, load_engine(book.engine_package, tmp_path), tmp_path)}
+    assert "decision-prose-only" in kinds

@@ -27,6 +27,7 @@ RANKS = {
     "load": 1, "i18n": 1,  # reading sources; gettext catalogs are sources read through load.confine
     "verify": 2, "project": 2,  # the gate; importing a project's engines under the gate's time limits
     "render": 3, "analyze": 3,
+    "openspiel": 3,  # the OpenSpiel adapter and its players (an optional extra): analyze imports it only when asked
     "publish": 4,
     "serve": 5,
     "cli": 6, "__main__": 6, "scaffold": 6,  # the command line and `rulepress new`, one of its commands

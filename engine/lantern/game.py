@@ -295,6 +295,8 @@ class LanternGame(BaseGame):
         if action.face not in state.dice:
             raise RuleViolation("ln.setup.assign", f"No unassigned die shows a {action.face} "
                                                    f"(unassigned: {', '.join(map(str, state.dice))})")
+        if not state.assigned and sum(state.setup_roll) < self.sheet.reroll_below:
+            decided(state, "reroll_before_assigning")  # a weak roll kept: no re-roll once a die has its job
         state.dice = _swap(state.dice, (action.face,), ())
         state.assigned[action.target] = action.face
         events = [Event("assign", "ln.setup.assign", {"die": action.face, "to": action.target})]
@@ -337,6 +339,8 @@ class LanternGame(BaseGame):
 
     def _campfire(self, state: LanternState) -> list[Event]:
         state.drawn[CONSTITUTION] += self.sheet.campfire_gain
+        if state.drawn[CONSTITUTION] > self.sheet.cap:
+            decided(state, "constitution_uncapped")  # past 7: the cap is the Abilities', not Constitution's
         events = [Event("campfire", "ln.play.campfire", {"zone": state.zone, "constitution": self.sheet.campfire_gain,
                                                          "experience": state.campfire})]
         self._cross_experience(state, state.campfire, "ln.play.campfire", events, source="campfire",
@@ -559,6 +563,9 @@ class LanternGame(BaseGame):
             raise RuleViolation("ln.play.leave", message)
         events = [Event("leave", "ln.play.leave", {"zone": state.zone})]
         if state.earned > state.taken:
+            counted = state.drawn if self.options["cap_counts"] == "drawn" else [state.left(i) for i in range(3)]
+            if all(counted[pool] >= self.sheet.cap for pool in range(len(ABILITIES))):
+                decided(state, "row_circle_lost")  # every Ability at the cap: the filled row's circle is lost
             events.append(Event("bonus_forfeited", "ln.play.row-bonus", {"circles": state.earned - state.taken}))
         state.zones_cleared += 1
         state.zone += 1

@@ -39,6 +39,12 @@ DECISIONS: tuple[Decision, ...] = (
     *option_decisions(OPTIONS),
     Decision("experience_overflow", "ln.q9", ("ln.sheet.experience",),
              "A 1 rolled once every experience circle is crossed is lost: it crosses nothing."),
+    Decision("reroll_before_assigning", "ln.q17", ("ln.setup.reroll", "ln.setup.assign"),
+             "The weak setup roll may be rolled again only before any die is given its job."),
+    Decision("row_circle_lost", "ln.q18", ("ln.play.row-bonus", "ln.sheet.cap"),
+             "A filled experience row's Ability circle is lost when every Ability already has 7 circles."),
+    Decision("constitution_uncapped", "ln.q19", ("ln.play.campfire", "ln.sheet.cap"),
+             "The 7-circle cap is the Abilities': the Campfire's Constitution circle is drawn even past 7."),
     Decision("fight_ends_when_met", "ln.q16", ("ln.play.defeat",),
              "The fight ends as soon as the combination shows: no Ability or Constitution is used after it."),
 )

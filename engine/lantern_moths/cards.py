@@ -42,6 +42,8 @@ def begin_night_end(game: LanternMothsGame, state: State, reason: str, during: s
     late = during == DURING_REFILL and game.opts.refill_night_end == "next_round"
     state.last_round = state.round + 1 if late else state.round
     rule = "lm.night.fourth" if reason == FOURTH_DUSK else "lm.night.deck-out"
+    if reason != FOURTH_DUSK:
+        decided(state, "deck_out_kept")  # the deck ran out before the fourth Dusk card: the safeguard applies
     events.append(Event("night-ending", rule, {"reason": reason, "last_round": state.last_round}))
 
 

@@ -65,6 +65,15 @@ SPECS: dict[str, OptionSpec] = {spec.name: spec for spec in OPTIONS}
 # decided(state, ID), and `rulepress analyze` counts the games in which it mattered.
 DECISIONS: tuple[Decision, ...] = (
     *option_decisions(OPTIONS),
+    Decision("spare_wicks", _question(17), ("lm.components.wicks", "lm.turn.light", "lm.round.wicks"),
+             "The rules stay as written: with one Light a turn and wicks back each round, a player's second and "
+             "third wicks are spares."),
+    Decision("deck_out_kept", _question(18), ("lm.night.deck-out",),
+             "The deck running out before the fourth Dusk card ends the night, as a safeguard, even if this "
+             "edition's deck rarely or never runs out first."),
+    Decision("draw_when_deck_empty", _question(22), ("lm.turn.draw",),
+             "With the deck empty a player may draw only from the discard pile, and cannot Draw when both are "
+             "empty."),
     Decision("dusk_on_empty_deck", _question(19), ("lm.night.dusk", "lm.turn.draw"),
              "A player who must draw again after laying a Dusk card that was the deck's last card gets nothing."),
     Decision("ghosts_are_moths", _question(20), ("lm.scoring.tie-moths",),

@@ -38,6 +38,8 @@ def legal_actions(game: LanternMothsGame, state: State) -> list[Action]:
 
 def _play_actions(game: LanternMothsGame, state: State, seat: int) -> list[Action]:
     found: list[Action] = []
+    if not state.deck:
+        decided(state, "draw_when_deck_empty")  # only the discard pile may be drawn from, or nothing at all
     if state.deck:
         found.append(game.draw_table[seat][0])
     if state.discard:
@@ -190,6 +192,8 @@ def _light(game: LanternMothsGame, state: State, action: Action, events: list[Ev
     if state.unlit[seat] <= 0:
         raise RuleViolation("lm.turn.light", "All your wicks are already lit")
     state.unlit[seat] -= 1
+    if state.unlit[seat]:
+        decided(state, "spare_wicks")  # a wick left that no rule of this round lets the player light
     state.wicks[cell].append(seat)
     state.lit = True
     events.append(Event("light", "lm.turn.light", {"player": state.players[seat], "tile": place,

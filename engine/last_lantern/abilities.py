@@ -197,6 +197,10 @@ def check_through_the_fog(g: LastLantern, s: State, a: Action) -> None:
 
 
 def do_through_the_fog(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
+    if not any(pl.player == a.other for pl in s.placed.values()):
+        decided(s, "fog_first_at_start")  # to a path with no tile yet: it must touch a start space
+    if any(q != a.other and not has_ability_move(g, s, q, a.tile) for q in range(s.n)):
+        decided(s, "fog_unplaceable_refused")  # someone could not take it: Through the Fog is not offered them
     pay(g, s, a, events)
     s.ability_supply.remove(a.tile)
     s.pending_ability = (a.other, a.tile)
@@ -253,6 +257,7 @@ def do_guiding_hand(g: LastLantern, s: State, a: Action, events: list[Event]) ->
         s.location_familiars[a.where] -= 1
         rule = "ll.ability.guiding-hand"
     else:
+        decided(s, "guiding_hand_agreed")  # taken from a player, who agreed (without it the Wolves stay)
         s.familiars[a.third][a.where] -= 1
         rule = "ll.ability.guiding-hand.empty"
     s.familiars[a.other][a.where] += 1

@@ -50,9 +50,13 @@ def _glow(g: LastLantern, s: State, tile: str, purple: bool, on_track: bool, eve
 
 def to_track(g: LastLantern, s: State, tile: str, purple: bool, events: list[Event]) -> None:
     """Put a tile on the next space of the Path Astray track (the eighth loses)."""
+    if s.track_reached > len(s.track):
+        decided(s, "eighth_on_track")  # Back on Track emptied a space: tiles ever abandoned outnumber the track's
     if len(s.track) >= len(g.track_icons):
         lose(s, "path-astray", "ll.astray.loss", events, tile=tile)
         return
+    if purple:
+        decided(s, "purple_as_abandoned")  # a purple Firefly's tile goes down the track like an abandoned one
     _unwait(s, tile, purple)
     s.track.append(tile)
     if len(s.track) <= s.track_reached:
@@ -108,10 +112,13 @@ def check_astray(g: LastLantern, s: State, a: Action) -> None:
 
 def do_astray(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
     purple = s.phase == "purple"
+    if len(waiting(s)) > 1:
+        decided(s, "astray_order")  # several tiles wait: the players choose which goes first
     if g.lake is None and not g.opt["basilisk"]:
         to_track(g, s, a.tile, purple, events)
         return
     _unwait(s, a.tile, purple)
+    decided(s, "touch_edge")  # on the Frozen Lake or the Basilisk board, "adjacent" is edge to edge
     board_held = s.lake_occ if g.lake is not None else any(pl.abandoned for pl in s.placed.values())
     if s.lake_round_first and board_held:
         decided(s, "first_abandoned")  # the phase's first tile, on a board that already holds one

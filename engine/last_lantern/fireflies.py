@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Event
+from rulepress.protocol import Event, decided
 
 if TYPE_CHECKING:
     from .game import LastLantern
@@ -16,6 +16,8 @@ EERIE = ("orange", "blue", "purple")
 def supply_to_bag(s: State, colour: str, count: int) -> int:
     """Move up to ``count`` Fireflies of ``colour`` from the supply into the bag; how many moved."""
     moved = min(count, s.supply.get(colour, 0))
+    if moved < count:
+        decided(s, "supply_short")  # the supply lacks a colour a rule needs: as many as there are
     if moved:
         s.supply[colour] -= moved
         s.bag[colour] = s.bag.get(colour, 0) + moved
@@ -60,6 +62,8 @@ def threshold(g: LastLantern) -> tuple[int, str]:
 
 
 def lose(s: State, reason: str, rule: str, events: list[Event], **data: object) -> None:
+    if s.stage == "final" and reason != "blossoms":
+        decided(s, "final_draw_stops")  # the final draw stops at the loss, spaces left unfilled
     s.over = True
     s.phase = "over"
     s.result = {"won": False, "reason": reason, "rule": rule, "round": s.round, "black": s.board_black}
@@ -123,12 +127,15 @@ def eerie_effect(g: LastLantern, s: State, colour: str, events: list[Event]) -> 
         events.append(Event("blue", "ll.challenge.eerie.blue", {}))
     else:
         if not s.tile_bag:
+            decided(s, "purple_as_abandoned")  # with an empty tile bag a purple Firefly does nothing
             events.append(Event("purple-no-tile", "ll.challenge.eerie.purple", {}))
             return
         tile: str = s.chance.draw_from(sorted(s.tile_bag), "Tree tile")
         s.tile_bag.remove(tile)
         events.append(Event("purple", "ll.challenge.eerie.purple", {"tile": tile}))
         s.purple_pending.append(tile)
+        if len(s.purple_pending) > 1:
+            decided(s, "purple_order")  # two tiles sent at once: placed in the order their Fireflies were drawn
 
 
 def return_familiar(s: State, p: int, kind: str, events: list[Event]) -> None:

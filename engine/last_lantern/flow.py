@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 
 def start_journey(g: LastLantern, s: State, events: list[Event]) -> None:
+    if not s.track or not s.ability_supply:
+        decided(s, "ability_needs_effect")  # Back on Track or Through the Fog could do nothing: not offered
     s.phase = "journey"
     _note_pooling(s)
     s.stage = "journey"
@@ -189,6 +191,8 @@ def start_final(g: LastLantern, s: State, who: int, events: list[Event]) -> None
         events.append(Event("not-astray", "ll.end.no-astray", {"tiles": list(s.abandoned)}))
     area = c.spaces | (c.beyond_mask if g.opt["basilisk"] else 0)
     free = empty_spaces(s, area)
+    if s.fireflies and area & ~s.occ != free:
+        decided(s, "final_draw_skips_fireflies")  # a space holding a Firefly gets none in the final draw
     cells = sorted(bits(free), key=lambda i: (i % c.stride, i // c.stride))
     s.draw_owner = who
     events.append(
@@ -203,7 +207,10 @@ def start_final(g: LastLantern, s: State, who: int, events: list[Event]) -> None
 
 def _finish(g: LastLantern, s: State, events: list[Event]) -> None:
     limit, rule = threshold(g)
+    if limit != g.black_loss and g.black_loss <= s.board_black < limit:
+        decided(s, "victory_with_loss")  # "3 or fewer" would lose: the victory moves with the loss
     if g.opt["blossoms"]:
+        decided(s, "flowers_on_path")  # only flowers on the path's spaces count
         short = {}
         for p in range(s.n):
             have = flowers(g, s, p)

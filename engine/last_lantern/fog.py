@@ -160,6 +160,8 @@ def check_resolve(g: LastLantern, s: State, a: Action) -> None:
 
 
 def do_resolve(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
+    decided(s, "shared_choice_given")  # the players concerned settle who takes what; the engine takes it as given
+    decided(s, "ability_window_after")  # no ability before the shared choice is settled
     s.to_resolve.remove(a.where)
     tile = s.location_tile.get(a.where)
     events.append(
@@ -219,6 +221,7 @@ def check_go_without(g: LastLantern, s: State, a: Action) -> None:
 
 
 def do_go_without(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
+    decided(s, "go_without_empty")  # an empty location and no one who agrees: they go without
     p, kind = s.takes_familiar.pop(0)
     events.append(Event("no-familiar", "ll.fog.reveal.empty", {"player": s.players[p], "familiar": kind}))
     if not s.takes_familiar:

@@ -206,6 +206,62 @@ DECISIONS: tuple[Decision, ...] = (
     Decision("serpent_draws_this_round", "ll.q41", ("ll.challenge.branches.draw",),
              "Only tiles placed this round draw Fireflies onto the Serpent spaces beside them; earlier tiles "
              "draw nothing."),
+    Decision("shared_choice_given", "ll.q17", ("ll.fog.reveal.shared",),
+             "Players sharing a location settle who takes the tile and who the Familiar: the engine takes their "
+             "choice as given (it offers every way of settling it)."),
+    Decision("ability_window_after", "ll.q26", ("ll.ability.window",),
+             "Abilities are used only once the tiles and Familiars have been taken, never while a shared choice "
+             "is being settled."),
+    Decision("astray_order", "ll.q27", ("ll.astray.place", "ll.ability.back-on-track"),
+             "Several abandoned tiles go on the Path Astray track in the order the players choose (which decides "
+             "the 'last placed' for Back on Track)."),
+    Decision("supply_short", "ll.q28", ("ll.astray.icons", "ll.challenge.branches.flip"),
+             "When the supply lacks Fireflies of a colour a rule needs, as many as there are are used."),
+    Decision("final_draw_stops", "ll.q31", ("ll.end.draw", "ll.lantern.loss"),
+             "The final draw stops the moment the black Fireflies on the paths reach the loss: the game is lost "
+             "then."),
+    Decision("purple_order", "ll.q32", ("ll.challenge.eerie.purple", "ll.challenge.eerie.effect"),
+             "Two tiles sent at once by purple Fireflies are placed in the order their Fireflies were drawn."),
+    Decision("fog_first_at_start", "ll.q33", ("ll.ability.fog", "ll.journey.place.first"),
+             "Through the Fog may give an Ability tile to a player whose path holds no tile yet; like a first "
+             "Tree tile it must touch a start space."),
+    Decision("fog_unplaceable_refused", "ll.q34", ("ll.ability.fog",),
+             "Through the Fog cannot give an Ability tile to a player who could not place it anywhere (the "
+             "Familiars are not spent)."),
+    Decision("serpent_covered", "ll.q35", ("ll.challenge.branches.setup", "ll.challenge.branches.draw",
+                                           "ll.lantern.draw", "ll.end.draw"),
+             "A Serpent tile's spaces are covered: no Tree tile goes on them and no lantern or final draw fills "
+             "them; only the Serpent rule puts Fireflies there."),
+    Decision("victory_with_loss", "ll.q36", ("ll.challenge.branches.loss", "ll.challenge.basilisk.loss",
+                                             "ll.end.victory"),
+             "Where a challenge moves the loss to 6 black Fireflies, victory moves with it: 5 or fewer at the end "
+             "win."),
+    Decision("purple_as_abandoned", "ll.q37", ("ll.challenge.eerie.purple", "ll.astray.icons", "ll.astray.loss"),
+             "A Tree tile a purple Firefly sends down the Path Astray is treated as abandoned (its space's black "
+             "Fireflies go into the bag; as the eighth it loses); with an empty tile bag the Firefly does "
+             "nothing."),
+    Decision("flowers_on_path", "ll.q38", ("ll.challenge.blossoms.loss",),
+             "For Blossoms only flowers on the path's spaces count (shared columns included), not one hanging "
+             "past the goal line."),
+    Decision("ability_needs_effect", "ll.q39", ("ll.ability.back-on-track", "ll.ability.fog", "ll.ability.use"),
+             "An ability that cannot take effect (Back on Track with an empty track, Through the Fog with no "
+             "Ability tile left) cannot be activated."),
+    Decision("guiding_hand_agreed", "ll.q44", ("ll.ability.guiding-hand.empty", "ll.ability.guiding-hand"),
+             "Guiding Hand takes a Familiar from another player only if they agree; if they do not, the ability "
+             "cannot be activated that way and the Wolves stay with their owner."),
+    Decision("eighth_on_track", "ll.q45", ("ll.astray.loss",),
+             "The game is lost when an abandoned tile is placed on the eighth space of the Path Astray track "
+             "(the track's length), not when the eighth tile ever abandoned is placed (Back on Track can take "
+             "tiles off)."),
+    Decision("touch_edge", "ll.q46", ("ll.ability.fog", "ll.challenge.lake.place", "ll.challenge.basilisk.place"),
+             "'Adjacent' (to previous tiles: Through the Fog, the Frozen Lake, the Basilisk board) is edge to "
+             "edge, as the first tile's 'orthogonally (edge) adjacent'; a corner does not count."),
+    Decision("go_without_empty", "ll.q47", ("ll.fog.reveal.empty",),
+             "A player whose chosen location has no Familiar left, and who takes none from another player (no "
+             "one has one, or no one agrees), goes without."),
+    Decision("final_draw_skips_fireflies", "ll.q48", ("ll.end.draw",),
+             "The final draw puts a Firefly only on spaces with neither a tile nor a Firefly: a space holding a "
+             "Firefly from an earlier lantern draw gets no second one."),
     Decision("track_icon_again", "ll.q42", ("ll.astray.icons", "ll.ability.back-on-track"),
              "A tile landing on a Path Astray space that Back on Track emptied adds that space's black Fireflies "
              "again (those of the tile taken back stay in the bag)."),

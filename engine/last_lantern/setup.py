@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from rulepress.protocol import Chance, Event
+from rulepress.protocol import Chance, Event, decided
 
 from .state import LOCATIONS, State
 
@@ -77,6 +77,7 @@ def _eerie(g: LastLantern, s: State) -> None:
 def _branches(g: LastLantern, s: State) -> None:
     if not g.opt["branches"]:
         return
+    decided(s, "serpent_covered")  # Serpent spaces take no tile and no lantern or final draw
     pool = sorted(g.serpent_reward)
     for icon in g.canopy.serpent_icons:
         tile: str = s.chance.draw_from(pool, "Serpent tile")

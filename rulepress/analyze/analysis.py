@@ -29,6 +29,7 @@ from rulepress.analyze.lint import lint
 from rulepress.analyze.plan import Config, configs, possible
 from rulepress.analyze.tally import Tally
 from rulepress.load.book import Book
+from rulepress.verify.decisions import declared
 from rulepress.verify.gate import BookCheck
 from rulepress.verify.trace import engine_rule_literals
 
@@ -63,31 +64,30 @@ class Verdicts:
 
 def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GAMES, seed: int = 0,
             progress: Callable[[int], None] | None = None, budget: int | None = None,
-            grow: Callable[[int], None] | None = None) -> dict[str, Any]:
+            grow: Callable[[int], None] | None = None, players: list[str] | None = None) -> dict[str, Any]:
     """Play every configuration, on until every finding is decided or ``budget`` games per configuration are
     played, and return the analysis as plain data (what ``--json`` prints and is saved).  ``grow(n)`` is told
-    of ``n`` more games to come each time the analysis plays on."""
+    of ``n`` more games to come each time the analysis plays on.  ``players``: who plays the text's game
+    (``analyze --players``; by default random play, the book's policies and a competent player, plan.players).
+    A competent player's configurations play fewer games (``Config.first`` and ``Config.cap``): a search costs
+    hundreds of random games a decision."""
     budget = max(budget or max(games, DEFAULT_BUDGET), games)
-    every = configs(check)
+    every = configs(check, players)
     looks = 1 + max(0, math.ceil(math.log2(budget / games))) if games else 1
     alpha = stats.ALPHA / looks
-    runs = [Run(c, t) for c, t in zip(every, simulate_many(workers, root, check, [c.play for c in every], games,
-                                                           progress, seed), strict=True)]
-    level = games
+    runs = [Run(c, Tally()) for c in every]
+    _play(workers, root, check, [(run, 0, run.config.first(games)) for run in runs], progress, seed)
     while True:
         verdicts = evaluate(root, check, runs, alpha)
-        wanted = [run for run in runs if run.config.label in verdicts.wanting() and run.tally.games < budget]
-        if not wanted or level >= budget:
+        wanted = [(run, run.tally.games, min(2 * run.tally.games, run.config.cap(budget))) for run in runs
+                  if run.config.label in verdicts.wanting() and run.tally.games < run.config.cap(budget)]
+        if not wanted:
             break
-        following = min(2 * level, budget)
         if grow:
-            grow(sum(following - run.tally.games for run in wanted))
-        more = simulate_many(workers, root, check, [run.config.play for run in wanted], following, progress, seed,
-                             first=level)
-        for run, tally in zip(wanted, more, strict=True):
-            run.tally.merge(tally)
-        level = following
+            grow(sum(to - first for _, first, to in wanted))
+        _play(workers, root, check, wanted, progress, seed)
     found = verdicts.findings
+    name_players(found, [run.config for run in runs], impact_policy(check.engine)[0])
     found += lint(check.book)
     track(check.book, found)
     return {"book": check.book.id, "engine": engine_fingerprint(root, check.book.engine_package, check.book.id),
@@ -98,12 +98,100 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GA
             "balance": {run.config.label: figures.balance(run.tally, check, alpha, run.config) for run in runs
                         if run.config.text},
             "difficulty": figures.difficulty(check, [(r.config, r.tally) for r in runs], alpha),
+            "play": play_figures(check, runs, alpha),
             "predictors": figures.predictors(check, _main(check, runs).tally if _main(check, runs) else None, alpha),
             "limits": figures.limits(check, [(r.config, r.tally) for r in runs]),
             "findings": [f.as_dict() for f in found], "undecided": verdicts.undecided,
             "questions": verdicts.answers,
             "decisions": decision_table(check.engine, [(run.config.label, run.tally) for run in runs]),
             "refusals": refusal_table(root, check, runs)}
+
+
+def play_figures(check: BookCheck, runs: list[Run], alpha: float) -> list[dict[str, Any]]:
+    """What a designer asks of each player of the text's game (its own rules, every player count): who it is, the
+    skill gradient (how often the first player's seat wins against the other players, against its fair share),
+    seats, ties, length, legal actions per decision, and the actions it never chose though they were legal."""
+    rows = []
+    for run in runs:
+        config, tally = run.config, run.tally
+        if config.role != "policy" or not tally.games:
+            continue
+        row: dict[str, Any] = {"player": config.policy, "label": config.label, "games": tally.games,
+                               "about": _about(check, config.policy)}
+        row.update({key: value for key, value in figures.balance(tally, check, alpha, config).items()
+                    if key in ("seats", "ties", "length", "win", "win_by_players")})
+        flag = "first player's seat won"
+        if tally.flag_games[flag]:
+            seats = sorted(set(tally.players))
+            fair = sum(1 / n for n in tally.players) / len(tally.players) if "won" not in tally.flag_games else \
+                None
+            row["skill"] = {**figures.share(tally.flags[flag], tally.flag_games[flag], alpha), "fair": fair,
+                            "against": config.seats[1], "players": seats}
+        if "branching" in tally.numbers:
+            mean, error = tally.mean("branching")
+            row["branching"] = {"mean": mean, "error": error}
+        if tally.offered:
+            row["never_chosen"] = sorted(kind for kind, games in tally.offered.items() if games and
+                                         not tally.chosen[kind])
+        rows.append(row)
+    return rows
+
+
+def _about(check: BookCheck, policy: str) -> str:
+    """A player in a sentence: what search it is (and what it falls back to), or whose policy."""
+    if "mcts:" not in policy:
+        return "uniformly random legal actions" if policy == "random" else f"the book's own policy '{policy}'"
+    from rulepress.analyze.plan import game_of
+    from rulepress.openspiel.players import describe, parse
+
+    game, said = game_of(check), []
+    for part in policy.split(" vs "):
+        searcher = parse(part)
+        said.append(describe(searcher, game) if searcher else part)
+    return " against ".join(said)
+
+
+def name_players(found: list[Finding], played: list[Config], main: str) -> None:
+    """Every simulation finding says who played the games it rests on (``evidence["played_by"]``, and in its
+    message): the configurations its evidence names, else the policy that plays every setting and answer
+    (``main``)."""
+    labels = {config.label: config.policy for config in played}
+    for finding in found:
+        evidence = finding.evidence
+        if "played_by" not in evidence:
+            named = [labels[v] for v in _strings(evidence) if v in labels]
+            if finding.kind == "seat-advantage" or finding.subject.startswith("seat:"):
+                named = [labels[finding.subject.split(":", 1)[1].rsplit("/", 2)[0]]]
+            evidence["played_by"] = list(dict.fromkeys(named)) or [main]
+        if "[played by" not in finding.message:
+            finding.message += f" [played by {', '.join(evidence['played_by'])}]"
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def _play(workers: Pool, root: Path, check: BookCheck, wanted: list[tuple[Run, int, int]],
+          progress: Callable[[int], None] | None, seed: int) -> None:
+    """Play games ``first..to-1`` of each run's configuration and add them to its tally: every run of the same
+    range at once (every chunk submitted together)."""
+    ranges: dict[tuple[int, int], list[Run]] = {}
+    for run, first, to in wanted:
+        if to > first:
+            ranges.setdefault((first, to), []).append(run)
+    for (first, to), group in ranges.items():
+        more = simulate_many(workers, root, check, [run.config.play for run in group], to, progress, seed,
+                             first=first)
+        for run, tally in zip(group, more, strict=True):
+            run.tally.merge(tally)
 
 
 def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Verdicts:
@@ -115,6 +203,7 @@ def evaluate(root: Path, check: BookCheck, runs: list[Run], alpha: float) -> Ver
     unused_components(check, runs, alpha, verdicts)
     unmade_choices(check, runs, alpha, verdicts)
     unwinnable_settings(check, runs, alpha, verdicts)
+    difficulty_by_players(check, runs, alpha, verdicts)
     seat_advantages(check, runs, alpha, verdicts)
     question_effects(check, runs, alpha, verdicts)
     unprovoked_refusals(root, check, runs, alpha, verdicts)
@@ -154,6 +243,12 @@ def _config_record(run: Run) -> dict[str, Any]:
 def _where(book: Book, rule_id: str) -> tuple[str, int | None]:
     rule = book.rules.get(rule_id)
     return (rule.file, rule.line) if rule else (book.path("components.yaml"), None)
+
+
+def _level(level: float) -> str:
+    """How sure a bound is: its one-sided level, corrected for the looks and the number of things tested (the
+    analysis's 5% spread over them), named as it is so a reader who recomputes it gets the same number."""
+    return f"one-sided at {100 * (1 - level):.4g}% confidence"
 
 
 def _pct(value: float) -> str:
@@ -203,13 +298,51 @@ def _rarity(runs: list[Run], count: Callable[[Tally], int], family: int, alpha: 
     return Rarity(text, other, level)
 
 
+def by_player(rarity: Rarity) -> dict[str, Rarity]:
+    """``rarity`` split by who played (a configuration's policy), in the order the configurations come."""
+    found: dict[str, Rarity] = {}
+    for config, k, n in rarity.counts:
+        found.setdefault(config.policy, Rarity([], [], rarity.level)).counts.append((config, k, n))
+    return found
+
+
+def depends_on_play(verdicts: Verdicts, rarity: Rarity, subject: str, what: str, kind: str, rules: list[str],
+                    file: str, line: int | None) -> bool:
+    """When ``what`` is rare under one player and common under another, say so (both figures), never as a fact
+    about the rules: True when it did."""
+    groups = by_player(rarity)
+    rare = [name for name, group in groups.items() if group.counts and group.rare]
+    common = [name for name, group in groups.items() if group.counts and group.common]
+    if not rare or not common:
+        return False
+
+    def figure(name: str) -> str:
+        k = sum(c for _, c, _ in groups[name].counts)
+        n = sum(g for _, _, g in groups[name].counts)
+        return f"{name} play {k} of {n} games ({_pct(k / n if n else 0)})"
+
+    verdicts.findings.append(Finding(
+        "depends-on-play", f"{what}: depends on how people play: {'; '.join(figure(name) for name in rare)} (under "
+                           f"{RARE:.0%} of games), but {'; '.join(figure(name) for name in common)}",
+        rules, file, line, "info", subject=subject,
+        evidence={"rare_under": rare, "common_under": common, "played_by": rare + common, "kind": kind,
+                  "figures": {name: [sum(c for _, c, _ in groups[name].counts),
+                                     sum(g for _, _, g in groups[name].counts)] for name in rare + common}}))
+    return True
+
+
 def _rare_finding(verdicts: Verdicts, rarity: Rarity, subject: str, never: str, seldom: str, only: str,
                   kind_never: str, kind_rare: str, rules: list[str], file: str, line: int | None) -> None:
-    """Add the finding ``rarity`` decides, or what it leaves undecided."""
-    if not rarity.counts or rarity.common:
+    """Add the finding ``rarity`` decides, or what it leaves undecided; one rare for one player and common for
+    another is ``depends-on-play``."""
+    if not rarity.counts:
         return
-    evidence = rarity.evidence()
-    bound = f"in at most {_pct(evidence['bound'])} of games (95%)"
+    if depends_on_play(verdicts, rarity, subject, subject.split(":", 1)[1], kind_never, rules, file, line):
+        return
+    if rarity.common:
+        return
+    evidence = {**rarity.evidence(), "played_by": list(by_player(rarity))}
+    bound = f"in at most {_pct(evidence['bound'])} of games ({_level(rarity.level)})"
     if not rarity.rare:
         verdicts.undecided.append({"subject": subject, "configs": rarity.unsure, "games": evidence["games"],
                                    "count": evidence["happened"],
@@ -260,7 +393,7 @@ def _engine_rules(root: Path, check: BookCheck) -> list[str]:
 
 def rare_rules(root: Path, check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
     """Rules the engine makes happen that (nearly) never happen in the text's game, each setting of it: in under
-    1% of games with 95% confidence, corrected for the number of rules tested."""
+    1% of games, one-sided at 5% spread over the looks and corrected for the number of rules tested."""
     book = check.book
     rules = _engine_rules(root, check)
     for rule_id in rules:
@@ -312,7 +445,8 @@ def rare_endings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verd
         file, line = _where(book, rule_id)
         verdicts.findings.append(Finding(
             "end-rare", f"{book.rules[rule_id].label} ends {happened} of {games} games of the text's game "
-                        f"({main.config.policy} play): at most {_pct(evidence['bound'])} of games (95%)",
+                        f"({main.config.policy} play): at most {_pct(evidence['bound'])} of games "
+                        f"({_level(rarity.level)})",
             [rule_id], file, line, subject=subject, evidence=evidence))
 
 
@@ -334,11 +468,21 @@ def unprovoked_refusals(root: Path, check: BookCheck, runs: list[Run], alpha: fl
         if entry["provoked_in"] or any(run.tally.fired[rule_id] for run in runs) or not entry["probed_games"]:
             continue
         file, line = _where(check.book, rule_id)
+        arose = {d.id: sum(run.tally.decided[d.id] for run in runs) for d in declared(check.engine)
+                 if rule_id in d.rules}
+        arose = {name: games for name, games in arose.items() if games}
+        if arose:
+            said = ", ".join(f"decision {name} took effect in {games} games" for name, games in arose.items())
+            why = (f"yet its situation does arise ({said}): the probes never met it there, so this says "
+                   "nothing about the rule")
+        else:
+            why = "the situation it forbids may never arise"
         verdicts.findings.append(Finding(
             "refusal-never-provoked", f"{check.book.rules[rule_id].label} refuses actions that no simulated player "
-            f"came one change away from taking ({entry['probed_games']} games probed, every policy and answer): the "
-            f"situation it forbids may never arise", [rule_id], file, line, "info", subject=f"refusal:{rule_id}",
-            evidence={"probed_games": entry["probed_games"], "provoked_in": 0}))
+            f"came one change away from taking, nor one with a value no legal action had ({entry['probed_games']} "
+            f"games probed, every policy and answer): {why}", [rule_id], file, line, "info",
+            subject=f"refusal:{rule_id}", evidence={"probed_games": entry["probed_games"], "provoked_in": 0,
+                                                     "situation_arose": arose}))
 
 
 def unused_components(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
@@ -396,27 +540,61 @@ def unmade_choices(check: BookCheck, runs: list[Run], alpha: float, verdicts: Ve
 
 
 def unwinnable_settings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
-    """A setting of the text's game (the base game, a challenge) that the engine's main policy (nearly) never wins
-    (solo and cooperative games): under 1% of games, corrected for the settings tested."""
-    main = impact_policy(check.engine)[0]
-    mine = [r for r in runs if r.config.text and r.config.policy == main and r.config.role != "baseline"
-            and "won" in r.tally.flag_games]
+    """A setting of the text's game (the base game, a challenge) that (nearly) no one wins (solo and cooperative
+    games): under 1% of games for every player that played it, corrected for the settings tested.  A setting
+    that one player never wins and another does is ``depends-on-play``, with both figures."""
+    mine = [r for r in runs if r.config.text and r.config.role != "baseline" and "won" in r.tally.flag_games
+            and " vs " not in r.config.policy]
+    by_setting: dict[str, list[Run]] = {}
     for run in mine:
-        wins, games = run.tally.flags["won"], run.tally.flag_games["won"]
-        rarity = Rarity([(run.config, wins, games)], [], alpha / max(len(mine), 1))
-        if rarity.common:
+        by_setting.setdefault(run.config.setting, []).append(run)
+    level = alpha / max(len(by_setting), 1)
+    for setting, group in by_setting.items():
+        rarity = Rarity([(r.config, r.tally.flags["won"], r.tally.flag_games["won"]) for r in group], [], level)
+        subject = f"setting:{setting}"
+        if depends_on_play(verdicts, rarity, subject, f"{setting}: winning", "setting-never-won", [],
+                           check.book.path("book.yaml"), None) or rarity.common:
             continue
-        subject = f"setting:{run.config.setting}"
-        evidence = {**rarity.evidence(), "setting": run.config.setting}
+        wins, games = sum(k for _, k, _ in rarity.counts), sum(n for _, _, n in rarity.counts)
+        evidence = {**rarity.evidence(), "setting": setting, "played_by": [c.policy for c, _, _ in rarity.counts]}
         if not rarity.rare:
-            verdicts.undecided.append({"subject": subject, "configs": [run.config.label], "games": games,
-                                       "count": wins, "message": f"{run.config.setting}: {wins} of {games} games won "
+            verdicts.undecided.append({"subject": subject, "configs": rarity.unsure, "games": games,
+                                       "count": wins, "message": f"{setting}: {wins} of {games} games won "
                                                                  "so far"})
             continue
+        said = ", ".join(f"{c.policy} play won {k} of {n} games" for c, k, n in rarity.counts)
         verdicts.findings.append(Finding(
-            "setting-never-won", f"{run.config.setting}: {main} play won {wins} of {games} games (at most "
-                                 f"{_pct(evidence['bound'])} of games, 95%)", [], check.book.path("book.yaml"), None,
+            "setting-never-won", f"{setting}: {said} (at most {_pct(evidence['bound'])} of games, "
+                                 f"{_level(level)})", [], check.book.path("book.yaml"), None,
             subject=subject, evidence=evidence))
+
+
+def difficulty_by_players(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
+    """A solo or cooperative setting (nearly) never won at some player counts though won at others: "basilisk:
+    cooperative play won 0 of 5,333 games at 3-4 players" is a finding, whoever plays (each player's games
+    apart), where pooling the counts would hide it."""
+    mine = [r for r in runs if r.config.text and r.config.role != "baseline" and "won" in r.tally.flag_games
+            and len({n for n in r.tally.players}) > 1]
+    level = alpha / max(len(mine), 1)
+    for run in mine:
+        table = figures.wins_by_players(run.tally, level)
+        hard = [n for n, row in table.items() if stats.upper_bound(row["count"], row["games"], level) < RARE]
+        easier = [n for n, row in table.items() if stats.lower_bound(row["count"], row["games"], level) > RARE]
+        if not hard or not easier:
+            continue
+        won = sum(table[n]["count"] for n in hard)
+        games = sum(table[n]["games"] for n in hard)
+        bound = max(stats.upper_bound(table[n]["count"], table[n]["games"], level) for n in hard)
+        others = ", ".join(f"{_pct(table[n]['rate'])} of {table[n]['games']} at {n} players" for n in easier)
+        counts = "-".join(hard) if len(hard) > 1 and int(hard[-1]) - int(hard[0]) == len(hard) - 1 else \
+            ", ".join(hard)
+        verdicts.findings.append(Finding(
+            "hard-at-player-count", f"{run.config.setting}: {run.config.policy} play won {won} of {games} games at "
+                                    f"{counts} players (at most {_pct(bound)} at each, {_level(level)}), against "
+                                    f"{others}", [], check.book.path("book.yaml"), None,
+            subject=f"difficulty:{run.config.setting}/{run.config.policy}",
+            evidence={"setting": run.config.setting, "played_by": [run.config.policy], "by_players": table,
+                      "hard_at": hard, "won_at": easier}))
 
 
 # -- seats ---------------------------------------------------------------------------------------------------------
@@ -430,8 +608,9 @@ def seat_advantages(check: BookCheck, runs: list[Run], alpha: float, verdicts: V
     file, line = _where(book, rules[0]) if rules else (book.path("book.yaml"), None)
     tests = []
     for run in runs:
-        if not run.config.default or run.config.policy == "random":
-            continue  # random play's seats are in the tables; a designer's seat question is about real play
+        if not run.config.default or run.config.policy == "random" or " vs " in run.config.policy:
+            continue  # random play's seats are in the tables; a designer's seat question is about real play (and
+            # a player against others takes each seat in turn: its seats say nothing of the game's)
         for seat in figures.seat_table(run.tally, alpha):
             tests.append((run, seat))
     adjusted = stats.corrected([seat["p"] for _, seat in tests])
@@ -443,7 +622,8 @@ def seat_advantages(check: BookCheck, runs: list[Run], alpha: float, verdicts: V
             verdicts.findings.append(Finding(
                 "seat-advantage", f"under {run.config.label} with {seat['players']} players seat {seat['seat']} wins "
                                   f"{_pct(seat['rate'])} of {seat['games']} games against a fair share of "
-                                  f"{_pct(seat['fair'])} (95% interval {_pct(low)} to {_pct(high)}; adjusted p = "
+                                  f"{_pct(seat['fair'])} ({_two_sided(alpha)} interval {_pct(low)} to {_pct(high)}; "
+                                  f"adjusted p = "
                                   f"{p:.2g})", rules, file, line, subject=subject, evidence=evidence))
         elif low < seat["fair"] - SEAT_MARGIN or high > seat["fair"] + SEAT_MARGIN:
             verdicts.undecided.append({"subject": subject, "configs": [run.config.label],
@@ -556,7 +736,7 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
                 verdicts.findings.append(Finding(
                     "question-moves", f"{question.id}: answering '{config.answer}' instead of '{question.assumed}' "
                                       f"({config.setting}, {comparison.games} games) changes {comparison.changed} "
-                                      f"games; moves most: {'; '.join(_move(t) for t in moved[:3])}",
+                                      f"games; moves most: {'; '.join(_move(t, alpha) for t in moved[:3])}",
                     list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
             elif often and all(t["ci95"][0] >= -t["margin"] and t["ci95"][1] <= t["margin"]
                                for t in comparison.tests if t["key"]):
@@ -579,7 +759,8 @@ def question_effects(check: BookCheck, runs: list[Run], alpha: float, verdicts: 
                 "question-unexercised", f"{question.id}: in {games} games per answer ({settings}, "
                                         f"{impact_policy(check.engine)[0]} play) the answers other than "
                                         f"'{question.assumed}' changed {changed} game(s) (at most "
-                                        f"{_pct(evidence['bound'])} of games, 95%): the policy (almost) never meets "
+                                        f"{_pct(evidence['bound'])} of games, one-sided at 95%): the policy (almost) "
+                                        "never meets "
                                         "the situation, so simulation says little about this question "
                                         "(the limit of the evidence, not a sign that it does not matter)",
                 list(question.rules), file, line, "info", subject=f"question:{question.id}", evidence=evidence))
@@ -599,13 +780,19 @@ def _beyond(test: dict[str, Any]) -> bool:
     return low > test["margin"] or high < -test["margin"]
 
 
-def _move(test: dict[str, Any]) -> str:
+def _move(test: dict[str, Any], alpha: float) -> str:
     low, high = test["ci95"]
+    level = _two_sided(alpha)
     if test["metric"].endswith("wins") or test["metric"] == "won":
         return (f"{test['metric']} {_pct(test['before'])} -> {_pct(test['after'])} (difference "
-                f"{100 * test['difference']:+.1f} points, 95% interval {100 * low:+.1f} to {100 * high:+.1f})")
+                f"{100 * test['difference']:+.1f} points, {level} interval {100 * low:+.1f} to {100 * high:+.1f})")
     return (f"{test['metric']} {test['before']:.2f} -> {test['after']:.2f} (difference {test['difference']:+.2f}, "
-            f"95% interval {low:+.2f} to {high:+.2f})")
+            f"{level} interval {low:+.2f} to {high:+.2f})")
+
+
+def _two_sided(alpha: float) -> str:
+    """The level of a two-sided interval at ``alpha`` (5% spread over the analysis's looks: 99% over 5 looks)."""
+    return f"{100 * (1 - alpha):.4g}%"
 
 
 def report_path(root: Path, book_id: str) -> Path:

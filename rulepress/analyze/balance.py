@@ -19,7 +19,10 @@ PREDICTORS = 6  # rules listed as going with winning
 
 def share(successes: int, trials: int, alpha: float = stats.ALPHA) -> dict[str, Any]:
     low, high = stats.proportion_interval(successes, trials, alpha)
-    return {"count": successes, "games": trials, "rate": successes / trials if trials else 0.0, "ci95": [low, high]}
+    # "ci95" is the interval at the analysis's level (``level``: 1 - alpha, 99% for 5 looks), named so since the
+    # saved reports' first version.
+    return {"count": successes, "games": trials, "rate": successes / trials if trials else 0.0, "ci95": [low, high],
+            "level": round(1 - alpha, 6)}
 
 
 def seat_table(tally: Tally, alpha: float = stats.ALPHA) -> list[dict[str, Any]]:
@@ -85,6 +88,17 @@ def ends(tally: Tally, check: BookCheck, alpha: float = stats.ALPHA, config: Con
     return found
 
 
+def wins_by_players(tally: Tally, alpha: float = stats.ALPHA) -> dict[str, dict[str, Any]]:
+    """A solo or cooperative game's win rate at each player count (its games of that count), with its interval."""
+    counts: dict[int, list[int]] = {}
+    for players, outcome in zip(tally.players, tally.outcomes, strict=True):
+        if outcome >= 0:
+            entry = counts.setdefault(players, [0, 0])
+            entry[0] += outcome == 1
+            entry[1] += 1
+    return {str(n): share(won, games, alpha) for n, (won, games) in sorted(counts.items())}
+
+
 def difficulty(check: BookCheck, runs: list[tuple[Config, Tally]], alpha: float = stats.ALPHA) -> list[dict[str, Any]]:
     """Per setting of the text's game under the engine's main policy (the base game, each challenge): the win rate
     with its interval and the mean length, easiest first (solo and cooperative games)."""
@@ -96,6 +110,7 @@ def difficulty(check: BookCheck, runs: list[tuple[Config, Tally]], alpha: float 
         length = "rounds" if "rounds" in tally.histograms else "actions"
         rows.append({"setting": config.setting, "label": config.label, "players": list(config.players),
                      "win": share(tally.flags["won"], tally.flag_games["won"], alpha),
+                     "by_players": wins_by_players(tally, alpha),
                      "length": tally.mean(length)[0], "length_metric": length,
                      "ends": ends(tally, check, alpha, config)})
     return sorted(rows, key=lambda row: -row["win"]["rate"])

@@ -1,6 +1,8 @@
 """What ``rulepress analyze`` plays: every configuration, and which one each is compared with.
 
-* every policy with the text's options (random play and each of the engine's ``POLICIES``);
+* every player with the text's options: random play, each of the engine's ``POLICIES`` and, with OpenSpiel installed,
+  a competent player with no policy code (MCTS, or IS-MCTS for a game with hidden information: ``competent``) and
+  that player against random ones (the skill gradient); ``analyze --players`` names them instead;
 * every option set of the engine's ``BENCH_CONFIGS`` that is the text's own game (a challenge, an expansion),
   under ``IMPACT_POLICY``;
 * every option set that bundles answers other than the text's (Lantern Moths' ``alternatives``): played, but never
@@ -22,6 +24,11 @@ from rulepress.errors import SourceError
 from rulepress.load.book import Question
 from rulepress.verify.gate import BookCheck
 
+COMPETENT = 50  # simulations a decision of the default competent player
+COMPETENT_GAMES = 40  # a competent player's first games (a search a decision costs ~100-1000 random games)
+COMPETENT_BUDGET = 160  # and the most it plays while a finding is undecided
+VERSUS = " vs "  # "ismcts:50 vs random": the first player in one seat (turn about), the second in every other
+
 
 @dataclass(frozen=True)
 class Config:
@@ -36,6 +43,24 @@ class Config:
     setting: str = TEXT  # where it is played: the text's game, a challenge ("glow-shrooms"), player counts
     players: tuple[int, ...] = ()  # () = every player count the book allows
     baseline: str | None = None  # an answer's comparison: the label of its setting under the assumed answer
+
+    @property
+    def competent(self) -> bool:
+        """Played by a search (``mcts:N``, ``ismcts:N``, alone or against another player): costly per game."""
+        return "mcts:" in self.policy
+
+    def first(self, games: int) -> int:
+        """How many games this configuration plays first."""
+        return min(games, COMPETENT_GAMES) if self.competent else games
+
+    def cap(self, budget: int) -> int:
+        """The most games it plays."""
+        return min(budget, COMPETENT_BUDGET) if self.competent else budget
+
+    @property
+    def seats(self) -> list[str]:
+        """The players of each seat's kind: one (every seat the same) or ``[strong, other]``."""
+        return self.policy.split(VERSUS)
 
     @property
     def default(self) -> bool:
@@ -126,17 +151,75 @@ def setting_name(engine: Any, options: dict[str, Any], players: tuple[int, ...])
     return text
 
 
-def configs(check: BookCheck) -> list[Config]:
+def openspiel_installed() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("pyspiel") is not None
+
+
+def game_of(check: BookCheck) -> Any:
+    """The book's game with the text's options (what its observer and players are read from)."""
+    return check.engine.make_game(check.book.components, {})
+
+
+def competent(check: BookCheck) -> str:
+    """The default competent player: IS-MCTS where a seat is hidden something (an observer), else MCTS."""
+    return f"{'ismcts' if getattr(game_of(check), 'observer', None) is not None else 'mcts'}:{COMPETENT}"
+
+
+def who_plays(check: BookCheck, given: list[str] | None = None, competent_too: bool = False) -> list[str]:
+    """The players the text's game is played by: ``given`` (``analyze --players``), else random play and the book's
+    own policies, and with ``competent_too`` (the command's default) and OpenSpiel installed, the competent player
+    alone and against random players."""
+    engine = check.engine
+    own = list(getattr(engine, "POLICIES", {}))
+    if given is None:
+        found = ["random", *own]
+        if competent_too and openspiel_installed():
+            strong = competent(check)
+            found += [strong, f"{strong}{VERSUS}random"] if _seats(check) > 1 else [strong]
+        return found
+    for name in given:
+        for part in name.split(VERSUS):
+            rollout = part.partition("+")[2] if _searcher(part) else ""
+            if rollout and rollout not in own:
+                raise SourceError("--players", None, f"{part}: the book has no policy {rollout!r} for the playouts "
+                                                     f"(policies: {', '.join(own) or 'none'})")
+            if part != "random" and part not in own and not _searcher(part):
+                raise SourceError("--players", None, f"unknown player {part!r} (players: random, "
+                                                     f"{', '.join(own + ['mcts:N', 'ismcts:N'])})")
+            if _searcher(part) and not openspiel_installed():
+                raise SourceError("--players", None, f"{part} needs OpenSpiel: pip install 'rulepress[openspiel]'")
+    return list(dict.fromkeys(given))
+
+
+def _searcher(name: str) -> bool:
+    import re
+
+    found = re.fullmatch(r"(mcts|ismcts):[1-9][0-9]{0,5}(?:\+(.+))?", name)
+    return found is not None
+
+
+def _seats(check: BookCheck) -> int:
+    data = check.book.data.get("players")
+    return int(data["max"]) if isinstance(data, dict) else int(data or 1)
+
+
+def configs(check: BookCheck, given: list[str] | None = None) -> list[Config]:
     """Every configuration to play, the text's game first; each answer after the baseline it is compared with."""
     engine = check.engine
     main = impact_policy(engine)[0]
-    found = [Config(f"{policy} play", policy) for policy in ["random", *getattr(engine, "POLICIES", {})]]
+    found = [Config(f"{policy} play", policy) for policy in who_plays(check, given)]
     skip = bundles(engine)
+    searchers = [config.policy for config in found if config.competent and VERSUS not in config.policy]
     for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items():
         if options:
             role = "bundle" if name in skip else "variant"
             found.append(Config(f"option set {name}", main, dict(options), role=role,
                                 setting=name if role == "variant" else f"{name} (not the text)"))
+            if role == "variant":  # the text's challenges played competently too: is one unwinnable, or the bot?
+                found += [Config(f"option set {name} ({player})", player, dict(options), role=role, setting=name)
+                          for player in searchers]
     for question in check.book.questions:
         if question.option is None or question.status == "dropped":
             continue

@@ -17,7 +17,7 @@ from rulepress.analyze.analysis import DEFAULT_BUDGET, DEFAULT_GAMES, analyse, r
 from rulepress.analyze.findings import rank
 from rulepress.analyze.fingerprint import changed_since, engine_fingerprint, play_digests
 from rulepress.analyze.impact import metric_words
-from rulepress.analyze.plan import TEXT, configs
+from rulepress.analyze.plan import TEXT, configs, who_plays
 from rulepress.errors import SourceError
 from rulepress.load.book import Book
 from rulepress.store import Store, code_digest, declare, key_of
@@ -53,7 +53,10 @@ def run_analyze(root: Path, args: Any) -> int:
         raise SourceError("--budget", None, f"must be at least --games ({games}), not {budget}")
     check = _checks(root, args.book)[0]
     check.results = [replay(e, check.book, check.engine, draw=False) for e in check.examples]
-    total = games * len(configs(check))
+    given = getattr(args, "players", None)
+    chosen = [name.strip() for name in given.split(",") if name.strip()] if given else None
+    chosen = who_plays(check, chosen, competent_too=True)  # by default competent players too, where installed
+    total = sum(config.first(games) for config in configs(check, chosen))
     with pool(args.workers, args.scheduler) as workers, \
             tqdm(total=total, desc=f"{check.book.id}: analysing", unit="game", disable=args.json or not wanted(),
                  leave=False) as bar:
@@ -61,7 +64,7 @@ def run_analyze(root: Path, args: Any) -> int:
             bar.total += more
             bar.refresh()
 
-        analysis = analyse(workers, root, check, games, args.seed, bar.update, budget, grow)
+        analysis = analyse(workers, root, check, games, args.seed, bar.update, budget, grow, chosen)
     path = save(root, analysis)
     if args.json:
         print(json.dumps(analysis, ensure_ascii=False, sort_keys=True))
@@ -73,7 +76,9 @@ def run_analyze(root: Path, args: Any) -> int:
     for item in analysis["undecided"]:
         print(f"undecided at the budget: {item['message']}")
     for label, figures in analysis["balance"].items():
-        print(f"-- balance, {label}: {balance_line(figures)}")
+        print(f"-- balance, {label}: {balance_line(figures, analysis['alpha'])}")
+    for row in analysis.get("play") or []:
+        print(f"-- players, {row['label']}: {play_line(row, analysis['alpha'])}")
     untracked = sum(1 for f in analysis["findings"] if not f["tracked_by"] and f["severity"] != "info")
     print(f"{len(analysis['findings'])} findings, {untracked} untracked, {len(analysis['undecided'])} undecided")
     return 0
@@ -83,15 +88,42 @@ def _pct(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
-def balance_line(figures: dict[str, Any]) -> str:
-    """The balance figures of one configuration in a line of text."""
+def play_line(row: dict[str, Any], alpha: float) -> str:
+    """What one player of the text's game showed, in a line: who it is, the skill gradient, ties, branching and
+    the actions it never chose."""
+    level = f"{100 * (1 - alpha):.4g}%"
+    parts = [row["about"], f"{row['games']} games"]
+    skill = row.get("skill")
+    if skill:
+        fair = f" against a fair share of {_pct(skill['fair'])}" if skill.get("fair") is not None else ""
+        parts.append(f"its seat won {_pct(skill['rate'])} against {skill['against']} players{fair} ({level} "
+                     f"interval {_pct(skill['ci95'][0])}-{_pct(skill['ci95'][1])})")
+    elif row.get("win"):
+        parts.append(f"won {_pct(row['win']['rate'])} ({level} interval {_pct(row['win']['ci95'][0])}-"
+                     f"{_pct(row['win']['ci95'][1])})")
+    for count, share in (row.get("win_by_players") or {}).items():
+        parts.append(f"{count}p won {share['count']} of {share['games']}")
+    for count, tie in (row.get("ties") or {}).items():
+        if tie["games"]:
+            parts.append(f"{count}p ties {_pct(tie['rate'])}")
+    if row.get("branching"):
+        parts.append(f"{row['branching']['mean']:.1f} legal actions a decision")
+    if row.get("never_chosen"):
+        parts.append(f"never chose: {', '.join(row['never_chosen'])}")
+    return "; ".join(parts)
+
+
+def balance_line(figures: dict[str, Any], alpha: float = 0.05) -> str:
+    """The balance figures of one configuration in a line of text; intervals at the analysis's level (``alpha``,
+    5% spread over its looks: named as it is, 99% for 5 looks)."""
     parts = []
     for row in figures.get("seats", []):
         if row["p"] < 0.05 / max(len(figures["seats"]), 1):
             parts.append(f"{row['players']}p seat {row['seat']} wins {_pct(row['rate'])} (fair {_pct(row['fair'])})")
     if "win" in figures:
         win = figures["win"]
-        parts.append(f"won {_pct(win['rate'])} (95% CI {_pct(win['ci95'][0])}-{_pct(win['ci95'][1])})")
+        parts.append(f"won {_pct(win['rate'])} ({100 * (1 - alpha):.4g}% CI {_pct(win['ci95'][0])}-"
+                     f"{_pct(win['ci95'][1])})")
     length = figures["length"]
     parts.append(f"{length['metric']} {length['mean']:.1f} (quartiles {'/'.join(map(str, length['quartiles']))})")
     if "margin" in figures:
@@ -182,6 +214,8 @@ def _finding_line(item: dict[str, Any], words: Words, label: Callable[[str], str
                       setting=_share(evidence.get("fair", 0.0), words))
     try:
         text = words(key, **values)
+        if evidence.get("played_by"):
+            text += " " + words("analysis_played_by", players=", ".join(evidence["played_by"]))
     except KeyError:
         text = item["message"]
     tracked = (words("analysis_tracked", questions=", ".join(item["tracked_by"])) if item["tracked_by"]
@@ -207,7 +241,9 @@ def designer_markdown(root: Path, book_id: str, words: Words, book: Book | None 
         return f"{t('rule_ref', number=rule.number)} ({rule.title})" if rule else rule_id
 
     lines = [f"## {t('simulated_play')}\n"] if heading else []
-    lines.append(t("analysis_intro", games=analysis["games"], budget=analysis.get("budget", analysis["games"]),
+    lines.append(t("analysis_intro", level=f"{100 * (1 - analysis.get('alpha', 0.05)):.4g}",
+                   looks=analysis.get("looks", 1), games=analysis["games"],
+                   budget=analysis.get("budget", analysis["games"]),
                    configs=len(analysis["configs"]), seed=analysis["seed"],
                    policy=t("analysis_policy_play", policy=analysis.get("policy", "")),
                    book=book_id))
@@ -224,6 +260,7 @@ def designer_markdown(root: Path, book_id: str, words: Words, book: Book | None 
         lines += ["- " + t("analysis_undecided_item", subject=f"`{item['subject']}`", count=item.get("count", ""),
                            games=item.get("games", "")) for item in analysis["undecided"]]
     lines += _difficulty(analysis, t, cmyk, plots)
+    lines += _players(analysis, t)
     # The main policy's games of the text's game in full; the settings (challenges) are the difficulty table's rows.
     for record in analysis["configs"]:
         if record.get("role") == "policy" and record["policy"] == analysis.get("policy") \
@@ -261,6 +298,28 @@ def _difficulty(analysis: dict[str, Any], t: Words, cmyk: bool, plots: Any) -> l
     lines.append("")
     shown = [{**row, "setting": _setting(row["setting"], t)} for row in rows]
     return lines + _plot(plots.difficulty_chart(shown, t("analysis_difficulty")), cmyk, plots)
+
+
+def _players(analysis: dict[str, Any], t: Words) -> list[str]:
+    """Who played the text's game, and what a designer asks of each: the skill gradient (the first player's seat
+    against the others), ties, length, legal actions a decision, and the actions never chosen."""
+    rows = analysis.get("play") or []
+    if not rows:
+        return []
+    lines = [f"\n### {t('analysis_play')}\n", t("analysis_play_columns"), "|---|---|---|---|---|---|"]
+    for row in rows:
+        skill = row.get("skill")
+        if skill:
+            fair = "" if skill.get("fair") is None else f" / {_share(skill['fair'], t)}"
+            won = f"{_share(skill['rate'], t)}{fair} ({_share(skill['ci95'][0], t)}–{_share(skill['ci95'][1], t)})"
+        elif row.get("win"):
+            won = _share(row["win"]["rate"], t)
+        else:
+            won = "–"
+        branching = _number(row["branching"]["mean"], t) if row.get("branching") else "–"
+        never = ", ".join(f"`{kind}`" for kind in row.get("never_chosen") or []) or "–"
+        lines.append(f"| {row['label']} | {row['about']} | {row['games']} | {won} | {branching} | {never} |")
+    return lines + [""]
 
 
 def _balance(config_label: str, figures: dict[str, Any], t: Words, name: Callable[[str], str], cmyk: bool,

@@ -92,11 +92,21 @@ def touched_names(data: Mapping[str, Any], kinds: Mapping[str, set[str]]) -> set
 
 
 def winner_seats(result: Mapping[str, Any], players: Sequence[str]) -> list[int] | None:
-    """The seats that won a competitive game (``result["winners"]`` names them); None for other games."""
-    winners = result.get("winners")
-    if not isinstance(winners, list) or len(players) < 2:
+    """The seats that won a competitive game: ``result["winners"]`` names them, or ``winner`` names one (None and a
+    finished game: a draw, no one), or ``returns`` gives each seat's (the seats of the best return, when it is
+    more than the worst); None for other games."""
+    if len(players) < 2:
         return None
-    return [players.index(name) for name in winners if name in players]
+    winners = result.get("winners")
+    if isinstance(winners, list):
+        return [players.index(name) for name in winners if name in players]
+    if "winner" in result and (result.get("winner") is None or isinstance(result.get("winner"), str)):
+        return [players.index(result["winner"])] if result["winner"] in players else []
+    returns = result.get("returns")
+    if isinstance(returns, list) and len(returns) == len(players) and all(isinstance(v, int | float) for v in returns):
+        best = max(returns)
+        return [seat for seat, value in enumerate(returns) if value == best] if best > min(returns) else []
+    return None
 
 
 def observe_chunk(root: str, package: str, components: dict[str, Any], options: dict[str, Any], policy_name: str,
@@ -105,8 +115,12 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     from rulepress.analyze.cluster import game_seed
 
     game, engine = _game(root, package, _key(components), _key(options))
-    policy = None if policy_name == "random" else engine.POLICIES[policy_name]
+    kinds_of_seat = policy_name.split(" vs ")  # one player for every seat, or [strong, other]
+    chooser = [_policy(engine, name, (min(counts), max(counts))) for name in kinds_of_seat]
+    policy = None if policy_name == "random" else chooser[0]
+    searching = "mcts:" in policy_name  # a search costs far more than a look at the legal actions: count them too
     kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
+    elsewhere = sorted({name for names in _inventory(engine, components).values() for name in names}, key=repr)
     kind_of = action_kinds(game)
     setup_events = getattr(game, "setup_events", None)
     decisions_made = getattr(game, "decisions_made", None)  # engine decisions that took effect (protocol.decided)
@@ -114,6 +128,7 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     for index in indices:
         seed = game_seed(base_seed, label, index)
         players = [f"P{i + 1}" for i in range(counts[index % len(counts)])]
+        strong = index % len(players)  # against others: the seat the first player takes, turn about
         state = game.new_state(players, seed)
         rng = random.Random(seed ^ 0x5EED)
         record = _Record(players)
@@ -127,15 +142,31 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         probing = refusals.probed(index)
         probe_rng = random.Random(seed ^ 0x9E0BE) if probing else None
         refused: set[str] = set()
+        seen: set[Any] = set()
+        legal_seen = 0
         while not game.is_terminal(state) and played < MAX_ACTIONS:
-            if probe_rng is not None and played in refusals.PROBE_AT:
-                refused |= refusals.probe(game, state, game.legal_actions(state), probe_rng)
+            if probe_rng is not None:
+                legal_now = game.legal_actions(state)
+                most = refusals.PROBES if played in refusals.PROBE_AT else refusals.BETWEEN
+                refused |= refusals.probe(game, state, legal_now, probe_rng, [*elsewhere, *sorted(seen, key=repr)],
+                                          most)
+                seen.update(v for a in legal_now for v in getattr(a, "_asdict", dict)().values()
+                            if isinstance(v, str | int))  # values legal earlier in this game: tried again later
             if policy is None:
                 legal = game.legal_actions(state)
                 offered.update(kind_of(state, a) for a in legal)
+                legal_seen += len(legal)
                 action = legal[rng.randrange(len(legal))]
-            else:
+            elif searching:
+                legal = game.legal_actions(state)
+                offered.update(kind_of(state, a) for a in legal)
+                legal_seen += len(legal)
+                action = policy(game, state, rng) if len(chooser) == 1 else \
+                    _by_seat(game, state, rng, chooser, players, strong)
+            elif len(chooser) == 1:
                 action = policy(game, state, rng)
+            else:
+                action = _by_seat(game, state, rng, chooser, players, strong)
             kind = kind_of(state, action)
             chosen.add(kind)
             record.story.append(kind)
@@ -150,8 +181,13 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         metrics = dict(game.metrics(state))
         metrics["actions"] = played
         metrics["finished"] = game.is_terminal(state)
-        record.story.append(json.dumps(metrics, sort_keys=True, default=str))
+        if legal_seen:
+            metrics["branching"] = legal_seen / max(played, 1)  # legal actions per decision
         winners = winner_seats(game.result(state), players)
+        if len(chooser) > 1:  # the skill gradient: did the first player's seat win?
+            won = strong in winners if winners is not None else bool(game.result(state).get("won"))
+            metrics["first player's seat won"] = won
+        record.story.append(json.dumps(metrics, sort_keys=True, default=str))
         tally.add_game(metrics, game.is_terminal(state), len(players), winners,
                        zlib.crc32("\x00".join(record.story).encode()), record.per_seat, record.per_game)
         tally.fired.update(record.fired)
@@ -167,6 +203,34 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
 
 
 MAX_ACTIONS = 100_000
+
+
+def _policy(engine: ModuleType, name: str, counts: tuple[int, int]) -> Policy:
+    """A player by name: ``random``, one of the engine's ``POLICIES``, or a search from OpenSpiel (``mcts:50``,
+    ``ismcts:400``: rulepress.openspiel.players, imported only when one is asked for)."""
+    if name == "random":
+        return random_policy
+    if "mcts:" in name:
+        return _searching(engine, name, counts)
+    return engine.POLICIES[name]
+
+
+@cache
+def _searching(engine: ModuleType, name: str, counts: tuple[int, int]) -> Policy:
+    from rulepress.openspiel.players import policy
+
+    return policy(name, counts, getattr(engine, "POLICIES", None))
+
+
+def _by_seat(game: Game, state: Any, rng: random.Random, chooser: list[Policy], players: list[str],
+             strong: int) -> Any:
+    """The action of whoever's turn it is: the first player at seat ``strong``, the other player elsewhere."""
+    legal = game.legal_actions(state)
+    who = getattr(legal[0], "player", None) if legal else None
+    if who is None:
+        who = getattr(state, "current", None)
+    seat = players.index(who) if isinstance(who, str) and who in players else who if isinstance(who, int) else 0
+    return chooser[0 if seat == strong else 1](game, state, rng)
 
 
 class _Record:

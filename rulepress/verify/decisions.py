@@ -10,7 +10,11 @@ designer edition can show the decisions inside each rule.  Problems, each at a f
 * ``decision-unknown-rule``: a decision naming a rule the book does not have (an error);
 * ``decision-undeclared``: a ``decided(...)`` mark naming no declared decision (an error: it would be counted
   under a name no report can explain);
-* ``decision-unmarked``: a declared decision that no code marks (a warning: simulations can never count it).
+* ``decision-unmarked``: a declared decision that no code marks (a warning: simulations can never count it);
+* ``decision-missing``: a designer question the engine had to decide (``source: engine``) or that an engine option
+  answers, with no decision naming it (an error: the gate cannot see a decision nobody declared);
+* ``decision-prose-only``: a decision inside a rule ``prose_only.yaml`` says the engine has nothing to do with (an
+  error: the rule is not prose only, or the decision is not inside it).
 """
 
 from __future__ import annotations
@@ -151,6 +155,23 @@ def check_decisions(book: Book, engine: ModuleType, root: Path) -> list[Decision
                 "decision-unmarked", "warning", f"engine decision '{decision.id}' is marked nowhere in the engine "
                 f"(call {MARK}(state, '{decision.id}') where it takes effect): simulations cannot count it",
                 file, line, decision.rules))
+        for rule in decision.rules:
+            if rule in book.prose_only:
+                problems.append(DecisionProblem(
+                    "decision-prose-only", "error", f"engine decision '{decision.id}' decides inside rule {rule}, "
+                    f"which {book.path('prose_only.yaml')} says the engine has nothing to do with "
+                    f"({book.prose_only[rule]})", file, line, decision.rules))
+    asked = {decision.question for decision in decisions}
+    for question in book.questions:
+        if question.status == "dropped" or question.id in asked:
+            continue
+        if question.source == "engine" or question.option:
+            why = f"answered by the engine option '{question.option}'" if question.option else "source: engine"
+            problems.append(DecisionProblem(
+                "decision-missing", "error", f"designer question {question.id} ({why}) has no engine decision: "
+                f"declare what the engine does as a Decision naming it in DECISIONS, and mark where it takes "
+                f"effect with {MARK}(state, ID)", book.path("questions.yaml"), question.line,
+                tuple(question.rules)))
     for decision_id, places in sorted(facts.marks.items()):
         if decision_id not in ids:
             file, line = _place(places[0], init)
