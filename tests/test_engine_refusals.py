@@ -5,7 +5,7 @@ examples' ``illegal:`` steps are the table of bad moves: each is a position from
 rules forbid, and the replay holds the refusal to the rule the example names; tests/golden/<book>.json holds the
 engine's whole message for it (tools/golden.py), so a changed message is a reviewed change.
 
-A refusal no example reaches is listed in tests/corpus/refusals_unreached.yaml until an example reaches it: a
+A refusal no example reaches is listed in tests/refusals_unreached.yaml until an example reaches it: a
 new refusal that no example reaches fails here, and so does a listed one that an example now reaches (take it off
 the list).  The list only shrinks.
 """
@@ -28,7 +28,7 @@ from rulepress.verify.replay import replay
 
 from .conftest import ROOT, load_books
 
-LEDGER = ROOT / "tests" / "corpus" / "refusals_unreached.yaml"
+LEDGER = ROOT / "tests" / "refusals_unreached.yaml"
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,7 @@ def read_sources_as_made(root: Path) -> None:
         return made.get(hashlib.sha256(text.encode("utf-8")).hexdigest()) or unmutate(text)
 
     as_made.as_made = True  # type: ignore[attr-defined]
+    as_made.original = read  # type: ignore[attr-defined]
     engine_source.read = as_made  # type: ignore[assignment]
 
 
