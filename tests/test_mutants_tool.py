@@ -246,3 +246,40 @@ def test_a_verdict_mutmut_forgot_is_given_back_while_its_function_is_unchanged()
                         "a.x_k__mutmut_1": "timeout"}
     assert kept["a.x_g__mutmut_1"] == ["killed", "h2"] and kept["a.x_k__mutmut_1"] == ["timeout", "h4"]
     assert kept["a.x_h__mutmut_1"] == ["killed", "old"]  # kept, but never matches the new hash
+
+
+def test_mutation_runs_take_every_test_the_suite_runs_and_no_list_of_names() -> None:
+    """No hand-kept selection: mutmut runs pytest's own test paths, and nothing in its arguments picks or drops
+    a test by name (a test that cannot run there carries the outside_mutmut marker instead)."""
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    mutmut = data["mutmut"]
+    assert mutmut["pytest_add_cli_args_test_selection"] == data["pytest"]["ini_options"]["testpaths"]
+    arguments = mutmut["pytest_add_cli_args"] + mutmut["pytest_add_cli_args_test_selection"]
+    assert not [a for a in arguments if a.startswith(("--deselect", "-k", "--ignore", "-m")) or a.endswith(".py")]
+
+
+def test_the_plugin_leaves_out_exactly_the_tests_marked_outside_mutmut() -> None:
+    plugin = _load("mutmut_plugin")
+
+    class Item:
+        def __init__(self, name: str, marked: bool) -> None:
+            self.name, self.marked = name, marked
+
+        def get_closest_marker(self, name: str) -> object | None:
+            return object() if self.marked and name == plugin.OUTSIDE else None
+
+    class Hook:
+        left_out: list[Item] = []
+
+        def pytest_deselected(self, items: list[Item]) -> None:
+            self.left_out += items
+
+    class Config:
+        hook = Hook()
+
+    items = [Item("a", False), Item("ctrl-c", True), Item("b", False)]
+    plugin.pytest_collection_modifyitems(Config(), items)  # type: ignore[arg-type]
+    assert [item.name for item in items] == ["a", "b"]
+    assert [item.name for item in Config.hook.left_out] == ["ctrl-c"]
