@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from rulepress.analyze.simulate import play
 from rulepress.project import default_root, load_engine
-from rulepress.protocol import DescriptionError, RuleViolation
+from rulepress.protocol import Chance, DescriptionError, RuleViolation
 
 ROOT = default_root()
 ENGINE = load_engine("last_lantern")
@@ -237,6 +237,26 @@ def test_player_counts_outside_two_to_four_are_refused() -> None:
         game().new_state(["Solo"], 0)
     with pytest.raises(DescriptionError):
         game().new_state(NAMES + ["Eve"], 0)
+
+
+# A described state's refusals, each held to its whole text: the entry it names and what is wrong there.
+DESCRIBED = {"round": 3, "phase": "journey"}
+
+
+@pytest.mark.parametrize(("options", "description", "says"), [
+    ({"lake": True}, {"paths": "a AA........\nb AA........\n", "tiles": {"A": "T15", "L": "T15"},
+                      "lake": ".......\n.LLLL..\n"}, "state.lake: tile T15 appears twice"),
+    ({}, {"tiles": {"L": "T15"}, "lake": ".......\n.LLLL..\n"}, "state.lake: the Frozen Lake is not in play"),
+    ({"lake": True}, {"tiles": {"L": "T15"}, "lake": ".......\n.....LLLL\n"},
+     "state.lake: line B has 9 spaces, the board has 7"),
+    ({}, {"abandoned": ["T15", "T15"]}, "state.abandoned[1]: tile T15 appears twice"),
+    ({}, {"hands": {"Milo": "T15"}, "abandoned": ["T15"]}, "state.abandoned[0]: tile T15 appears twice"),
+])
+def test_a_described_state_is_refused_at_its_entry(options: dict[str, Any], description: dict[str, Any],
+                                                    says: str) -> None:
+    with pytest.raises(DescriptionError) as caught:
+        game(**options).describe({**DESCRIBED, **description}, ["Milo", "Howard", "Coco"], Chance(0))
+    assert str(caught.value) == says
 
 
 # --- tricky rules ---------------------------------------------------------------------------------
