@@ -506,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
                 # mutmut's own timeout still stops a mutant that loops forever.
                 for variable in ("RULEPRESS_IMPORT_TIMEOUT", "RULEPRESS_REPLAY_TIMEOUT"):
                     os.environ.setdefault(variable, "300")
-                os.environ.setdefault("RULEPRESS_TEST_SLOWDOWN", "10")  # tests/test_bad_inputs.py
+                os.environ.setdefault("RULEPRESS_TEST_SLOWDOWN", "30")  # every bound a test sets (tests/conftest.py)
                 if args.deselect:  # mutmut passes no arguments of ours to pytest; pytest reads this everywhere
                     deselect = " ".join(shlex.quote(f"--deselect={node}") for node in args.deselect)
                     os.environ["PYTEST_ADDOPTS"] = f"{os.environ.get('PYTEST_ADDOPTS', '')} {deselect}".strip()
