@@ -101,7 +101,7 @@ CALLS: dict[str, Callable[[dict[str, Any], Path], Any]] = {
     "check_cover": _project_check(lambda check, root: gate.check_cover(check.book, check.engine)),
     "check_options": _project_check(lambda check, root: gate.check_options(check)),
     "check_decisions": _project_check(
-        lambda check, root: [str(p) for p in decisions.check_decisions(check.book, check.engine, root)]),
+        lambda check, root: [f"{p.severity}: {p}" for p in decisions.check_decisions(check.book, check.engine, root)]),
     "diagram_problem": lambda row, base: diagram.problem(row["svg"] if "svg" in row else row["value"]),
     "check_declaration": lambda row, base: steps.check_declaration(
         steps.Declared(row.get("actions"), row.get("state"), MINI_ENGINE)),
