@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rulepress.verify.hidden import first_change
+from rulepress.verify.hidden import first_change, prose_leak
 from rulepress.verify.replay import _difference, _match_events, _Mismatch
 
 # before, after, the view's first change, the snapshot's first change
@@ -56,3 +56,19 @@ def test_an_event_that_never_came_is_named_with_the_events_that_did(wanted: list
 
 def test_events_in_order_with_others_between_match() -> None:
     _match_events("here", [{"kind": "a"}, {"kind": "c"}], [{"kind": "a"}, {"kind": "b"}, {"kind": "c"}])
+
+
+@pytest.mark.parametrize(("printed", "seen", "leak"), [
+    ("Ann holds 3 cards.", "Ann holds 3 cards.", None),
+    ("Ann holds 3 cards.", "Ann holds hidden cards.",
+     (0, "'3' (after 'Ann holds'), where the seat's view has 'hidden'")),
+    ("One.\nTwo: she drew rose-1 here", "One.\nTwo: she drew hidden here",
+     (1, "'rose-1' (after 'One. Two: she drew'), where the seat's view has 'hidden'")),
+    ("The deck has 3", "The deck has", (0, "'3' (after 'The deck has'), where the seat's view has '(the end)'")),
+    ("The deck", "The deck has 3", (0, "'(the end)' (after 'The deck'), where the seat's view has 'has'")),
+    ("a b c d e f", "a b c d e g", (0, "'f' (after 'b c d e'), where the seat's view has 'g'")),
+])
+def test_prose_printing_what_its_seat_cannot_see_names_the_word(printed: str, seen: str,
+                                                                 leak: tuple[int, str] | None) -> None:
+    """The leak's line (from 0), the first word that differs, the four words before it, and the seat's word."""
+    assert prose_leak(printed, seen) == leak
