@@ -1,0 +1,34 @@
+"""The motif a book without cover art gets (rulepress.render.cover.motif): the same drawing every time for one
+book, laid out around the middle of the cover, in two rings of its colours."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from rulepress.render.cover import motif
+from rulepress.render.palette import HOUSE
+
+PALETTE = {"amber": (0, 35, 90, 0), "rose": (0, 70, 20, 0), "jade": (70, 0, 50, 10), **HOUSE}
+
+
+def _centres(svg: str) -> list[tuple[float, float]]:
+    circles = [(float(x), float(y)) for x, y in re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"', svg)]
+    rects = [(float(x), float(y)) for x, y in re.findall(r'rotate\(-?\d+ ([\d.]+) ([\d.]+)\)', svg)]
+    return circles + rects
+
+
+def test_a_books_motif_is_the_same_every_time_and_another_books_is_not() -> None:
+    assert motif(PALETTE, "mini", True) == motif(PALETTE, "mini", True)
+    assert motif(PALETTE, "mini", True)[0] != motif(PALETTE, "maxi", True)[0]
+
+
+def test_the_motif_rings_the_middle_of_the_cover() -> None:
+    svg, discs, tiles = motif(PALETTE, "mini", True, width=120, height=96)
+    centres = _centres(svg)
+    assert len(centres) == discs + tiles == svg.count("<circle") + svg.count("<rect") and discs and tiles
+    mean_x = sum(x for x, _ in centres) / len(centres)
+    mean_y = sum(y for _, y in centres) / len(centres)
+    assert abs(mean_x - 60) < 6 and abs(mean_y - 48) < 6  # around the middle, not to one side
+    angles = {round(math.degrees(math.atan2(y - 48, x - 60)) // 45) for x, y in centres}
+    assert len(angles) == 8  # all the way round: a ring, not a clump
