@@ -491,3 +491,28 @@ def test_a_parsed_step_is_the_very_action_the_engine_lists() -> None:
                 seen.add(step["do"])
             game.apply(state, legal[rng.randrange(len(legal))])
     assert "pass" in seen
+
+
+@pytest.mark.parametrize(("step", "says"), [
+    ({"do": "pass", "tile": "b2", "player": "Ann"}, "step.tile: 'pass' takes no arguments"),
+    ({"do": "draw", "tile": "b2", "player": "Ann"}, "step.tile: 'draw' takes from"),
+    ({"do": "plant", "card": "amber-1", "tile": "b2", "wick": 1, "player": "Ann"},
+     "step.wick: 'plant' takes card, tile"),
+    ({"do": "dance", "player": "Ann"}, "step.do: unknown action 'dance' (actions: draw, plant, light, flip, pass, "
+                                       "discard)"),
+    ("draw", "step: a step must be a mapping such as {player: Ann, do: light, tile: b2}"),
+])
+def test_a_step_the_engine_cannot_read_is_refused_at_its_key(step: Any, says: str) -> None:
+    state = GAME.state_from_description({"garden": {"b2": "amber"}}, ["Ann", "Ben"], 0)
+    with pytest.raises(DescriptionError) as error:
+        GAME.parse_action(state, step)
+    assert str(error.value) == says
+
+
+def test_a_described_empty_deck_has_run_out() -> None:
+    """The night ends when the deck runs out (lm.night.deck-out): a position described with no deck left, and no
+    word of the night's end, is one where it is ending, this round the last."""
+    state = GAME.state_from_description({"deck": [], "unlisted": "box", "round": 3}, ["Ann", "Ben"], 0)
+    assert (GAME.snapshot(state)["night_ending"], GAME.snapshot(state)["last_round"]) == ("deck-out", 3)
+    with_cards = GAME.state_from_description({"deck": ["rose-1"], "unlisted": "box", "round": 3}, ["Ann", "Ben"], 0)
+    assert (GAME.snapshot(with_cards)["night_ending"], GAME.snapshot(with_cards)["last_round"]) == (None, None)
