@@ -428,3 +428,9 @@ def test_guiding_hand_names_the_first_player_as_the_giver() -> None:
     given = [e for e in events if e.kind == "guiding-hand"]
     assert [(e.rule, e.data) for e in given] == [
         ("ll.ability.guiding-hand.empty", {"player": "Ivy", "to": "Coco", "familiar": "owl", "from": "Milo"})]
+
+
+def test_a_game_not_yet_over_is_measured_as_unfinished() -> None:
+    g = game()
+    state = g.new_state(NAMES[:3], 1)
+    assert g.metrics(state)["reason"] == "unfinished" and g.metrics(state)["over"] is False
