@@ -32,3 +32,14 @@ def test_the_motif_rings_the_middle_of_the_cover() -> None:
     assert abs(mean_x - 60) < 6 and abs(mean_y - 48) < 6  # around the middle, not to one side
     angles = {round(math.degrees(math.atan2(y - 48, x - 60)) // 45) for x, y in centres}
     assert len(angles) == 8  # all the way round: a ring, not a clump
+
+
+def test_a_book_without_art_gets_its_own_motif_on_every_cover() -> None:
+    from types import SimpleNamespace
+
+    from rulepress.render.cover import cover_art
+    from rulepress.render.strings import strings
+
+    book = SimpleNamespace(id="mini", data={})
+    first = cover_art(book, PALETTE, True, strings("en"))  # type: ignore[arg-type]
+    assert first.svg == cover_art(book, PALETTE, True, strings("en")).svg == motif(PALETTE, "mini", True)[0]
