@@ -7,9 +7,9 @@ import math
 import re
 
 from rulepress.render.cover import motif
-from rulepress.render.palette import HOUSE
+from rulepress.render.palette import DEFAULT_GAME, HOUSE
 
-PALETTE = {"amber": (0, 35, 90, 0), "rose": (0, 70, 20, 0), "jade": (70, 0, 50, 10), **HOUSE}
+PALETTE = {"amber": (0, 35, 90, 0), "rose": (0, 70, 20, 0), "jade": (70, 0, 50, 10), **HOUSE, **DEFAULT_GAME}
 
 
 def _centres(svg: str) -> list[tuple[float, float]]:
@@ -43,3 +43,31 @@ def test_a_book_without_art_gets_its_own_motif_on_every_cover() -> None:
     book = SimpleNamespace(id="mini", data={})
     first = cover_art(book, PALETTE, True, strings("en"))  # type: ignore[arg-type]
     assert first.svg == cover_art(book, PALETTE, True, strings("en")).svg == motif(PALETTE, "mini", True)[0]
+
+
+def _book(cover: dict[str, object]) -> object:
+    from types import SimpleNamespace
+
+    return SimpleNamespace(id="mini", data={"title": "Mini Stones", "cover": cover}, components={"pile": {"start": 7}},
+                           path=lambda name: f"rules_src/mini/{name}")
+
+
+def test_the_cover_texts_are_the_books_templates_over_its_components() -> None:
+    from rulepress.render.cover import CoverText, cover_text
+
+    told = cover_text(_book({"blurb": "Take stones from a pile of {{ pile.start }}.", "components": ["{{ pile.start }} "
+                             "stones"], "credits": ["Game: {{ book.title }}"], "ink": "accent"}), PALETTE)  # type: ignore[arg-type]
+    assert told == CoverText("Take stones from a pile of 7.", ["7 stones"], ["Game: Mini Stones"], "cover", "accent")
+    assert cover_text(_book({}), PALETTE) == CoverText()  # type: ignore[arg-type]
+
+
+def test_a_cover_colour_the_palette_lacks_is_refused_naming_book_yaml() -> None:
+    import pytest
+
+    from rulepress.errors import SourceError
+    from rulepress.render.cover import cover_text
+
+    with pytest.raises(SourceError) as caught:
+        cover_text(_book({"background": "mauve"}), PALETTE)  # type: ignore[arg-type]
+    assert str(caught.value) == ("rules_src/mini/book.yaml: cover.background: 'mauve' is not a colour of the game's "
+                                 f"palette (known: {', '.join(sorted(PALETTE))})")
