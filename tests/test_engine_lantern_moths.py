@@ -516,3 +516,18 @@ def test_a_described_empty_deck_has_run_out() -> None:
     assert (GAME.snapshot(state)["night_ending"], GAME.snapshot(state)["last_round"]) == ("deck-out", 3)
     with_cards = GAME.state_from_description({"deck": ["rose-1"], "unlisted": "box", "round": 3}, ["Ann", "Ben"], 0)
     assert (GAME.snapshot(with_cards)["night_ending"], GAME.snapshot(with_cards)["last_round"]) == (None, None)
+
+
+def test_dealing_the_discard_pile_again_keeps_its_top_card_and_every_card() -> None:
+    """Only the top card of the discard pile is seen (lm.turn.draw: the pile lies face up, its top card drawn
+    from): the observer deals the cards under it again, and nothing else."""
+    from rulepress.protocol import observer_of
+
+    state = GAME.state_from_description({"garden": {"b2": "amber"}, "hands": {"Ann": [], "Ben": []},
+                                         "discard": ["rose-1", "jade-2", "amber-3", "violet-1"]}, ["Ann", "Ben"], 0)
+    observer = observer_of(GAME)
+    assert observer is not None
+    for seed in range(6):
+        twin = observer.resample(state, "Ann", "discard pile", random.Random(seed))
+        card_places(GAME, twin)
+        assert twin.discard[-1] == state.discard[-1] and sorted(twin.discard) == sorted(state.discard)
