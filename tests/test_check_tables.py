@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 import yaml
 
+from rulepress.errors import SourceError
 from rulepress.verify import decisions, diagram, gate, steps
 from rulepress.verify.gate import load_checked_book
 
@@ -96,12 +97,21 @@ def _project_check(call: Callable[[Any, Path], list[str]]) -> Callable[[dict[str
     return run
 
 
+def _refused(run: Callable[[], list[str]]) -> list[str]:
+    """A check that refuses by raising: its SourceError as the gate prints it."""
+    try:
+        return run()
+    except SourceError as error:
+        return [str(error)]
+
+
 # Each table's check, called as the gate calls it, with its answer as the gate prints it.
 CALLS: dict[str, Callable[[dict[str, Any], Path], Any]] = {
     "check_cover": _project_check(lambda check, root: gate.check_cover(check.book, check.engine)),
     "check_options": _project_check(lambda check, root: gate.check_options(check)),
     "check_decisions": _project_check(
         lambda check, root: [f"{p.severity}: {p}" for p in decisions.check_decisions(check.book, check.engine, root)]),
+    "load_book_engine": lambda row, base: _refused(lambda: _project_check(lambda check, root: [])(row, base)),
     "diagram_problem": lambda row, base: diagram.problem(row["svg"] if "svg" in row else row["value"]),
     "check_declaration": lambda row, base: steps.check_declaration(
         steps.Declared(row.get("actions"), row.get("state"), MINI_ENGINE)),

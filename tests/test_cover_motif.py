@@ -71,3 +71,15 @@ def test_a_cover_colour_the_palette_lacks_is_refused_naming_book_yaml() -> None:
         cover_text(_book({"background": "mauve"}), PALETTE)  # type: ignore[arg-type]
     assert str(caught.value) == ("rules_src/mini/book.yaml: cover.background: 'mauve' is not a colour of the game's "
                                  f"palette (known: {', '.join(sorted(PALETTE))})")
+
+
+def test_a_cover_text_naming_what_the_components_lack_is_refused_naming_book_yaml() -> None:
+    import pytest
+
+    from rulepress.errors import SourceError
+    from rulepress.render.cover import cover_text
+
+    with pytest.raises(SourceError) as caught:
+        cover_text(_book({"blurb": "A pile of {{ pile.nope }}."}), PALETTE)  # type: ignore[arg-type]
+    assert str(caught.value) == ("rules_src/mini/book.yaml: unknown template variable in {{ pile.nope }}: 'dict "
+                                 "object' has no attribute 'nope'")
