@@ -251,6 +251,8 @@ DESCRIBED = {"round": 3, "phase": "journey"}
      "state.lake: line B has 9 spaces, the board has 7"),
     ({}, {"abandoned": ["T15", "T15"]}, "state.abandoned[1]: tile T15 appears twice"),
     ({}, {"hands": {"Milo": "T15"}, "abandoned": ["T15"]}, "state.abandoned[0]: tile T15 appears twice"),
+    ({"branches": True}, {"paths": "d .....AA...\n", "tiles": {"A": "T15"}},  # a Serpent tile lies on d6 and d7
+     "state.paths: T15 lies on a Serpent tile"),
 ])
 def test_a_described_state_is_refused_at_its_entry(options: dict[str, Any], description: dict[str, Any],
                                                     says: str) -> None:
