@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rulepress.verify.decisions import engine_facts
 
 
-def test_marks_are_found_however_decided_is_called_and_read_again_after_an_edit(tmp_path: Path) -> None:
+def test_marks_are_found_however_decided_is_called_and_read_again_after_an_edit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RULEPRESS_CACHE", "1")  # the marks are kept between reads (tests run with the cache off)
     folder = tmp_path / "engine" / "e"
     folder.mkdir(parents=True)
     game = folder / "game.py"
