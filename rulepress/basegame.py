@@ -293,13 +293,6 @@ class BaseGame(ABC):
             legal.append(move)
         return legal
 
-    def allows(self, state: Any, move: Any) -> bool:
-        try:
-            self.check(state, move)
-        except RuleViolation:
-            return False
-        return True
-
     def parse_action(self, state: Any, step: Mapping[str, Any]) -> Any:
         do = step.get("do")
         if do not in self.ACTIONS:

@@ -33,12 +33,13 @@ from typing import Any
 
 from babel.core import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog, Message
-from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
+from babel.messages.extract import DEFAULT_KEYWORDS
+from babel.messages.extract import extract as extract_messages
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import PoFileError, read_po
 
 from rulepress.errors import SourceError, relative
-from rulepress.load import confine, po
+from rulepress.load import confine, engine_source, po
 
 SOURCE_LANGUAGE = "en"
 """The language engines are written in: their message IDs are the English narration."""
@@ -287,7 +288,8 @@ def extract(folder: Path) -> dict[Key, Said]:
         if "__pycache__" in source.parts:
             continue
         name = str(source.relative_to(folder))
-        for line, message, comments, context in extract_from_file("python", str(source), keywords=KEYWORDS,
+        text = engine_source.read(source, errors="strict").encode("utf-8")
+        for line, message, comments, context in extract_messages("python", BytesIO(text), keywords=KEYWORDS,
                                                                  comment_tags=(COMMENT_TAG,), strip_comment_tags=True):
             ids = tuple(message) if isinstance(message, tuple) else (message,)
             key = (context, ids[0])

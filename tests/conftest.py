@@ -21,6 +21,17 @@ from rulepress.verify.gate import BookCheck, load_checked_book
 
 ROOT = default_root()
 MINI = Path(__file__).parent / "fixtures" / "mini"
+# How many times slower than usual this run is allowed to be: tools/mutants.py sets it (traced, mutated code under
+# mutmut runs many times slower), and every time bound a test sets on the code under test is multiplied by it.
+SLOWDOWN = float(os.environ.get("RULEPRESS_TEST_SLOWDOWN", "1") or 1)
+
+# Tests that cannot run inside mutmut's process: mutation runs leave them out (tools/mutmut_plugin.py), by this
+# marker and its reason, never by a list of names.  Each reason is a property of what the test does.
+REAL_CTRL_C = pytest.mark.outside_mutmut(
+    reason="sends the process a real SIGINT: mutmut's process does not keep the interpreter's default handler")
+DASK_WORKERS = pytest.mark.outside_mutmut(
+    reason="starts Dask worker processes, which wait forever in a mutant's forked process (mutmut's limit is CPU "
+           "time, which a waiting process never uses up)")
 
 
 def make_project(target: Path, source: Path = MINI) -> Path:

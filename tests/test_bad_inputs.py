@@ -349,7 +349,7 @@ def test_bad_input_is_refused_clearly(case: Case, tmp_path: Path, monkeypatch: p
         apply_edit(places, edit)
     before = fingerprint(places.root)
     if case.data.get("subprocess", False):
-        outcome = run_in_child(case, places, float(case.data.get("seconds", DEFAULT_SECONDS)))
+        outcome = run_in_child(case, places, float(case.data.get("seconds", DEFAULT_SECONDS)) * SLOWDOWN)
     else:
         outcome = run_in_process(case, places, monkeypatch, capfd)
     failures = judge(case, places, outcome, before)

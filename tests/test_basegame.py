@@ -301,3 +301,11 @@ def test_an_engine_names_the_outcomes_it_can_draw(book_id: str, outcome: Any, me
     assert (at_setup.value.path, in_play.value.path) == ("start.chance", "chance")
     assert at_setup.value.message.startswith(message) and in_play.value.message.startswith(message)
     assert engine_game.unused_chance(state) == []  # nothing was forced
+
+
+def test_a_described_position_of_a_game_without_chance_has_none(game: Any) -> None:
+    """No chance, so no seed to check: any seed describes the same position, with nothing to draw from."""
+    assert type(game).CHANCE is False
+    for seed in (0, 7, "not a seed"):
+        described = game.state_from_description({"grid": ["...", ".x.", "..."]}, ["Ann", "Ben"], seed)
+        assert getattr(described, "chance", None) is None

@@ -11,6 +11,8 @@ import pytest
 from rulepress.analyze.diff import word_diff
 from rulepress.cli import main
 
+from .conftest import DASK_WORKERS
+
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     code = main(list(args))
@@ -58,6 +60,7 @@ def test_questions_lists_open_first(mini: Path, capsys: pytest.CaptureFixture[st
     assert code == 0 and "1 open of 1" in out and "mini.q1" in out
 
 
+@DASK_WORKERS
 def test_question_impact_names_changed_example(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, "--root", str(mini), "questions", "--impact", "--games", "20", "--jobs", "2")
     assert code == 0

@@ -11,6 +11,8 @@ from rulepress.analyze.impact import simulate
 from rulepress.errors import SourceError
 from rulepress.verify.gate import load_checked_book
 
+from .conftest import DASK_WORKERS
+
 
 def test_seed_depends_on_label_and_index_only() -> None:
     assert game_seed(0, "lantern-moths/random", 7) == game_seed(0, "lantern-moths/random", 7)
@@ -26,6 +28,7 @@ def test_chunks_cover_every_game_once_in_order() -> None:
     assert chunks(0) == []
 
 
+@DASK_WORKERS
 def test_same_seed_gives_identical_results_on_one_and_two_workers(root: Path) -> None:
     check = load_checked_book(root, "lantern-moths")
     results = []
@@ -47,6 +50,7 @@ def test_unreachable_scheduler_is_named() -> None:
     assert caught.value.message.startswith("cannot reach the Dask scheduler at tcp://127.0.0.1:9")
 
 
+@DASK_WORKERS
 def test_whole_analysis_identical_on_one_and_two_workers(mini: Path) -> None:
     import json
 
@@ -63,6 +67,7 @@ def test_whole_analysis_identical_on_one_and_two_workers(mini: Path) -> None:
     assert json.loads(runs[0])["configs"][0]["games"] == 300
 
 
+@DASK_WORKERS
 def test_existing_scheduler_over_tcp_gives_the_same_results(root: Path) -> None:
     from distributed import LocalCluster
 

@@ -10,12 +10,15 @@ import pytest
 
 from rulepress.cli import main
 
+from .conftest import DASK_WORKERS
+
 
 def _analysis(capsys: pytest.CaptureFixture[str], mini: Path, *how: str) -> dict:  # type: ignore[type-arg]
     assert main(["--root", str(mini), "analyze", "mini", "--games", "250", "--seed", "3", "--json", *how]) == 0
     return json.loads(capsys.readouterr().out)
 
 
+@DASK_WORKERS
 def test_analyze_on_a_scheduler_gives_the_analysis_of_one_process(mini: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     from distributed import LocalCluster

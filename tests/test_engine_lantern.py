@@ -616,3 +616,11 @@ def test_a_sheet_for_other_dice_is_refused_by_name() -> None:
         ENGINE.make_game(components)
     assert (error.value.path, str(error.value).rpartition(": ")[2]) == ("dice",
                                                                        "the engine plays with six six-sided dice")
+
+
+def test_a_zone_combination_the_notation_cannot_read_is_refused_at_its_zone() -> None:
+    broken = copy.deepcopy(COMPONENTS)
+    broken["zones"]["sheet"]["list"][1]["combination"] = "1 2"
+    with pytest.raises(DescriptionError) as caught:
+        ENGINE.make_game(broken)
+    assert str(caught.value) == "zones.sheet.list[1].combination: a combination names exactly 6 dice, got 2: '1 2'"

@@ -237,24 +237,40 @@ def test_a_described_state_is_built_as_described() -> None:
     card_places(GAME, state)
 
 
-@pytest.mark.parametrize(("change", "path"), [
-    ({"garden": {"b2": {"tile": "rose", "moths": ["amber-1"]}}}, "start.state.garden.b2.moths.0"),
+@pytest.mark.parametrize(("change", "says"), [
+    ({"garden": {"b2": {"tile": "rose", "moths": ["amber-1"]}}},
+     "start.state.garden.b2.moths.0: amber-1 cannot be on a rose tile (rule lm.turn.plant)"),
+    ({"garden": {"b2": {"tile": "amber", "moths": ["rose-1"]}}},
+     "start.state.garden.b2.moths.0: rose-1 cannot be on an amber tile (rule lm.turn.plant)"),
     ({"garden": {"b2": {"tile": "grey", "moths": ["amber-1", "amber-2", "amber-3", "ghost"]}}},
-     "start.state.garden.b2.moths"),
-    ({"garden": {"b2": {"tile": "grey", "face": "down", "moths": ["amber-1"]}}}, "start.state.garden.b2"),
-    ({"garden": {"b2": {"tile": "grey", "wicks": ["Ann", "Ann"]}}}, "start.state.garden.b2.wicks"),
-    ({"hands": {"Ann": ["ghost"] * 5}}, "start.state.hands.Ann.4"),
-    ({"hands": {"Ann": ["dusk"]}}, "start.state.hands.Ann.0"),
-    ({"deck": ["dusk"], "round": 1}, "start.state.deck.0"),
-    ({"taken": ["light", "light"]}, "start.state.taken"),
-    ({"dusk_out": 2, "round": 2}, "start.state.dusk_out"),
-    ({"garden": {"d4": "grey"}}, "start.state.garden.d4"),
-    ({"colour": "amber"}, "start.state.colour"),
+     "start.state.garden.b2.moths: a tile holds at most 3 moths (rule lm.turn.plant.full)"),
+    ({"garden": {"b2": {"tile": "grey", "face": "down", "moths": ["amber-1"]}}},
+     "start.state.garden.b2: a face-down tile holds no moths and has no wicks"),
+    ({"garden": {"b2": {"tile": "grey", "wicks": ["Ann", "Ann"]}}},
+     "start.state.garden.b2.wicks: a player has at most one wick beside a tile (rule lm.edge.own-wicks)"),
+    ({"hands": {"Ann": ["ghost"] * 5}}, "start.state.hands.Ann.4: more ghost cards than the game has (4)"),
+    ({"hands": {"Ann": ["dusk"]}}, "start.state.hands.Ann.0: a Dusk card cannot be here: Dusk cards are in the "
+                                   "deck, laid face up in the middle, or set aside"),
+    ({"deck": ["dusk"], "round": 1}, "start.state.deck.0: a Dusk card cannot be here: Dusk cards are in the deck, "
+                                     "laid face up in the middle, or set aside"),
+    ({"taken": ["light", "light"]}, "start.state.taken: a turn ends after 2 actions; list fewer"),
+    ({"dusk_out": 2, "round": 2}, "start.state.dusk_out: Dusk cards can be out only once they are shuffled into "
+                                  "the deck"),
+    ({"garden": {"d4": "grey"}},
+     "start.state.garden.d4: unknown garden place 'd4' (places: a1, b1, c1, a2, b2, c2, a3, b3, c3)"),
+    ({"colour": "amber"}, "start.state.colour: unknown key 'colour' (keys: round, start_player, current, taken, "
+                          "garden, hands, deck, discard, lanterns, dusk_out, dusk_shuffled, night_ending, "
+                          "last_round, unlisted)"),
+    ({"last_round": 3}, "start.state.last_round: a last round is set only when the night is ending"),
+    ({"night_ending": "dawn"},
+     "start.state.night_ending: the night ends by 'fourth-dusk' or 'deck-out' (or null), not 'dawn'"),
+    ({"unlisted": "table"}, "start.state.unlisted: unlisted cards go to the 'deck' or the 'box', not 'table'"),
+    ({"round": "two"}, "start.state.round: must be a whole number of at least 1, not 'two'"),
 ])
-def test_description_errors_name_the_entry(change: dict[str, Any], path: str) -> None:
+def test_description_errors_name_the_entry_and_say_why(change: dict[str, Any], says: str) -> None:
     with pytest.raises(DescriptionError) as error:
         GAME.state_from_description(change, ["Ann", "Ben"], 0)
-    assert error.value.path == path
+    assert str(error.value) == says
 
 
 @pytest.mark.parametrize(("names", "rule"), [(["Ann"], "lm.excluded.solo"),
@@ -475,3 +491,43 @@ def test_a_parsed_step_is_the_very_action_the_engine_lists() -> None:
                 seen.add(step["do"])
             game.apply(state, legal[rng.randrange(len(legal))])
     assert "pass" in seen
+
+
+@pytest.mark.parametrize(("step", "says"), [
+    ({"do": "pass", "tile": "b2", "player": "Ann"}, "step.tile: 'pass' takes no arguments"),
+    ({"do": "draw", "tile": "b2", "player": "Ann"}, "step.tile: 'draw' takes from"),
+    ({"do": "plant", "card": "amber-1", "tile": "b2", "wick": 1, "player": "Ann"},
+     "step.wick: 'plant' takes card, tile"),
+    ({"do": "dance", "player": "Ann"}, "step.do: unknown action 'dance' (actions: draw, plant, light, flip, pass, "
+                                       "discard)"),
+    ("draw", "step: a step must be a mapping such as {player: Ann, do: light, tile: b2}"),
+])
+def test_a_step_the_engine_cannot_read_is_refused_at_its_key(step: Any, says: str) -> None:
+    state = GAME.state_from_description({"garden": {"b2": "amber"}}, ["Ann", "Ben"], 0)
+    with pytest.raises(DescriptionError) as error:
+        GAME.parse_action(state, step)
+    assert str(error.value) == says
+
+
+def test_a_described_empty_deck_has_run_out() -> None:
+    """The night ends when the deck runs out (lm.night.deck-out): a position described with no deck left, and no
+    word of the night's end, is one where it is ending, this round the last."""
+    state = GAME.state_from_description({"deck": [], "unlisted": "box", "round": 3}, ["Ann", "Ben"], 0)
+    assert (GAME.snapshot(state)["night_ending"], GAME.snapshot(state)["last_round"]) == ("deck-out", 3)
+    with_cards = GAME.state_from_description({"deck": ["rose-1"], "unlisted": "box", "round": 3}, ["Ann", "Ben"], 0)
+    assert (GAME.snapshot(with_cards)["night_ending"], GAME.snapshot(with_cards)["last_round"]) == (None, None)
+
+
+def test_dealing_the_discard_pile_again_keeps_its_top_card_and_every_card() -> None:
+    """Only the top card of the discard pile is seen (lm.turn.draw: the pile lies face up, its top card drawn
+    from): the observer deals the cards under it again, and nothing else."""
+    from rulepress.protocol import observer_of
+
+    state = GAME.state_from_description({"garden": {"b2": "amber"}, "hands": {"Ann": [], "Ben": []},
+                                         "discard": ["rose-1", "jade-2", "amber-3", "violet-1"]}, ["Ann", "Ben"], 0)
+    observer = observer_of(GAME)
+    assert observer is not None
+    for seed in range(6):
+        twin = observer.resample(state, "Ann", "discard pile", random.Random(seed))
+        card_places(GAME, twin)
+        assert twin.discard[-1] == state.discard[-1] and sorted(twin.discard) == sorted(state.discard)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from rulepress.analyze.simulate import play
 from rulepress.project import default_root, load_engine
-from rulepress.protocol import DescriptionError, RuleViolation
+from rulepress.protocol import Chance, DescriptionError, RuleViolation
 
 ROOT = default_root()
 ENGINE = load_engine("last_lantern")
@@ -239,6 +239,28 @@ def test_player_counts_outside_two_to_four_are_refused() -> None:
         game().new_state(NAMES + ["Eve"], 0)
 
 
+# A described state's refusals, each held to its whole text: the entry it names and what is wrong there.
+DESCRIBED = {"round": 3, "phase": "journey"}
+
+
+@pytest.mark.parametrize(("options", "description", "says"), [
+    ({"lake": True}, {"paths": "a AA........\nb AA........\n", "tiles": {"A": "T15", "L": "T15"},
+                      "lake": ".......\n.LLLL..\n"}, "state.lake: tile T15 appears twice"),
+    ({}, {"tiles": {"L": "T15"}, "lake": ".......\n.LLLL..\n"}, "state.lake: the Frozen Lake is not in play"),
+    ({"lake": True}, {"tiles": {"L": "T15"}, "lake": ".......\n.....LLLL\n"},
+     "state.lake: line B has 9 spaces, the board has 7"),
+    ({}, {"abandoned": ["T15", "T15"]}, "state.abandoned[1]: tile T15 appears twice"),
+    ({}, {"hands": {"Milo": "T15"}, "abandoned": ["T15"]}, "state.abandoned[0]: tile T15 appears twice"),
+    ({"branches": True}, {"paths": "d .....AA...\n", "tiles": {"A": "T15"}},  # a Serpent tile lies on d6 and d7
+     "state.paths: T15 lies on a Serpent tile"),
+])
+def test_a_described_state_is_refused_at_its_entry(options: dict[str, Any], description: dict[str, Any],
+                                                    says: str) -> None:
+    with pytest.raises(DescriptionError) as caught:
+        game(**options).describe({**DESCRIBED, **description}, ["Milo", "Howard", "Coco"], Chance(0))
+    assert str(caught.value) == says
+
+
 # --- tricky rules ---------------------------------------------------------------------------------
 
 
@@ -408,3 +430,9 @@ def test_guiding_hand_names_the_first_player_as_the_giver() -> None:
     given = [e for e in events if e.kind == "guiding-hand"]
     assert [(e.rule, e.data) for e in given] == [
         ("ll.ability.guiding-hand.empty", {"player": "Ivy", "to": "Coco", "familiar": "owl", "from": "Milo"})]
+
+
+def test_a_game_not_yet_over_is_measured_as_unfinished() -> None:
+    g = game()
+    state = g.new_state(NAMES[:3], 1)
+    assert g.metrics(state)["reason"] == "unfinished" and g.metrics(state)["over"] is False

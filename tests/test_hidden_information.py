@@ -467,7 +467,7 @@ def test_where_two_views_and_two_texts_first_differ() -> None:
     assert prose_leak("Ann holds\nthe Queen.", "Ann holds\nthe Queen.") is None
     assert prose_leak("Ann holds\nthe Queen now.", "Ann holds\nthe hidden now.") == (
         1, "'Queen' (after 'Ann holds the'), where the seat's view has 'hidden'")
-    assert prose_leak("Ben wins", "Ben wins 2") == (0, "'(the end)' (after 'Ben wins'), where the seat's view has ' '")
+    assert prose_leak("Ben wins", "Ben wins 2") == (0, "'(the end)' (after 'Ben wins'), where the seat's view has '2'")
 
 
 def test_prose_that_works_with_a_hidden_value_is_refused() -> None:

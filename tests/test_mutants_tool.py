@@ -154,24 +154,56 @@ def test_plugin_refuses_a_root_other_than_the_one_rulepress_came_from(tmp_path: 
     assert done.stdout.startswith(f"{tmp_path} is not the project rulepress was imported from (rulepress_engines_")
 
 
-def test_plugin_reads_catalog_messages_from_the_original_engine(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """In the mutated copy an engine's source holds mutants' strings ("XXgoalXX"); the catalog check reads the
-    original's, so the gate does not report them as untranslated before any mutant is switched on."""
-    from rulepress import i18n
+# A file as mutmut 3.8.1 mutates it (mutmut.__main__.write_all_mutants_to_file), and the file it was made from.
+MADE = ROOT / "tests" / "fixtures" / "mutmut" / "game.py.txt"
+MUTATED = ROOT / "tests" / "fixtures" / "mutmut" / "game.mutated.py.txt"
+
+
+def _words(text: str) -> list[str]:
+    return [line for line in text.split("\n") if line.strip()]
+
+
+def test_unmutate_gives_back_every_line_of_the_source_and_nothing_mutmut_added() -> None:
+    plugin = _load("mutmut_plugin")
+    mutated = MUTATED.read_text(encoding="utf-8")
+    assert "XXsetup_ones_crossXX" in mutated and plugin.TRAMPOLINE_IMPORT in mutated  # what the fixture shows
+    assert _words(plugin.unmutate(mutated)) == _words(MADE.read_text(encoding="utf-8"))
+
+
+def test_the_gate_reads_a_mutated_engine_and_a_tests_copy_of_it_as_the_source_it_was_made_from(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the mutated copy an engine's source holds every mutant's version of each function (``"XXgoalXX"``,
+    ``decided(state, "SETUP_ONES_CROSS")``).  The checks that read the source (decision marks, rule IDs, catalog
+    messages: rulepress.load.engine_source) read the file it was made from, for the copy's files and for any
+    copy a test makes of them, at the source's lines; a test's edit of such a copy is read with the edit."""
+    from rulepress.load import engine_source
+    from rulepress.verify.decisions import read_facts
 
     plugin = _load("mutmut_plugin")
-    for folder, said in ((tmp_path / "engine/e", "goal"), (tmp_path / "mutants/engine/e", "XXgoalXX")):
-        folder.mkdir(parents=True)
-        (folder / "__init__.py").write_text(f'from gettext import gettext as _\nprint(_("{said}"))\n')
-    monkeypatch.setattr(i18n, "extract", i18n.extract)
-    assert [key[1] for key in i18n.extract(tmp_path / "mutants/engine/e")] == ["XXgoalXX"]
-    plugin.read_catalog_messages_from_the_original(tmp_path / "mutants")
-    assert [key[1] for key in i18n.extract(tmp_path / "mutants/engine/e")] == ["goal"]
-    assert [key[1] for key in i18n.extract(tmp_path / "engine/e")] == ["goal"]  # outside the copy: as it was
-    wrapped = i18n.extract
-    plugin.read_catalog_messages_from_the_original(tmp_path / "mutants")  # a second pytest run: not wrapped twice
-    assert i18n.extract is wrapped
+    made, mutated = MADE.read_text(encoding="utf-8"), MUTATED.read_text(encoding="utf-8")
+    project = tmp_path / "project"
+    for where, text in ((project / "engine/e", made), (project / "mutants/engine/e", mutated)):
+        where.mkdir(parents=True)
+        (where / "game.py").write_text(text, encoding="utf-8")
+    (project / "mutants/engine/e/plain.py").write_text("X = 'XXnot mutmut''s XX'\n", encoding="utf-8")
+    # As rulepress reads it (inside a mutation run the plugin has already pointed it at the sources)
+    monkeypatch.setattr(engine_source, "read", getattr(engine_source.read, "original", engine_source.read))
+    assert engine_source.read(project / "mutants/engine/e/game.py") == mutated  # before: as it is
+    plugin.read_sources_as_made(project / "mutants")
+    assert engine_source.read(project / "mutants/engine/e/game.py") == made
+    copy = tmp_path / "test-copy" / "engine" / "e"
+    copy.mkdir(parents=True)
+    (copy / "game.py").write_text(mutated, encoding="utf-8")
+    assert engine_source.read(copy / "game.py") == made
+    facts = read_facts(copy, tmp_path / "test-copy")
+    assert facts.marks == {"setup_ones_cross": ["engine/e/game.py:12"]}  # the source's line, no mutant's name
+    (copy / "game.py").write_text(mutated.replace('"ember"', '"embers"'), encoding="utf-8")  # a test's edit
+    edited = engine_source.read(copy / "game.py")
+    assert _words(edited) == _words(made.replace('"ember"', '"embers"'))
+    assert engine_source.read(project / "mutants/engine/e/plain.py") == "X = 'XXnot mutmut''s XX'\n"
+    wrapped = engine_source.read
+    plugin.read_sources_as_made(project / "mutants")  # a second pytest run in mutmut's process: not wrapped twice
+    assert engine_source.read is wrapped
 
 
 def test_the_copy_gets_every_file_mutmut_does_not_mutate_up_to_date(tmp_path: Path) -> None:
@@ -214,3 +246,40 @@ def test_a_verdict_mutmut_forgot_is_given_back_while_its_function_is_unchanged()
                         "a.x_k__mutmut_1": "timeout"}
     assert kept["a.x_g__mutmut_1"] == ["killed", "h2"] and kept["a.x_k__mutmut_1"] == ["timeout", "h4"]
     assert kept["a.x_h__mutmut_1"] == ["killed", "old"]  # kept, but never matches the new hash
+
+
+def test_mutation_runs_take_every_test_the_suite_runs_and_no_list_of_names() -> None:
+    """No hand-kept selection: mutmut runs pytest's own test paths, and nothing in its arguments picks or drops
+    a test by name (a test that cannot run there carries the outside_mutmut marker instead)."""
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    mutmut = data["mutmut"]
+    assert mutmut["pytest_add_cli_args_test_selection"] == data["pytest"]["ini_options"]["testpaths"]
+    arguments = mutmut["pytest_add_cli_args"] + mutmut["pytest_add_cli_args_test_selection"]
+    assert not [a for a in arguments if a.startswith(("--deselect", "-k", "--ignore", "-m")) or a.endswith(".py")]
+
+
+def test_the_plugin_leaves_out_exactly_the_tests_marked_outside_mutmut() -> None:
+    plugin = _load("mutmut_plugin")
+
+    class Item:
+        def __init__(self, name: str, marked: bool) -> None:
+            self.name, self.marked = name, marked
+
+        def get_closest_marker(self, name: str) -> object | None:
+            return object() if self.marked and name == plugin.OUTSIDE else None
+
+    class Hook:
+        left_out: list[Item] = []
+
+        def pytest_deselected(self, items: list[Item]) -> None:
+            self.left_out += items
+
+    class Config:
+        hook = Hook()
+
+    items = [Item("a", False), Item("ctrl-c", True), Item("b", False)]
+    plugin.pytest_collection_modifyitems(Config(), items)  # type: ignore[arg-type]
+    assert [item.name for item in items] == ["a", "b"]
+    assert [item.name for item in Config.hook.left_out] == ["ctrl-c"]

@@ -7,7 +7,8 @@ The examples' expectations check what the rules say; they do not check what a di
 is narrated in each language, or how a whole game unfolds past the last example.  Those outputs were reviewed
 by eye when they were made (in the built site and PDFs), and this record keeps them from changing unnoticed:
 
-* every example's transcript: each step's narration in every language of the book, and which rule refused it;
+* every example's transcript: each step's narration in every language of the book, and which rule refused it,
+  in what words (the engine's whole refusal message);
 * every checkpoint's position in the engine's own words (a diagram's alt text), in every language;
 * every checkpoint's diagram in every language, as the SHA-256 of its SVG (the site shows the drawing itself);
 * a few seeded games per player count played with random legal moves: the actions taken, the rules that fired
@@ -57,6 +58,7 @@ def examples_record(check: Any) -> dict[str, Any]:
                           for name, checkpoint in result.checkpoints.items()},
             "status": result.status,
             "transcript": [{"step": line.step, "rejected_by": line.rejected_by,
+                            **({"refusal": line.refusal} if line.rejected_by else {}),
                             "narrations": dict(line.narrations) or {"": line.narration}}
                            for line in result.transcript],
             "diagrams": {name: {lang: _digest(svg) for lang, svg in (checkpoint.svgs or {"": checkpoint.svg}).items()

@@ -131,6 +131,7 @@ def generate() -> list[Mutant]:
     from mutmut.__main__ import copy_also_copy_files, copy_src_dir, create_mutants
 
     Path("mutants").mkdir(exist_ok=True)
+    unmutated_copies(Path("."), Path("mutants"))
     with contextlib.redirect_stdout(io.StringIO()):  # mutmut prints every file it copies
         copy_src_dir()
         copy_also_copy_files()
@@ -139,6 +140,24 @@ def generate() -> list[Mutant]:
     refresh_copies(Path("."), Path("mutants"), settings.get("source_paths", []),
                    ["tests", *settings.get("also_copy", [])])
     return [mutant for mutant, _ in verdicts()]
+
+
+def unmutated_copies(root: Path, target: Path) -> list[str]:
+    """Remove the copy of every file to be mutated that holds no mutants, so that mutmut mutates it; returns them.
+
+    mutmut copies every source file into the copy and later mutates only files newer than their copy: a file
+    added to ``only_mutate`` after a run had copied it as it is would never be mutated (its copy is newer)."""
+    from mutmut.configuration import config
+
+    removed = []
+    for source in config().source_paths:
+        for path in sorted((root / source).rglob("*.py")):
+            copy = target / path.relative_to(root)
+            if config().should_mutate(str(path.relative_to(root))) and copy.is_file() \
+                    and b"__mutmut_" not in copy.read_bytes():
+                copy.unlink()
+                removed.append(str(path.relative_to(root)))
+    return removed
 
 
 def refresh_copies(root: Path, target: Path, sources: Iterable[str], copied: Iterable[str]) -> list[str]:
@@ -487,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
                 # mutmut's own timeout still stops a mutant that loops forever.
                 for variable in ("RULEPRESS_IMPORT_TIMEOUT", "RULEPRESS_REPLAY_TIMEOUT"):
                     os.environ.setdefault(variable, "300")
-                os.environ.setdefault("RULEPRESS_TEST_SLOWDOWN", "10")  # tests/test_bad_inputs.py
+                os.environ.setdefault("RULEPRESS_TEST_SLOWDOWN", "30")  # every bound a test sets (tests/conftest.py)
                 if args.deselect:  # mutmut passes no arguments of ours to pytest; pytest reads this everywhere
                     deselect = " ".join(shlex.quote(f"--deselect={node}") for node in args.deselect)
                     os.environ["PYTEST_ADDOPTS"] = f"{os.environ.get('PYTEST_ADDOPTS', '')} {deselect}".strip()

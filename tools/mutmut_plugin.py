@@ -10,8 +10,11 @@ Importing each engine of the mutated copy as ``engine.<package>`` and registerin
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import importlib
 import pkgutil
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -21,6 +24,7 @@ import pytest
 from rulepress.project import ENGINE_NAMESPACE, default_root, namespace_for
 
 CONTENT = "engine"  # the folder, and the top-level package name mutmut derives from its paths
+OUTSIDE = "outside_mutmut"  # the marker of a test that cannot run inside mutmut's process
 
 
 class EngineAliasError(RuntimeError):
@@ -62,30 +66,101 @@ def alias_engines(root: Path) -> list[str]:
     return aliased
 
 
-def read_catalog_messages_from_the_original(root: Path) -> None:
-    """Babel reads the messages an engine marks for translation from its source files; in the mutated copy those
-    files hold every mutant's version of each function, strings changed to ``"XX…XX"``, so the catalog check
-    (run by the gate on every verify of a bundled book) would report hundreds of untranslated messages before any
-    mutant is switched on.  Extract from the original engine instead: the catalogs are checked as on the real
-    tree, and a mutant that changes what is narrated is still caught by the narration it produces."""
-    from rulepress import i18n
+# What mutmut writes into a mutated source file, and nowhere else (mutmut 3.8.1's trampolines).
+TRAMPOLINE_IMPORT = "from mutmut.mutation.trampoline import wrap_in_trampoline as _mutmut_mutated, MutantDict"
+_MUTANT_COPY = re.compile(r"x\S*__mutmut_(orig|\d+)")
 
-    copy = (root / CONTENT).resolve()
-    original = root.resolve().parent / CONTENT  # mutants/ sits in the project root
-    if not original.is_dir() or getattr(i18n.extract, "reads_original", False):
-        return
-    extract = i18n.extract
 
-    def from_original(folder: Path) -> dict[i18n.Key, i18n.Said]:
-        folder = Path(folder).resolve()
-        if folder.is_relative_to(copy) and (original / folder.relative_to(copy)).is_dir():
-            folder = original / folder.relative_to(copy)
-        return extract(folder)
+def originals(root: Path) -> dict[str, str]:
+    """sha256 of each mutated source file in the copy ``root`` -> the text of the file it was made from.
 
-    from_original.reads_original = True  # type: ignore[attr-defined]
-    i18n.extract = from_original  # type: ignore[assignment]
+    The copy sits in the project (``<project>/mutants/``): a mutated ``<root>/engine/x/y.py`` was made from
+    ``<project>/engine/x/y.py``."""
+    project = root.resolve().parent
+    found = {}
+    for folder in (CONTENT, "rulepress"):
+        for path in sorted((root / folder).rglob("*.py")):
+            data = path.read_bytes()
+            original = project / path.relative_to(root)
+            if TRAMPOLINE_IMPORT.encode() in data and original.is_file():
+                found[hashlib.sha256(data).hexdigest()] = original.read_text(encoding="utf-8", errors="replace")
+    return found
+
+
+def unmutate(text: str) -> str:
+    """A mutated file's text without mutmut's additions: every function as the source had it.
+
+    For a mutated file a test changed after copying it (so that it matches no file of the copy).  mutmut's
+    generated code re-spaces blank lines, so line numbers can differ from the source's by a few."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    lines = text.split("\n")
+    dropped: set[int] = set()  # 0-based line numbers
+
+    def drop(first: int, last: int) -> None:
+        dropped.update(range(first - 1, last))
+
+    def added(node: ast.stmt) -> bool:
+        if isinstance(node, ast.ImportFrom):
+            return node.module == "mutmut.mutation.trampoline"
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            return any(ast.unparse(target).startswith("mutants_") for target in targets)
+        return False
+
+    for scope in [tree.body, *(node.body for node in tree.body if isinstance(node, ast.ClassDef))]:
+        for node in scope:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _MUTANT_COPY.fullmatch(node.name):
+                first = min([node.lineno, *(d.lineno - 1 for d in node.decorator_list)])
+                while first > 1 and (not lines[first - 2].strip() or lines[first - 2].lstrip().startswith("#")):
+                    first -= 1  # the comments above a function are copied with it
+                drop(first, node.end_lineno or node.lineno)
+            elif added(node):
+                drop(node.lineno, node.end_lineno or node.lineno)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                for decorator in node.decorator_list:
+                    if "_mutmut_mutated" in ast.unparse(decorator):
+                        drop(decorator.lineno, decorator.end_lineno or decorator.lineno)
+    return "\n".join(line for index, line in enumerate(lines) if index not in dropped)
+
+
+def read_sources_as_made(root: Path) -> None:
+    """The gate's static checks read an engine's source (its decision marks, its rule IDs, the messages it marks
+    for translation: rulepress.load.engine_source).  In the mutated copy, and in every copy a test makes of it,
+    those files hold every mutant's version of each function (strings changed to ``"XX…XX"``, decision names in
+    capitals): read as they are, the checks would report hundreds of problems before any mutant is switched on.
+    They read the source the mutants were made from instead, found by the file's content, so a test's copy of a
+    mutated engine is read as the engine too.  What a mutant changes is still caught by what the engine does."""
+    from rulepress.load import engine_source
+
+    if getattr(engine_source.read, "as_made", False):
+        return  # mutmut runs pytest several times in one process
+    made = originals(root)
+    read = engine_source.read
+
+    def as_made(path: Path, errors: str = "replace") -> str:
+        text = read(path, errors)
+        if TRAMPOLINE_IMPORT not in text:
+            return text
+        return made.get(hashlib.sha256(text.encode("utf-8")).hexdigest()) or unmutate(text)
+
+    as_made.as_made = True  # type: ignore[attr-defined]
+    as_made.original = read  # type: ignore[attr-defined]
+    engine_source.read = as_made  # type: ignore[assignment]
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{OUTSIDE}(reason): a test that cannot run inside mutmut's process "
+                                       "(tools/mutmut_plugin.py leaves it out of mutation runs)")
     alias_engines(default_root())
-    read_catalog_messages_from_the_original(default_root())
+    read_sources_as_made(default_root())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out every test marked ``outside_mutmut``: it cannot run in mutmut's process (its reason says why)."""
+    outside = [item for item in items if item.get_closest_marker(OUTSIDE) is not None]
+    if outside:
+        config.hook.pytest_deselected(items=outside)
+        items[:] = [item for item in items if item.get_closest_marker(OUTSIDE) is None]

@@ -100,3 +100,9 @@ def action_step(game: LanternMothsGame, state: State, action: Action) -> dict[st
     if action.kind in (PLANT, LIGHT, FLIP):
         step["tile"] = game.pieces.cell_names[action.cell]
     return step
+
+
+def a_or_an(word: str) -> str:
+    """``amber`` -> ``an amber``, ``rose`` -> ``a rose``: for refusals, which are English (the colours are the
+    book's own words, components.yaml)."""
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word

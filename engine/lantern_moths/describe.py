@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulepress.protocol import Chance, DescriptionError
 
-from .actions import ACTION_NAMES, LIGHT, PASS
+from .actions import ACTION_NAMES, LIGHT, PASS, a_or_an
 from .cards import shuffle_cards
 from .setup import empty_state
 from .state import DECK_OUT, FOURTH_DUSK, UNKNOWN_TILE, State
@@ -218,8 +218,8 @@ def _check_moths(game: LanternMothsGame, tile: int, moths: list[int], path: str)
     for i, card in enumerate(moths):
         kind = pieces.card_kind[card]
         if kind != pieces.ghost_kind and tile != pieces.grey and pieces.kind_colour[kind] != tile:
-            raise _fail(f"{path}.moths.{i}", f"a {pieces.kind_names[kind]} moth cannot be on a "
-                                             f"{pieces.tile_names[tile]} tile (rule lm.turn.plant)")
+            raise _fail(f"{path}.moths.{i}", f"{pieces.kind_names[kind]} cannot be on "
+                                             f"{a_or_an(pieces.tile_names[tile])} tile (rule lm.turn.plant)")
 
 
 def _describe_ending(game: LanternMothsGame, state: State, data: Mapping[Any, Any]) -> None:

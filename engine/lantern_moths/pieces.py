@@ -62,9 +62,6 @@ class Pieces:
     def card_count(self) -> int:
         return len(self.card_kind)
 
-    def is_moth_kind(self, kind: int) -> bool:
-        return kind != self.dusk_kind
-
 
 def _get(data: Any, path: str) -> Any:
     node = data

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from rulepress.protocol import Event, RuleViolation, decided
 
-from .actions import ACTION_NAMES, DISCARD, DRAW, FLIP, FROM_DISCARD, LIGHT, PASS, PLANT
+from .actions import ACTION_NAMES, DISCARD, DRAW, FLIP, FROM_DISCARD, LIGHT, PASS, PLANT, a_or_an
 from .cards import DURING_DRAW, draw_from_deck
 from .flow import end_turn
 from .state import DISCARD as DISCARD_PHASE
@@ -163,9 +163,9 @@ def _plant(game: LanternMothsGame, state: State, action: Action, events: list[Ev
     else:
         colour = pieces.kind_colour[kind]
         if tile != pieces.grey and tile != colour:
-            raise RuleViolation("lm.turn.plant", f"A {pieces.colours[colour]} moth goes on a "
-                                                 f"{pieces.colours[colour]} tile or the grey tile; "
-                                                 f"{place} is {pieces.tile_names[tile]}")
+            named = a_or_an(pieces.colours[colour])
+            raise RuleViolation("lm.turn.plant", f"{named[:1].upper()}{named[1:]} moth goes on {named} tile or "
+                                                 f"the grey tile; {place} is {pieces.tile_names[tile]}")
         if full:
             raise RuleViolation("lm.turn.plant.full", f"{place} is full: a tile holds at most "
                                                       f"{pieces.tile_limit} moths")

@@ -10,6 +10,7 @@ from rulepress.protocol import Event, RuleViolation, decided
 from .actions import Action
 from .fireflies import EERIE, draw_from_bag, eerie_effect, supply_to_bag
 from .journey import has_ability_move
+from .narrate import a_or_an
 
 if TYPE_CHECKING:
     from .game import LastLantern
@@ -246,7 +247,7 @@ def check_guiding_hand(g: LastLantern, s: State, a: Action) -> None:
             )
         if not a.agreed:
             raise RuleViolation(
-                "ll.ability.guiding-hand.empty", f"{s.players[a.third]} must agree to give up a {a.where}"
+                "ll.ability.guiding-hand.empty", f"{s.players[a.third]} must agree to give up {a_or_an(a.where)}"
             )
     check_payment(g, s, a)
 

@@ -9,6 +9,7 @@ from rulepress.protocol import Event, RuleViolation, decided
 from .actions import Action
 from .fireflies import lose
 from .flow import start_final, start_journey  # flow imports neither fog nor journey
+from .narrate import a_or_an
 
 if TYPE_CHECKING:
     from .game import LastLantern
@@ -189,14 +190,14 @@ def check_take_from(g: LastLantern, s: State, a: Action) -> None:
     _phase(s, "familiar", "ll.fog.reveal.empty", "A Familiar is taken from another player")
     p, kind = s.takes_familiar[0]
     if a.player != p or a.where != kind:
-        raise RuleViolation("ll.fog.reveal.empty", f"{s.players[p]} is the one taking a {kind} now")
+        raise RuleViolation("ll.fog.reveal.empty", f"{s.players[p]} is the one taking {a_or_an(kind)} now")
     if a.other == p or a.other < 0 or not s.familiars[a.other][kind]:
         who = s.players[a.other] if a.other >= 0 else "nobody"
         raise RuleViolation("ll.fog.reveal.empty", f"{who} has no {kind} to give {s.players[p]}")
     if s.location_familiars[kind]:
         raise RuleViolation("ll.fog.reveal.empty", f"The {kind} location still has a Familiar")
     if not a.agreed:
-        raise RuleViolation("ll.fog.reveal.empty", f"{s.players[a.other]} must agree to give up a {kind}")
+        raise RuleViolation("ll.fog.reveal.empty", f"{s.players[a.other]} must agree to give up {a_or_an(kind)}")
 
 
 def do_take_from(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:

@@ -78,20 +78,6 @@ class Grid:
     def offsets(self, orientation: Orientation) -> tuple[int, ...]:
         return tuple(step * self.stride + lane for lane, step in orientation.cells)
 
-    def anchors(self, orientation: Orientation, area: int) -> int:
-        """Anchor bits where every square of the orientation falls inside ``area``."""
-        out = 0
-        for row in range(self.rows):
-            for column in range(self.columns):
-                if all(
-                    0 <= column + dl < self.columns
-                    and row + ds < self.rows
-                    and area >> self.index(column + dl, row + ds) & 1
-                    for dl, ds in orientation.cells
-                ):
-                    out |= 1 << self.index(column, row)
-        return out
-
 
 class Canopy(Grid):
     """The Canopy board for one player count (cover board in place)."""
@@ -130,9 +116,6 @@ class Canopy(Grid):
         ]
         self.path_mask = [
             sum(self.lane_mask[lane] for lane in lanes) & self.spaces for lanes in self.path_lanes
-        ]
-        self.private_mask = [
-            sum(self.lane_mask[lane] for lane in lanes) & self.spaces for lanes in self.private
         ]
         shared_lanes = {lane for lanes in self.shared for lane in lanes}
         self.shared_mask = sum(self.lane_mask[lane] for lane in shared_lanes) & self.spaces

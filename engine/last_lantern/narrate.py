@@ -63,6 +63,11 @@ def _and(words: Sequence[str]) -> str:
     return _("{items} and {last}").format(items=", ".join(words[:-1]), last=words[-1])
 
 
+def a_or_an(word: str) -> str:
+    """``owl`` -> ``an owl``, ``snail`` -> ``a snail``: for the rules' refusals, which are English."""
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
 def familiar(kind: str, article: bool = True) -> str:
     """``owl`` -> ``an Owl``."""
     if kind in _NAMES:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rulepress.errors import relative
+from rulepress.load import engine_source
 from rulepress.protocol import DescriptionError, RuleViolation
 
 PROBED_GAMES = 50  # one game in this many is probed (game index 0, 50, 100...): 5-7% more play (measured)
@@ -89,7 +90,7 @@ def refusal_rules(folder: Path, root: Path, prefix: str) -> dict[str, list[str]]
     found: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*.py")):
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+            tree = ast.parse(engine_source.read(path))
         except (SyntaxError, ValueError):
             continue
         for node in ast.walk(tree):

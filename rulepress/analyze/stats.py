@@ -78,13 +78,6 @@ def mean_difference(n: int, total: float, squares: float) -> tuple[float, float]
     return mean, math.sqrt(variance / n)
 
 
-def welch(n1: int, mean1: float, error1: float, n2: int, mean2: float, error2: float) -> float:
-    """Two-sided p-value of two means with their standard errors (unpaired, unequal variances)."""
-    if not n1 or not n2:
-        return 1.0
-    return normal_p(mean2 - mean1, math.hypot(error1, error2))
-
-
 def correlation(n: float, sxy: float, sxx: float, syy: float, alpha: float = ALPHA) -> tuple[float, float, float]:
     """A correlation of centred values from its sums, and its interval (Fisher's z, ``n`` independent units)."""
     if n < 4 or sxx <= 0 or syy <= 0:

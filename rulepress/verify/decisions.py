@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from rulepress.errors import relative
+from rulepress.load import engine_source
 from rulepress.load.book import Book
 from rulepress.protocol import Decision, option_decisions
 from rulepress.store import declare, kept_data, key_of, watched_digest
@@ -82,7 +83,7 @@ def read_facts(folder: Path, root: Path) -> DecisionFacts:
     facts = DecisionFacts()
     for path in sorted(folder.rglob("*.py")):
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+            tree = ast.parse(engine_source.read(path))
         except (SyntaxError, ValueError):
             continue  # the gate reports an engine that does not parse (verify.trace.unparsable)
         shown = relative(path, root)

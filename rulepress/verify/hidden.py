@@ -56,8 +56,9 @@ def prose_leak(printed: str, seen: str) -> tuple[int, str] | None:
         return None
     words, views = re.split(r"(\s+)", printed), re.split(r"(\s+)", seen)
     at = next((i for i, (a, b) in enumerate(zip(words, views, strict=False)) if a != b), min(len(words), len(views)))
-    shown = words[at] if at < len(words) else "(the end)"
-    instead = views[at] if at < len(views) else "(the end)"
+    # The first word that differs: where one text only runs on, past the space the other ends before.
+    shown = next((word for word in words[at:] if word.strip()), "(the end)")
+    instead = next((word for word in views[at:] if word.strip()), "(the end)")
     before = "".join(words[:at])
     context = before.split()[-4:]
     return before.count("\n"), f"'{shown}' (after '{' '.join(context)}'), where the seat's view has '{instead}'"

@@ -57,6 +57,7 @@ class TranscriptLine:
     step: int
     text: str
     rejected_by: str | None = None
+    refusal: str = ""  # the engine's words when it rejected the step (RuleViolation.message)
     narration: str = ""  # the engine's plain words for the player edition (protocol.Narrator)
     narrations: dict[str, str] = field(default_factory=dict)  # the same in each language of the book, source first
 
@@ -231,7 +232,7 @@ class _Replay:
             where = f"{'start' if game else 'options'} (line {example.line('start' if game else 'options')})"
             if refused is not None and exc.rule == refused:
                 outcome.exercised.add(exc.rule)
-                outcome.transcript.append(TranscriptLine(0, f"set up: {exc.message}", exc.rule))
+                outcome.transcript.append(TranscriptLine(0, f"set up: {exc.message}", exc.rule, exc.message))
                 return
             if refused is not None:
                 raise _Mismatch(f"{where}: refused by {exc.rule or 'no rule'} ({exc.message}), "
@@ -381,7 +382,7 @@ class _Replay:
                 raise _Broken(f"{where}: {exc}") from exc
             happened = _plain_events(where, events)
             outcome.exercised.update(e["rule"] for e in happened)
-            outcome.transcript.append(TranscriptLine(step.index, text, None, narration, narrations))
+            outcome.transcript.append(TranscriptLine(step.index, text, narration=narration, narrations=narrations))
             return happened
         try:
             events = game.apply(state, action)
@@ -412,7 +413,7 @@ class _Replay:
             raise _Mismatch(f"{where}: the rejected action '{text}' drew forced chance outcomes (of "
                             f"{_listed(undrawn)}); a rejection by {book.rule_label(expected)} must leave them for "
                             f"the next action") from exc
-        self.outcome.transcript.append(TranscriptLine(step.index, text, exc.rule))
+        self.outcome.transcript.append(TranscriptLine(step.index, text, exc.rule, exc.message))
 
     def checkpoint(self, step: Step, game: Game, state: Any, pending: list[dict[str, Any]]) -> Checkpoint:
         name = str(step.data["checkpoint"])

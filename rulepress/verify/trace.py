@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rulepress.errors import SourceError, relative
+from rulepress.load import engine_source
 from rulepress.store import declare, kept_data, key_of, watched_digest
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, lis
     for path in sorted(folder.rglob("*.py")):
         # A stray byte that is not UTF-8 only hides literals here; a module that does not parse (one the package
         # imports only when needed) is reported by unparsable(), and its literals up to the fault still count.
-        source = path.read_text(encoding="utf-8", errors="replace")
+        source = engine_source.read(path)
         try:
             for token in tokenize.generate_tokens(io.StringIO(source).readline):
                 if token.type != tokenize.STRING:
@@ -75,7 +76,7 @@ def unparsable(folder: Path, package: str, root: Path) -> list[str]:
     problems = []
     for path in sorted(folder.rglob("*.py")):
         try:
-            compile(path.read_text(encoding="utf-8", errors="replace"), str(path), "exec", dont_inherit=True)
+            compile(engine_source.read(path), str(path), "exec", dont_inherit=True)
         except SyntaxError as exc:  # IndentationError and TabError are SyntaxErrors too
             error = SourceError(relative(path, root), exc.lineno, f"engine '{package}' does not parse: {exc.msg}",
                                 column=exc.offset or None)
