@@ -28,6 +28,8 @@ import pytest
 import yaml
 
 from rulepress.errors import SourceError
+from rulepress.load.book import load_book
+from rulepress.load.examples import load_examples
 from rulepress.verify import decisions, diagram, gate, steps
 from rulepress.verify.gate import load_checked_book
 
@@ -86,14 +88,21 @@ def declare_engine(path: Path, declared: dict[str, list[str]]) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _project_check(call: Callable[[Any, Path], list[str]]) -> Callable[[dict[str, Any], Path], Any]:
+def _unchecked(root: Path) -> Any:
+    """The mini book loaded as the gate's verify loads it, before its cover artwork is checked."""
+    book = load_book(root, "mini")
+    return gate.BookCheck(book, gate.load_book_engine(book), load_examples(book))
+
+
+def _project_check(call: Callable[[Any, Path], list[str]],
+                   load: Callable[[Path], Any] | None = None) -> Callable[[dict[str, Any], Path], Any]:
     def run(row: dict[str, Any], base: Path) -> Any:
         places = make_places(base, "mini")
         if "declare" in row:
             declare_engine(places.root / MINI_ENGINE, row["declare"])
         for edit in row.get("edits", []):
             apply_edit(places, edit)
-        return call(load_checked_book(places.root, "mini"), places.root)
+        return call((load or (lambda root: load_checked_book(root, "mini")))(places.root), places.root)
     return run
 
 
@@ -107,7 +116,8 @@ def _refused(run: Callable[[], list[str]]) -> list[str]:
 
 # Each table's check, called as the gate calls it, with its answer as the gate prints it.
 CALLS: dict[str, Callable[[dict[str, Any], Path], Any]] = {
-    "check_cover": _project_check(lambda check, root: gate.check_cover(check.book, check.engine)),
+    # as the gate's verify calls it: on a BookCheck of the book, engine and examples, with the artwork not yet read
+    "check_cover": _project_check(lambda check, root: gate.check_cover(check), load=_unchecked),
     "check_options": _project_check(lambda check, root: gate.check_options(check)),
     "check_decisions": _project_check(
         lambda check, root: [f"{p.severity}: {p}" for p in decisions.check_decisions(check.book, check.engine, root)]),

@@ -19,12 +19,12 @@ def _centres(svg: str) -> list[tuple[float, float]]:
 
 
 def test_a_books_motif_is_the_same_every_time_and_another_books_is_not() -> None:
-    assert motif(PALETTE, "mini", True) == motif(PALETTE, "mini", True)
-    assert motif(PALETTE, "mini", True)[0] != motif(PALETTE, "maxi", True)[0]
+    assert motif(PALETTE, "mini", None) == motif(PALETTE, "mini", None)
+    assert motif(PALETTE, "mini", None)[0] != motif(PALETTE, "maxi", None)[0]
 
 
 def test_the_motif_rings_the_middle_of_the_cover() -> None:
-    svg, discs, tiles = motif(PALETTE, "mini", True, width=120, height=96)
+    svg, discs, tiles = motif(PALETTE, "mini", None, width=120, height=96)
     centres = _centres(svg)
     assert len(centres) == discs + tiles == svg.count("<circle") + svg.count("<rect") and discs and tiles
     mean_x = sum(x for x, _ in centres) / len(centres)
@@ -41,15 +41,21 @@ def test_a_book_without_art_gets_its_own_motif_on_every_cover() -> None:
     from rulepress.render.strings import strings
 
     book = SimpleNamespace(id="mini", data={})
-    first = cover_art(book, PALETTE, True, strings("en"))  # type: ignore[arg-type]
-    assert first.svg == cover_art(book, PALETTE, True, strings("en")).svg == motif(PALETTE, "mini", True)[0]
+    first = cover_art(book, None, PALETTE, None, strings("en"))  # type: ignore[arg-type]
+    assert first.svg == cover_art(book, None, PALETTE, None, strings("en")).svg == motif(PALETTE, "mini", None)[0]
 
 
 def _book(cover: dict[str, object]) -> object:
     from types import SimpleNamespace
 
-    return SimpleNamespace(id="mini", data={"title": "Mini Stones", "cover": cover}, components={"pile": {"start": 7}},
-                           path=lambda name: f"rules_src/mini/{name}")
+    from rulepress.load.book import cover_words
+    from rulepress.load.problems import Collector
+
+    data = {"title": "Mini Stones", "cover": cover}
+    found = Collector()
+    words = cover_words(data, {"pile": {"start": 7}, "book": data}, "rules_src/mini/book.yaml", found)
+    found.raise_if_any()
+    return SimpleNamespace(id="mini", data=data, cover_words=words, path=lambda name: f"rules_src/mini/{name}")
 
 
 def test_the_cover_texts_are_the_books_templates_over_its_components() -> None:
@@ -77,9 +83,8 @@ def test_a_cover_text_naming_what_the_components_lack_is_refused_naming_book_yam
     import pytest
 
     from rulepress.errors import SourceError
-    from rulepress.render.cover import cover_text
 
     with pytest.raises(SourceError) as caught:
-        cover_text(_book({"blurb": "A pile of {{ pile.nope }}."}), PALETTE)  # type: ignore[arg-type]
-    assert str(caught.value) == ("rules_src/mini/book.yaml: unknown template variable in {{ pile.nope }}: 'dict "
-                                 "object' has no attribute 'nope'")
+        _book({"blurb": "A pile of {{ pile.nope }}."})
+    assert str(caught.value).startswith("rules_src/mini/book.yaml")
+    assert "unknown template variable in {{ pile.nope }}: 'dict object' has no attribute 'nope'" in str(caught.value)

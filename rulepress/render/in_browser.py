@@ -35,7 +35,7 @@ from rulepress.verify.replay import ExampleResult, engine_folder
 PYODIDE = "assets/vendor/pyodide"  # in the site (the root site's; a language's site points there)
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 RULEPRESS_MODULES = ("__init__.py", "protocol.py", "basegame.py", "cmyk.py", "i18n.py", "errors.py", "data.py",
-                     "load/__init__.py", "load/confine.py", "load/po.py",
+                     "load/__init__.py", "load/confine.py", "load/engine_source.py", "load/po.py",
                      "render/__init__.py", "render/palette.py", "render/browser/__init__.py",
                      "render/browser/referee.py")
 STAND_INS = {"render/metrics.py": "render/browser/metrics.py"}  # in the bundle: from the package
