@@ -20,7 +20,9 @@ from rulepress.load import confine, textpolicy
 from rulepress.load.sandbox import content_environment, split_marked
 
 RULE_ID = re.compile(r"[a-z]+(\.[a-z0-9-]+)+")  # matched whole (fullmatch): "$" would let "x.y\n" by
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([^}\s]+)\})?\s*$")
+# "## Not included {#lm.excluded .designer}": a rule ID, and classes of which ``.designer`` is the one read (the
+# rule and its sub-rules are the designer's alone, rulepress/load/audience.py).
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([^}\s]+)((?:\s+\.[a-z][a-z0-9-]*)*)\s*\})?\s*$")
 CROSS_REF = re.compile(r"\[\[([^\]\s]+)\]\]")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -37,6 +39,7 @@ class Rule:
     body: str = ""
     children: list[str] = field(default_factory=list)
     body_lines: list[int] = field(default_factory=list)  # the line in ``file`` of each line of ``body``
+    designer: bool = False  # for the designer alone (``{#id .designer}``, or under such a rule): no player book has it
 
     @property
     def label(self) -> str:
@@ -225,12 +228,14 @@ def parse_chapter(text: str, file: str, chapter_number: int, prefix: str, lines:
                 raise SourceError(file, index, "a level-3 rule needs a level-2 rule above it", rule=rule_id)
             counters[1] += 1
             number = f"{chapter_number}.{counters[0]}.{counters[1]}"
-        current = Rule(rule_id, title, level, number, file, index, chapter=(chapter.id if chapter else rule_id))
+        current = Rule(rule_id, title, level, number, file, index, chapter=(chapter.id if chapter else rule_id),
+                       designer=".designer" in (match.group(4) or "").split())
         if level == 1:
             chapter = current
         else:
             parent = next(r for r in reversed(rules) if r.level < level)
             parent.children.append(rule_id)
+            current.designer = current.designer or parent.designer
         rules.append(current)
     close()
     if fence_line is not None:

@@ -4,7 +4,8 @@
 - no reference broken over a line or a page turn: "(rule 8.3, p. 11)" is set whole (``split_references``);
 - every page reference names the page it links to: its folio (``references_right``);
 - each running head names the chapter in force at the top of its page (``running_heads``);
-- a player's edition holds no engine ID, rule ID, engine notation or "verified" badge (``player_marks``);
+- a player's edition holds no engine ID, rule ID, engine notation, "verified" badge or word of the workshop
+  ("designer question", "edition", "engine"...: each language's list, ``workshop_pattern``) (``player_marks``);
 - the print and digital editions place every element alike relative to the text block (``register``).
 """
 
@@ -176,26 +177,41 @@ def _phrase(text: str) -> str:
 
 
 def player_marks_for(book: Book | None = None) -> tuple[Mark, ...]:
-    """What :func:`player_marks` looks for: the badge in every language the renderer speaks, engine IDs, and the
-    book's rule IDs (any book's without one).  An engine's notation ("a1 b2 c3") is the player-text check's, on the
-    pages' HTML before they are laid out (``rulepress.render.player_text``), where a credit's verbatim citation can
-    be told apart from running text."""
-    key = book.prefix if book is not None else None
+    """What :func:`player_marks` looks for: the badge in every language the renderer speaks, engine IDs, the
+    book's rule IDs (any book's without one) and the workshop's words in the book's language (every language's
+    without a book: :func:`workshop_pattern`).  An engine's notation ("a1 b2 c3") is the player-text check's, on
+    the pages' HTML before they are laid out (``rulepress.render.player_text``), where a credit's verbatim
+    citation can be told apart from running text."""
+    key = (book.prefix, getattr(book, "language", "en")) if book is not None else None
     if key not in _MARKS:
-        _MARKS[key] = _marks(key)
+        _MARKS[key] = _marks(*(key or (None, None)))
     return _MARKS[key]
 
 
-_MARKS: dict[str | None, tuple[Mark, ...]] = {}
+_MARKS: dict[tuple[str, str] | None, tuple[Mark, ...]] = {}
+WORKSHOP = "workshop word"
 
 
-def _marks(prefix: str | None) -> tuple[Mark, ...]:
+def workshop_pattern(lang: str | None) -> re.Pattern[str]:
+    """The workshop's words a player's book must not print (``workshop_words`` in
+    rulepress/render/strings/<lang>.yaml, every language's when ``lang`` is None): each at the start of a word, in
+    any case, with any ending, its words apart by any spacing (a line may break between them)."""
+    from rulepress.render.strings import available, strings
+
+    words = {word.strip() for one in ([lang] if lang else available())
+             for word in strings(one)("workshop_words").split(";") if word.strip()}
+    phrases = sorted(words, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(r"\s+".join(re.escape(part) for part in phrase.split())
+                                                for phrase in phrases) + r")\w*", re.IGNORECASE)
+
+
+def _marks(prefix: str | None, lang: str | None) -> tuple[Mark, ...]:
     from rulepress.render.strings import available, strings
 
     phrases = "|".join(_phrase(strings(lang)(key)) for lang in available() for key in ("verified", "verified_title"))
     rule_id = re.compile(rf"\b{re.escape(prefix)}\.[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\b") if prefix else ANY_RULE_ID
     return (Mark("verified badge", re.compile(f"{BADGE}(?:\\s*(?:{phrases}))?|{phrases}")),
-            Mark("engine ID", ENGINE_ID), Mark("rule ID", rule_id))
+            Mark("engine ID", ENGINE_ID), Mark("rule ID", rule_id), Mark(WORKSHOP, workshop_pattern(lang)))
 
 
 def _untypeset(text: str) -> str:
@@ -222,8 +238,11 @@ def player_marks(read: Read, marks: tuple[Mark, ...]) -> list[Finding]:
             if (name, what) in seen:
                 continue
             seen.add((name, what))
+            where = (": the workshop is the designer's alone; mark its passage in the source [...]{.designer}, or "
+                     "the rule or example (rulepress guide formats, 'For the designer alone')" if name == WORKSHOP
+                     else ": it belongs in the designer edition")
             findings.append(Finding(read.name, page.number, "page text", f"{name} '{what}' in a player's edition "
-                                    f"(…{' '.join(context.split())}…): it belongs in the designer edition"))
+                                    f"(…{' '.join(context.split())}…){where}"))
     return findings
 
 

@@ -21,6 +21,7 @@ so the laid-out pages are moved sideways to it instead of laid out again.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import html
 import math
@@ -44,8 +45,9 @@ from rulepress import account
 from rulepress.analyze.report import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
+from rulepress.load import audience
 from rulepress.load.profile import output_intent
-from rulepress.render import cover, page_references, svg_once
+from rulepress.render import cover, page_flow, page_references, svg_once, turn_summary
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
 from rulepress.render.player_text import check_player_text
@@ -118,6 +120,7 @@ class Layout:
     index_pages: dict[str, list[int]] = field(default_factory=dict)  # term slug -> pages it is used on
     # term slug -> (the section it is used in, its page), in the book's order; "" for its glossary entry
     index_uses: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    rule_pages: dict[str, int] = field(default_factory=dict)  # rule ID -> the page its heading is on (the aid's)
 
 
 def gutter_mm(pages: int) -> float:
@@ -339,8 +342,14 @@ def _tokens(uris: dict[tuple[str, str], str]) -> tuple[dict[tuple[str, str], str
 def _fragments(job: PrintInput) -> dict[str, Any]:
     """The edition's chapters, examples, contents and designer's parts as HTML: made once per job, since an
     edition's HTML is asked for more than once (checked whole, then laid out as body and tail)."""
-    if job.fragments is not None:
-        return job.fragments
+    if job.fragments is None:
+        base = _base_fragments(job)
+        job.fragments = {**base, **_chapters(job, base)}
+    return job.fragments
+
+
+def _base_fragments(job: PrintInput) -> dict[str, Any]:
+    """The contents, the designer's parts, the examples a player's book prints and how each is made as HTML."""
     check, book = job.check, job.check.book
     t = render.words(book)
     uris = _diagrams(check, job.cmyk)
@@ -356,35 +365,16 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
         return restore(typeset_html(_html(markdown_text), t.lang, hyphenate=True, joined=joined, spacing=False))
 
     beside = examples_beside_rules(book)
-
+    reader = audience.DESIGNER if job.designer else audience.PLAYERS
+    # A player's book prints the player's examples alone (rulepress/load/audience.py).
+    results = [r for r in check.results if job.designer or not audience.designer_only(r.example, book)]
     def example_html(result: Any) -> str:
         text = render.example_markdown(result, book, link, heading="###" if beside else "##",
-                                     designer=job.designer, verified=False)
+                                       designer=job.designer, verified=False, audience=reader)
         return _example_blocks(_with_alt(as_html(text), alts))
 
-    slots: dict[str, str] = {}  # a placeholder in a chapter's Markdown -> the examples it stands for, as HTML
-    after: dict[str, str] = {}
-    if beside:
-        for rule_id, results in render.example_sections(book, check.results).items():
-            slot = f"rulepress-examples-{secrets.token_hex(8)}"
-            after[rule_id] = f'<div class="{slot}"></div>'
-            slots[after[rule_id]] = ('<aside class="examples">' + "".join(
-                f'<section class="example">{example_html(r)}</section>' for r in results) + "</aside>")
-    counter = iter(range(1, 1_000_000))
-    chapters = []
-    sections = render.sections(book)
-    uses: dict[str, str] = {}
-    for chapter in book.chapters:
-        fragment = as_html(render.chapter_markdown(chapter, book, link, designer=job.designer, trace=check.trace,
-                                                   after=after))
-        for placeholder, examples in slots.items():
-            fragment = fragment.replace(placeholder, examples)
-        fragment = _mark_terms(fragment, counter)
-        uses.update(_use_sections(fragment, sections))
-        chapters.append({"id": chapter.id, "html": fragment})
     toc = [{"id": r.id, "label": f"{r.number} {r.title}", "level": r.level}
-           for c in book.chapters for r in c.rules if r.level <= 2]
-    examples = [] if beside else [{"html": example_html(r)} for r in check.results]
+           for c in book.chapters for r in c.rules if r.level <= 2 and (job.designer or not r.designer)]
     designer = []
     if job.designer:
         assert check.trace is not None
@@ -398,9 +388,40 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
             {"id": "rule-coverage", "title": t("rule_coverage"),
              "html": as_html(render.coverage_markdown(book, check.trace, link))},
         ]
-    job.fragments = {"chapters": chapters, "toc": toc, "examples": examples, "designer": designer, "beside": beside,
-                     "uses": uses}
-    return job.fragments
+    return {"toc": toc, "designer": designer, "beside": beside, "results": results, "reader": reader,
+            "example_html": example_html, "as_html": as_html, "link": link}
+
+
+def _chapters(job: PrintInput, base: dict[str, Any]) -> dict[str, Any]:
+    """The chapters, each example boxed after the section its rules place it in (``example_sections``), marked
+    with its ID for the page flow (``rulepress.render.page_flow``); or the examples in a chapter of their own."""
+    check, book = job.check, job.check.book
+    reader, results, example_html, as_html = base["reader"], base["results"], base["example_html"], base["as_html"]
+    slots: dict[str, str] = {}  # a placeholder in a chapter's Markdown -> the examples it stands for, as HTML
+    after: dict[str, str] = {}
+    if base["beside"]:
+        for rule_id, results_here in render.example_sections(book, results, reader).items():
+            slot = f"rulepress-examples-{secrets.token_hex(8)}"
+            after[rule_id] = f'<div class="{slot}"></div>'
+            slots[after[rule_id]] = ('<aside class="examples">' + "".join(
+                f'<section class="example" data-example="{html.escape(r.example.id)}">{example_html(r)}</section>'
+                for r in results_here) + "</aside>")
+    counter = iter(range(1, 1_000_000))
+    chapters = []
+    sections = render.sections(book)
+    uses: dict[str, str] = {}
+    for chapter in book.chapters:
+        if reader == audience.PLAYERS and chapter.rules[0].designer:
+            continue  # a chapter for the designer alone (its examples are the designer's too)
+        fragment = as_html(render.chapter_markdown(chapter, book, base["link"], designer=job.designer,
+                                                   trace=check.trace, after=after, audience=reader))
+        for placeholder, examples in slots.items():
+            fragment = fragment.replace(placeholder, examples)
+        fragment = _mark_terms(fragment, counter)
+        uses.update(_use_sections(fragment, sections))
+        chapters.append({"id": chapter.id, "html": fragment})
+    examples = [] if base["beside"] else [{"html": example_html(r)} for r in results]
+    return {"chapters": chapters, "examples": examples, "uses": uses}
 
 
 @functools.cache
@@ -431,14 +452,20 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     palette["cover"] = colours.css(game[back.background], job.cmyk)
     palette["cover_ink"] = colours.css(game[back.ink], job.cmyk)
     width, height = book.trim
-    label = {"print": "", "digital": t("digital_edition"), "designer": t("designer_edition")}[job.edition]
+    # A player's book says "version", never "edition": the workshop's word (rulepress/load/audience.py).
+    label = {"print": "", "digital": t("screen_label"), "designer": t("designer_edition")}[job.edition]
+    facts = render.book_facts(book)
+    if not job.designer:
+        facts = [(t("version") if name == t("edition") else name, value) for name, value in facts]
+    aid = turn_summary.summary_html(turn_summary.turn_summary(book, t, layout.rule_pages), t)
     inner, outer = margins(layout.gutter_mm)
     if not job.cmyk:  # on screen the text block is centred: no gutter
         inner = outer = (inner + outer) / 2
     first = tail.first if tail is not None else 1
     side = first % 2 == 0  # a tail starting on a left-hand page follows a page that sets the side, dropped later
     page = _template().render(
-        book=book, facts=render.book_facts(book), chapters=parts["chapters"], toc=parts["toc"],
+        book=book, facts=facts, chapters=parts["chapters"], toc=parts["toc"],
+        turn_summary=aid, aid_title=t("turn_summary"),
         examples=parts["examples"],
         glossary=[{"term": term.term, "slug": render.term_slug(term.term),
                    "definition": soft_hyphens(term.definition, t.lang),
@@ -508,7 +535,9 @@ def _render(job: PrintInput, layout: Layout, part: str = "book", tail: Tail | No
     middle = time.perf_counter()
     import weasyprint  # here, not at the top: see __getattr__
 
-    with account.part("PDF: WeasyPrint lays out"):
+    # The body's examples are set as page floats (render/page_flow.py): no diagram leaves its page mostly empty.
+    floats = page_flow.floats() if part in ("book", "body") else contextlib.nullcontext()
+    with account.part("PDF: WeasyPrint lays out"), floats:
         document = weasyprint.HTML(string=source, base_url=str(job.diagrams), url_fetcher=fetcher).render()
     if timing is not None:
         timing["own"] = timing.get("own", 0.0) + middle - start
@@ -520,6 +549,11 @@ def _join(job: PrintInput, body: Any, tail: Any, first: int, fillers: int) -> li
     """The body's pages before the index, then the tail's: the index, the filler pages a press edition needs to
     reach a multiple of 4 (the first ones laid out; the rest dropped) and the back cover."""
     anchors = _anchor_pages(tail)
+    if anchors.get("back-cover") != len(tail.pages):
+        raise BuildRefused([f"{job.check.book.path('book.yaml')}: the back cover runs over "
+                            f"{len(tail.pages) - anchors.get('back-cover', len(tail.pages)) + 1} pages in the "
+                            f"{job.edition} edition: shorten its cover blurb, components or credits, or its "
+                            "turn_summary (the groups and rules the player aid prints)"])
     ends = [anchors[f"filler-{n}"] for n in range(fillers)] + [len(tail.pages)]  # each filler's first page
     index = tail.pages[anchors["index"] - 1:ends[0] - 1]
     needed = (-(first - 1 + len(index) + 1)) % 4 if job.cmyk else 0
@@ -582,6 +616,7 @@ def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
         anchors = _anchor_pages(body)
         layout.index_pages = _used_pages(anchors)
         layout.index_uses = _uses(anchors, _fragments(job)["uses"], job.check.book)
+        layout.rule_pages = {rule_id: anchors[rule_id] for rule_id in job.check.book.rules if rule_id in anchors}
         first = anchors["index"]
         if set(body.pages[first - 1].anchors) != {"index"}:  # the body's last page is dropped for the tail's
             raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the index does not start a page")
