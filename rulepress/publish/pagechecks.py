@@ -1,6 +1,7 @@
 """What a book's pages promise a reader, read back from the built PDF (``pdfread``) as an editor pages through it.
 
-- no inner page under 40% filled, unless a chapter ends on it (``mostly_empty``);
+- no inner page under 40% filled by ink (a box's sides running on to the next page are none), unless a chapter
+  ends on it (``mostly_empty``);
 - no reference broken over a line or a page turn: "(rule 8.3, p. 11)" is set whole (``split_references``);
 - every page reference names the page it links to: its folio (``references_right``);
 - each running head names the chapter in force at the top of its page (``running_heads``);
@@ -16,13 +17,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rulepress.publish.pdfread import MM, Page, Read
+from rulepress.publish.pdfread import FILL, MM, Page, Read
 from rulepress.publish.preflight import Finding
 
 if TYPE_CHECKING:
     from rulepress.load.book import Book
 
-FILL = 0.4  # an inner page's content reaches at least this far down its text block, unless a chapter ends there
+# FILL (pdfread): an inner page's ink reaches at least this far down its text block, unless a chapter ends there.
 
 
 # -- pages that flow --------------------------------------------------------------------------------------
