@@ -4,6 +4,7 @@
   ends on it (``mostly_empty``);
 - no reference broken over a line or a page turn: "(rule 8.3, p. 11)" is set whole (``split_references``);
 - every page reference names the page it links to: its folio (``references_right``);
+- no example comes before the first page of a rule it names from its chapter (``examples_before_rules``);
 - each running head names the chapter in force at the top of its page (``running_heads``);
 - a player's edition holds no engine ID, rule ID, engine notation, "verified" badge or word of the workshop
   ("designer question", "edition", "engine"...: each language's list, ``workshop_pattern``) (``player_marks``);
@@ -59,6 +60,50 @@ def mostly_empty(read: Read) -> list[Finding]:
                     f"filled to {page.fill:.0%} of its height, under {FILL:.0%}: only a chapter's last page may be "
                     "(an example or a table pushed to the next page?)")
             for page in read.pages[1:-1] if page.fill < FILL and page.number not in ends]
+
+
+# -- examples after their rules ----------------------------------------------------------------------------
+
+
+def _examples(book: Book) -> list[tuple[str, str, list[str], bool]]:
+    """The book's examples: ID, title, the rules each names, whether the designer's alone (None read: none)."""
+    from rulepress.errors import SourceError
+    from rulepress.load.audience import designer_only
+    from rulepress.load.examples import load_examples
+
+    try:
+        return [(e.id, e.title, list(e.rules), designer_only(e, book)) for e in load_examples(book)]
+    except (SourceError, OSError):  # the gate refuses bad examples first; a PDF checked on its own goes without
+        return []
+
+
+def examples_before_rules(read: Read, book: Book | None) -> list[Finding]:
+    """No example is printed before the page a rule it names from its own chapter begins on (the chapter of its
+    first rule; a rule of another chapter is a cross-reference, printed with its page).  Pages come from the
+    PDF's named destinations: each rule's heading and each example carry their ID."""
+    if book is None:
+        return []
+    pages = read.destinations()
+    findings = []
+    for example, title, rules, designer in _examples(book):
+        if example not in pages or (designer and read.edition != "designer"):
+            continue
+        # A player's book names only the rules it prints (rulepress/load/audience.py: player_rules).
+        named = [rule for rule in rules if rule in book.rules and (read.edition == "designer"
+                                                                   or not book.rules[rule].designer)]
+        if not named:
+            continue
+        chapter = book.rules[named[0]].chapter
+        for rule in named:
+            begins = pages.get(rule)
+            if book.rules[rule].chapter == chapter and begins is not None and begins > pages[example]:
+                shown = book.rules[rule]
+                findings.append(Finding(read.name, pages[example], "example",
+                                        f"'{title}' names rule {shown.number} ({shown.title}), which begins on "
+                                        f"page {begins}, after it: an example follows every rule it names from its "
+                                        "chapter (book.yaml examples: beside-rules places it so)"))
+                break
+    return findings
 
 
 # -- references whole -------------------------------------------------------------------------------------
@@ -333,6 +378,7 @@ def register(press: Read | Placement, screen: Read | Placement, name: str = "") 
 def check(read: Read, book: Book | None = None) -> list[Finding]:
     """Every page check of ``read``'s edition (a player's edition is searched for ``book``'s marks)."""
     findings = mostly_empty(read) + split_references(read) + references_right(read) + running_heads(read)
+    findings += examples_before_rules(read, book)
     if read.edition != "designer":
         findings += player_marks(read, player_marks_for(book))
     return findings

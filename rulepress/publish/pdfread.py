@@ -172,8 +172,24 @@ class Read:
     pages: list[Page]
     data: bytes  # the file's bytes, read once (the preflight's cache key is their digest)
 
+    _destinations: dict[str, int] | None = field(default=None, repr=False)
+
     def close(self) -> None:
         self.pdf.close()
+
+    def destinations(self) -> dict[str, int]:
+        """Each named destination (an HTML id: a rule's heading, an example) and the page it is on (1-based)."""
+        if self._destinations is None:
+            pages = {page.objgen: number for number, page in enumerate(self.pdf.pages, start=1)}
+            found: dict[str, int] = {}
+            names = self.pdf.Root.get("/Names", {}).get("/Dests") if "/Names" in self.pdf.Root else None
+            if names is not None:
+                for name, dest in pikepdf.NameTree(names).items():
+                    target = dest[0] if isinstance(dest, pikepdf.Array) and len(dest) else None
+                    if target is not None and target.objgen in pages:
+                        found[str(name)] = pages[target.objgen]
+            self._destinations = found
+        return self._destinations
 
     def __enter__(self) -> Read:
         return self

@@ -138,14 +138,64 @@ def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> 
     return "".join(piece if index % 2 else pattern.sub(one, piece) for index, piece in enumerate(pieces))
 
 
+# The endings an index word is found with besides itself ("Draw": draws, drawn, drawing; "Flip": flipped), by
+# language: a designer lists a word once, as the rules name it.
+WORD_ENDINGS = {"en": ("s", "es", "ed", "d", "ing", "n"), "fr": ("s", "x", "e", "es", "er", "ez", "ent", "é", "ée",
+                                                                  "és", "ées")}
+
+
+def word_slug(word: str) -> str:
+    """An index word's anchor name: ``word-`` and its letters ("start player": word-start-player)."""
+    return "word-" + term_slug(word).removeprefix("term-")
+
+
+def mark_index_words(text: str, book: Book, words: list[str]) -> str:
+    """Mark the first use of each index word (book.yaml ``index``) in ``text`` (one section) for the index to find
+    its page: ``<span class="index-word" data-word="...">``.  Never inside a link (a glossary term's), a heading, a
+    table, code, or a longer name (a glossary term, the book's title)."""
+    if not words:
+        return text
+    lang = words_of(book)
+    endings = "|".join(re.escape(e) for e in WORD_ENDINGS.get(lang, WORD_ENDINGS["en"]))
+    shields = [book.title, *(term.term for term in book.glossary), *(a for t in book.glossary for a in t.aliases)]
+    forms = []
+    for word in words:
+        *head, last = word.split()
+        doubled = f"|{re.escape(last[-1])}(?:ed|ing)" if lang == "en" and re.search(r"[^aeiou][aeiou][bdgmnprt]$",
+                                                                                     last) else ""
+        stem = r"\s+".join([*(re.escape(w) for w in head), re.escape(last)])
+        forms.append((word, rf"{stem}(?:{endings}{doubled})?"))
+    shielded = "|".join(re.escape(n) for n in sorted(shields, key=len, reverse=True))
+    pattern = re.compile(rf"\b(?:(?P<shield>{shielded})|" + "|".join(f"(?P<w{i}>{form})" for i, (_, form)
+                                                                      in enumerate(forms)) + r")\b", re.IGNORECASE)
+    done: set[int] = set()
+
+    def one(match: re.Match[str]) -> str:
+        if match.group("shield"):
+            return match.group(0)
+        index = next(i for i in range(len(forms)) if match.group(f"w{i}"))
+        if index in done:
+            return match.group(0)
+        done.add(index)
+        return f'<span class="index-word" data-word="{word_slug(forms[index][0])}">{match.group(0)}</span>'
+
+    pieces = _PROTECTED.split(text)
+    return "".join(piece if n % 2 else pattern.sub(one, piece) for n, piece in enumerate(pieces))
+
+
+def words_of(book: Book) -> str:
+    return str(getattr(book, "language", "en") or "en").split("-")[0]
+
+
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
                      examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False,
                      trace: Trace | None = None, after: dict[str, str] | None = None,
-                     audience: str | None = None) -> str:
+                     audience: str | None = None, index_words: list[str] | None = None) -> str:
     """A chapter's rules; ``after`` maps a rule ID to what follows that rule's own text (the PDFs put the examples
     of a section there, see :func:`example_sections`); ``trace`` gives the designer edition the engine decisions
     inside each rule.  ``audience``: who reads it (``rulepress.load.audience``): a player's book leaves out the
-    designer's rules and passages; by default the designer edition's (``designer``) or the site's."""
+    designer's rules and passages; by default the designer edition's (``designer``) or the site's.
+    ``index_words``: the words whose first use in each rule the PDFs' index finds (:func:`mark_index_words`)."""
     audience = audience or (DESIGNER if designer else SITE)
     parts = []
     t = words(book)
@@ -160,7 +210,8 @@ def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
         text = for_audience(rule.body, audience)
         body = shape_pictures(resolve_refs(text if designer else designer_refs(text, book, audience == PLAYERS),
                                            book, link), t)
-        parts.append(link_terms(body, book, link, skip=rule.id).strip("\n"))
+        parts.append(mark_index_words(link_terms(body, book, link, skip=rule.id), book, index_words or [])
+                     .strip("\n"))
         if designer:
             parts.append(provenance_note(rule.id, book))
             parts.extend(decision_notes(trace.rules[rule.id].decisions if trace and rule.id in trace.rules else [],

@@ -44,7 +44,7 @@ def turn_summary(book: Book, t: Strings, pages: dict[str, int] | None = None) ->
     pages = pages or {}
     data = book.data.get("turn_summary")
     if not data:
-        return _at_a_glance(book, pages)
+        return at_a_glance(book, pages)
     groups = []
     for entry in data:
         heading = book.rules[entry["heading"]]
@@ -53,7 +53,9 @@ def turn_summary(book: Book, t: Strings, pages: dict[str, int] | None = None) ->
     return groups
 
 
-def _at_a_glance(book: Book, pages: dict[str, int]) -> list[Group]:
+def at_a_glance(book: Book, pages: dict[str, int] | None = None) -> list[Group]:
+    """The game at a glance: each chapter a player's book prints, with its sections' titles (and pages)."""
+    pages = pages or {}
     groups = []
     for chapter in book.chapters:
         head = chapter.rules[0]
@@ -128,7 +130,9 @@ def summary_html(groups: list[Group], t: Strings) -> str:
         if group.lead:
             parts.append(f'<p class="lead">{group.lead}</p>')
         if group.compact:
-            parts.append('<p class="glance">' + " · ".join(html.escape(line.title) for line in group.lines) + "</p>")
+            parts.append('<p class="glance">' + " · ".join(
+                html.escape(line.title) + (f' <span class="page">{line.page}</span>' if line.page else "")
+                for line in group.lines) + "</p>")
         else:
             for line in group.lines:
                 page = f' <span class="page">{html.escape(t("page_abbrev"))}&#160;{line.page}</span>' if line.page \
