@@ -267,9 +267,15 @@ def _untypeset(text: str) -> str:
 
 
 def _found(page: Page, marks: tuple[Mark, ...]) -> Iterator[tuple[str, str, str]]:
+    """Each mark on the page, with 30 characters either side; a passage once, by the first mark that finds it (a
+    badge's "replayed against the rules engine" is the badge, not workshop words)."""
     text = _untypeset(" ".join([page.head, page.text, page.foot]))
+    taken: list[tuple[int, int]] = []
     for mark in marks:
         for match in mark.pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            taken.append(match.span())
             start, end = max(0, match.start() - 30), min(len(text), match.end() + 30)
             yield mark.name, match.group(0), text[start:end]
 

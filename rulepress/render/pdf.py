@@ -63,11 +63,11 @@ BASE_GUTTER_MM = 15.0  # the inner margin of the press editions up to 32 pages
 OUTER_MM = 14.0  # their outer margin at that gutter: it shrinks as the gutter grows (see ``margins``)
 MIN_OUTER_MM = 8.0  # never less: running heads and folios sit on the outer edge (the safe area is 5 mm)
 # The pages a press edition may need before its back cover to reach a multiple of 4, laid out in this order (each
-# one page): a player aid (the turn summary, full size), the game at a glance (its chapters and sections, with
-# their pages) and one page for notes, never more.  PADDING says which of them each count needs; where 3 are
+# one page): a player aid (the turn summary, full size), the box's contents as a checklist (book.yaml's
+# cover.components) and one page for notes, never more.  PADDING says which of them each count needs; where 3 are
 # needed, the index is first set denser (3 columns), which may save a page and need none.
-FILLERS = ("aid", "glance", "notes")
-PADDING = {0: (), 1: ("notes",), 2: ("aid", "notes"), 3: ("aid", "glance", "notes")}
+FILLERS = ("aid", "box", "notes")
+PADDING = {0: (), 1: ("notes",), 2: ("aid", "notes"), 3: ("aid", "box", "notes")}
 PX_PER_MM = 96 / 25.4  # WeasyPrint lays out in CSS pixels
 
 
@@ -514,7 +514,6 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
                   for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang))],
         index=_index(book, layout) if part in ("book", "tail") else [], part=part,
         fillers=tail.fillers if tail is not None else (), dense=bool(tail and tail.dense),
-        glance=turn_summary.summary_html(turn_summary.at_a_glance(book, layout.rule_pages), t),
         first_page=first - side, side=side,
         beside=parts["beside"], designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(),
         edition=job.edition,
