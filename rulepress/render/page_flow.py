@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-TARGET = 0.55  # a page this full, or fuller, is left as it is
+TARGET = 0.8  # a page this full, or fuller, is left as it is
 TRIES = 12  # layouts of one page at most, the first included
 HEADINGS = ("h1", "h2", "h3", "h4")
 
