@@ -62,10 +62,10 @@ SUFFIX = {"print": "", "digital": "-digital", "designer": "-designer"}
 BASE_GUTTER_MM = 15.0  # the inner margin of the press editions up to 32 pages
 OUTER_MM = 14.0  # their outer margin at that gutter: it shrinks as the gutter grows (see ``margins``)
 MIN_OUTER_MM = 8.0  # never less: running heads and folios sit on the outer edge (the safe area is 5 mm)
-# The pages a press edition may need before its back cover to reach a multiple of 4, laid out in this order (each
-# one page): a player aid (the turn summary, full size), the box's contents as a checklist (book.yaml's
-# cover.components) and one page for notes, never more.  PADDING says which of them each count needs; where 3 are
-# needed, the index is first set denser (3 columns), which may save a page and need none.
+# The pages a press edition may need before its back cover to reach a multiple of 4 (each one page): a player aid
+# (the turn summary, full size), the box's contents as a checklist (book.yaml's cover.components) and one page for
+# notes, never more.  PADDING says which of them each count needs; where 3 are needed, the index is first set
+# denser (3 columns), which may save a page and need none.
 FILLERS = ("aid", "box", "notes")
 PADDING = {0: (), 1: ("notes",), 2: ("aid", "notes"), 3: ("aid", "box", "notes")}
 PX_PER_MM = 96 / 25.4  # WeasyPrint lays out in CSS pixels
@@ -600,12 +600,12 @@ def _join(job: PrintInput, body: Any, tail: Any, first: int) -> tuple[list[Any],
                             f"{len(tail.pages) - anchors.get('back-cover', len(tail.pages)) + 1} pages in the "
                             f"{job.edition} edition: shorten its cover blurb, components or credits, or its "
                             "turn_summary (the groups and rules the player aid prints)"])
-    laid = [kind for kind in FILLERS if f"filler-{kind}" in anchors]
+    laid = sorted((kind for kind in FILLERS if f"filler-{kind}" in anchors), key=lambda k: anchors[f"filler-{k}"])
     starts = [anchors[f"filler-{kind}"] for kind in laid] + [anchors["back-cover"]]
     index = tail.pages[anchors["index"] - 1:starts[0] - 1]
     needed = (-(first - 1 + len(index) + 1)) % 4 if job.cmyk else 0
     kept = []
-    for kind in PADDING[needed]:
+    for kind in PADDING[needed] if set(PADDING[needed]) <= set(laid) else ():  # laid out once the count is known
         at = laid.index(kind)
         page = tail.pages[starts[at] - 1:starts[at + 1] - 1]
         if len(page) != 1:
@@ -671,14 +671,19 @@ def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
         first = anchors["index"]
         if set(body.pages[first - 1].anchors) != {"index"}:  # the body's last page is dropped for the tail's
             raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the index does not start a page")
-        fillers = FILLERS if job.cmyk else ()
-        tail = _render(job, layout, "tail", Tail(first, fillers), timing)
+        # The tail without fillers says how many the page count needs; then laid out with exactly those (a page
+        # dropped from between two others would leave the folios after it one too high).
+        tail = _render(job, layout, "tail", Tail(first), timing)
         pages, needed = _join(job, body, tail, first)
+        dense = False
         if needed == 3:  # a page too many: a denser index may save it, and the three fillers with it
-            dense = _render(job, layout, "tail", Tail(first, fillers, dense=True), timing)
-            tighter, still = _join(job, body, dense, first)
+            denser = _render(job, layout, "tail", Tail(first, dense=True), timing)
+            tighter, still = _join(job, body, denser, first)
             if still < needed:
-                tail, pages = dense, tighter
+                tail, pages, needed, dense = denser, tighter, still, True
+        if needed:
+            tail = _render(job, layout, "tail", Tail(first, PADDING[needed], dense), timing)
+            pages, _ = _join(job, body, tail, first)
         gutter = gutter_mm(len(pages))
         if sum(margins(gutter)) == sum(margins(guess)):
             start = time.perf_counter()
