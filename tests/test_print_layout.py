@@ -30,7 +30,8 @@ def test_the_text_block_keeps_its_width_as_the_gutter_grows() -> None:
 
 def fake(pages: list[list[str]]) -> Any:
     """A laid-out document as ``_join`` reads it: pages and the anchors on each."""
-    return SimpleNamespace(pages=[SimpleNamespace(anchors=dict.fromkeys(names), names=names) for names in pages])
+    return SimpleNamespace(pages=[SimpleNamespace(anchors=dict.fromkeys(names), names=names,
+                                                  _page_box=SimpleNamespace(children=[])) for names in pages])
 
 
 def joined(first: int, index_pages: int, edition: str = "print", side: bool = False) -> list[str]:
@@ -80,6 +81,18 @@ def test_a_back_cover_on_two_pages_is_refused() -> None:
         pdf._join(job, body, tail, 2)  # type: ignore[arg-type]
     assert re.fullmatch(r"rules_src/b/book\.yaml: the back cover runs over 2 pages in the print edition: .*"
                         r"turn_summary .*", refused.value.problems[0])
+
+
+@pytest.mark.parametrize("lines, over", [(10, False), (22, True)])
+def test_a_back_cover_running_under_its_facts_line_is_measured(lines: int, over: bool) -> None:
+    """The back cover's facts line sits at its foot; what the cover holds must end above it (pdf._join refuses a
+    book whose cover texts or turn summary run under it)."""
+    html = ('<html><head><style>@page { size: A5; margin: 0 } section { height: 210mm; position: relative }'
+            ".facts-line { position: absolute; bottom: 12mm; left: 0; margin: 0 }</style></head><body>"
+            '<section class="cover back">' + "<p>Line of the turn summary</p>" * lines +
+            '<p class="facts-line">Players: 2 · Ages: 8+</p></section></body></html>')
+    page = pdf.weasyprint.HTML(string=html).render().pages[0]
+    assert (pdf._back_cover_overflow(page) > 0) == over
 
 
 def placed(document: Any) -> list[list[tuple[str, str, float, float]]]:

@@ -63,9 +63,10 @@ BASE_GUTTER_MM = 15.0  # the inner margin of the press editions up to 32 pages
 OUTER_MM = 14.0  # their outer margin at that gutter: it shrinks as the gutter grows (see ``margins``)
 MIN_OUTER_MM = 8.0  # never less: running heads and folios sit on the outer edge (the safe area is 5 mm)
 # The pages a press edition may need before its back cover to reach a multiple of 4 (each one page): a player aid
-# (the turn summary, full size), the box's contents as a checklist (book.yaml's cover.components) and one page for
-# notes, never more.  PADDING says which of them each count needs; where 3 are needed, the index is first set
-# denser (3 columns), which may save a page and need none.
+# (the turn summary, full size), the box's contents as a checklist (book.yaml's cover.components; without them,
+# the game at a glance: its chapters and sections with their pages) and one page for notes, never more.  PADDING
+# says which of them each count needs; where 3 are needed, the index is first set denser (3 columns), which may
+# save a page and need none.
 FILLERS = ("aid", "box", "notes")
 PADDING = {0: (), 1: ("notes",), 2: ("aid", "notes"), 3: ("aid", "box", "notes")}
 PX_PER_MM = 96 / 25.4  # WeasyPrint lays out in CSS pixels
@@ -514,6 +515,8 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
                   for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang))],
         index=_index(book, layout) if part in ("book", "tail") else [], part=part,
         fillers=tail.fillers if tail is not None else (), dense=bool(tail and tail.dense),
+        glance=turn_summary.summary_html(turn_summary.at_a_glance(book, layout.rule_pages), t)
+        if tail is not None and "box" in tail.fillers and not back.components else "",
         first_page=first - side, side=side,
         beside=parts["beside"], designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(),
         edition=job.edition,
@@ -600,6 +603,11 @@ def _join(job: PrintInput, body: Any, tail: Any, first: int) -> tuple[list[Any],
                             f"{len(tail.pages) - anchors.get('back-cover', len(tail.pages)) + 1} pages in the "
                             f"{job.edition} edition: shorten its cover blurb, components or credits, or its "
                             "turn_summary (the groups and rules the player aid prints)"])
+    if (overlap := _back_cover_overflow(tail.pages[-1])) > 0:
+        raise BuildRefused([f"{job.check.book.path('book.yaml')}: the back cover's texts and turn summary run "
+                            f"{overlap / PX_PER_MM:.1f} mm under its facts line in the {job.edition} edition: "
+                            "shorten its cover blurb, components or credits, or its turn_summary (the groups and "
+                            "rules the player aid prints)"])
     laid = sorted((kind for kind in FILLERS if f"filler-{kind}" in anchors), key=lambda k: anchors[f"filler-{k}"])
     starts = [anchors[f"filler-{kind}"] for kind in laid] + [anchors["back-cover"]]
     index = tail.pages[anchors["index"] - 1:starts[0] - 1]
@@ -613,6 +621,30 @@ def _join(job: PrintInput, body: Any, tail: Any, first: int) -> tuple[list[Any],
                                f"{len(page)} pages")
         kept += page
     return [*body.pages[:first - 1], *index, *kept, tail.pages[-1]], needed
+
+
+def _back_cover_overflow(page: Any) -> float:
+    """How far (CSS px) the back cover's flowing content reaches below the top of its facts line (0 or less: it
+    ends above it)."""
+    from weasyprint.formatting_structure import boxes
+
+    bottom, line = 0.0, None
+
+    def walk(box: Any, inside_line: bool) -> None:
+        nonlocal bottom, line
+        element = getattr(box, "element", None)
+        classes = (element.get("class") or "").split() if element is not None else []
+        if "facts-line" in classes and getattr(box, "element_tag", None) == "p":
+            line = box.position_y if line is None else min(line, box.position_y)
+            inside_line = True
+        if isinstance(box, (boxes.LineBox, boxes.ReplacedBox)) and not inside_line:
+            bottom = max(bottom, box.position_y + box.margin_height())
+            return
+        for child in getattr(box, "children", ()):
+            walk(child, inside_line)
+
+    walk(page._page_box, False)
+    return bottom - line if line is not None else 0.0
 
 
 def _move_gutter(pages: list[Any], dx_mm: float) -> list[Any]:
