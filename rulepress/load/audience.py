@@ -43,6 +43,15 @@ def for_audience(text: str, audience: str) -> str:
     return _SPAN.sub(lambda m: f'<span class="designer">{m.group(1)}</span>', text)
 
 
+def unmarked(text: str) -> str:
+    """``text`` as the designer reads it, without the markup: each passage's words in place of ``[…]{.designer}``,
+    each block's ``{: .designer}`` line left blank (the lines keep their numbers, for the lint's messages)."""
+    if "designer" not in text:
+        return text
+    text = _SPAN.sub(lambda m: m.group(1), text)
+    return "\n".join("" if _BLOCK_MARK.match(line) else line for line in text.split("\n"))
+
+
 def _without_spans(text: str) -> str:
     """Every ``[…]{.designer}`` dropped with the space that set it off: the space before it when punctuation or
     more words follow ("a job[ (…)]{.designer}." reads "a job."), the space after it when it opens a line."""
