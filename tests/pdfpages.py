@@ -123,3 +123,67 @@ def misplaced(ours: list[tuple[str, float, float, float, float]], theirs: list[t
         return [tuple(ours), tuple(theirs)]
     return [(a, b) for a, b in zip(ours, theirs, strict=True)
             if a[0] != b[0] or any(abs(p - q) > tolerance for p, q in zip(a[1:], b[1:], strict=True))]
+
+
+INK_DPI, INK_ROW, INK_DARK = 40, 0.03, 160  # issue 27's measure: rows of the text block with 3% of its width dark
+
+
+@cache
+def ink_fills(path: Path, inner_mm: float, outer_mm: float) -> tuple[float, ...]:
+    """How far down its text block each page's rendered ink reaches (0 to 1), read independently of the preflight's
+    objects: every page rendered (PDFium, grey, 40 dpi) and read row by row, a row of the text block being ink when
+    at least 3% of the block's width is dark.  ``inner_mm``/``outer_mm``: the margins (the digital edition's
+    equal), odd pages having the inner one on the left."""
+    import numpy
+
+    document = pdfium.PdfDocument(path)
+    scale = INK_DPI / 72
+    fills = []
+    for index in range(len(document)):
+        page = document[index]
+        left_edge, _, _, top_edge = page.get_cropbox()
+        x0, y0, x1, y1 = page.get_trimbox()
+        image = numpy.asarray(page.render(scale=scale, grayscale=True).to_pil().convert("L"))
+        left = inner_mm if (index + 1) % 2 else outer_mm
+        right = outer_mm if (index + 1) % 2 else inner_mm
+        rows = slice(round((top_edge - (y1 - TOP_MM * MM)) * scale), round((top_edge - (y0 + BOTTOM_MM * MM)) * scale))
+        columns = slice(round((x0 + left * MM - left_edge) * scale), round((x1 - right * MM - left_edge) * scale))
+        block = image[rows, columns]
+        dark = (block < INK_DARK).sum(axis=1) >= INK_ROW * block.shape[1]
+        found = numpy.nonzero(dark)[0]
+        fills.append(float(found[-1] + 1) / block.shape[0] if len(found) else 0.0)
+        page.close()
+    document.close()
+    return tuple(fills)
+
+
+@cache
+def line_starts(path: Path) -> tuple[tuple[tuple[float, float, str], ...], ...]:
+    """Each page's text block lines in the file's order, each with where it starts across and its top (points from
+    the trim's lower left).  A list's markers ("•", "1.") come as lines of their own, where their items start."""
+    document = pdfium.PdfDocument(path)
+    pages = []
+    for index in range(len(document)):
+        page = document[index]
+        x0, y0, _, y1 = page.get_trimbox()
+        textpage = page.get_textpage()
+        lines: list[tuple[float, float, str]] = []
+        current, start, top_of = "", None, 0.0
+        for char in range(textpage.count_chars() + 1):
+            text = textpage.get_text_range(char, 1) if char < textpage.count_chars() else "\n"
+            if text in ("\r", "\n"):
+                if current.strip() and start is not None:
+                    lines.append((start - x0, top_of - y0, current.strip()))
+                current, start = "", None
+                continue
+            left, bottom, _, top = textpage.get_charbox(char)
+            if not (y0 + BOTTOM_MM * MM - 1 <= bottom and top <= y1 - TOP_MM * MM + 1):
+                continue
+            if start is None and text.strip():
+                start, top_of = left, top
+            current += text
+        textpage.close()
+        page.close()
+        pages.append(tuple(lines))
+    document.close()
+    return tuple(pages)

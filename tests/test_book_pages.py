@@ -40,14 +40,40 @@ def pdfs(real_site: Path) -> Path:
     return real_site / "pdf"
 
 
+def _margins(path: Path, edition: str) -> tuple[float, float]:
+    inner, outer = pdf.margins(pdf.gutter_mm(len(pdfpages.read(path))))
+    return ((inner + outer) / 2, (inner + outer) / 2) if edition == "-digital" else (inner, outer)
+
+
 @pytest.mark.parametrize("book, lang, edition", EDITIONS)
-def test_no_inner_page_is_mostly_empty(pdfs: Path, book: str, lang: str, edition: str) -> None:
-    """No inner page is under 40 % full except the last page of a part (the next page starts a level-1 heading)
-    and the page before the back cover: examples no longer start pages of their own nor leave steps alone."""
-    pages = pdfpages.read(pdfs / _name(book, lang, edition))
+def test_no_inner_page_is_mostly_empty_by_its_ink(pdfs: Path, book: str, lang: str, edition: str) -> None:
+    """No inner page is under 40 % full by its rendered ink (the last row of pixels of the text block with 3% of
+    its width dark: a box's sides running on to the next page are no ink) except the last page of a part (the next
+    page starts a level-1 heading) and the page before the back cover.  Read independently of the preflight (which
+    renders only the pages its objects cannot tell about): every page rendered."""
+    path = pdfs / _name(book, lang, edition)
+    pages = pdfpages.read(path)
     ends = pdfpages.chapter_ends(pages)
-    empty = [page.number for page in pages[1:-1] if page.fill < FILL and page.number not in ends]
-    assert not empty, f"pages under {FILL:.0%} full: {empty}"
+    fills = pdfpages.ink_fills(path, *_margins(path, edition))
+    empty = [(page.number, round(fills[page.number - 1], 2)) for page in pages[1:-1]
+             if fills[page.number - 1] < FILL and page.number not in ends]
+    assert not empty, f"pages under {FILL:.0%} full by ink: {empty}"
+
+
+def test_the_ink_read_has_teeth(tmp_path: Path) -> None:
+    """The read above finds a page short where an example's box runs on to the next page (its sides drawn to the
+    foot): made as the preflight's own test makes it."""
+    from rulepress.render import pdf as render_pdf
+
+    line = "<p>Rules text that runs along the whole width of the text block.</p>"
+    box = ('<div style="border: 0.75pt solid black; padding: 0 2mm">' + line * 3 +
+           '<div style="height: 168mm; break-inside: avoid; background: #444"></div></div>')
+    html = ("<html><head><style>@page { size: A5; margin: 17mm 14.5mm 18mm } p { margin: 0 }</style></head><body>"
+            + line * 30 + '<div style="break-before: page"></div>' + box + "</body></html>")
+    path = tmp_path / "short.pdf"
+    render_pdf.weasyprint.HTML(string=html).write_pdf(path)
+    fills = pdfpages.ink_fills(path, 14.5, 14.5)
+    assert fills[0] > 0.5 and fills[1] < 0.2 and fills[2] > 0.9, fills
 
 
 @pytest.mark.parametrize("book, lang, edition", EDITIONS)
@@ -191,35 +217,163 @@ def test_player_editions_hold_no_engine_or_build_marks(pdfs: Path, book: str, la
     assert "✔" in designer
 
 
+def _destinations(path: Path) -> dict[str, int]:
+    """Each named destination (an HTML id) and its page, read with qpdf."""
+    with pikepdf.open(path) as document:
+        index = {page.objgen: number for number, page in enumerate(document.pages, start=1)}
+        return {str(name): index[dest[0].objgen] for name, dest in pikepdf.NameTree(document.Root.Names.Dests).items()
+                if isinstance(dest, pikepdf.Array) and dest[0].objgen in index}
+
+
+@pytest.mark.parametrize("book, lang", BOOKS)
+@pytest.mark.parametrize("edition", ["", "-digital", "-designer"])
+def test_no_example_comes_before_a_rule_it_names(pdfs: Path, book: str, lang: str, edition: str) -> None:
+    """Each example starts on or after the first page of every rule it names from its own chapter (LL p12's setup
+    example cited rules 3.3 to 3.8, which began on p13), and before the next chapter's; a player's book prints the
+    player's examples alone, the designer edition every one."""
+    from rulepress.load.audience import designer_only
+
+    check = load_checked_book(ROOT, book)
+    pages = _destinations(pdfs / _name(book, lang, edition))
+    source = check.book
+    chapters = [c.id for c in source.chapters]
+    early, printed = [], 0
+    for example in check.examples:
+        if designer_only(example, source) and edition != "-designer":
+            assert example.id not in pages, example.id
+            continue
+        named = [r for r in example.rules if edition == "-designer" or not source.rules[r].designer]
+        chapter = source.rules[named[0]].chapter
+        at = pages[example.id]
+        printed += 1
+        for rule in named:
+            if source.rules[rule].chapter == chapter and pages[rule] > at:
+                early.append((example.id, rule, at, pages[rule]))
+        following = chapters[chapters.index(chapter) + 1:]
+        later = [pages[c] for c in following if c in pages]
+        assert not later or at <= min(later), (example.id, at, later)
+    assert printed and not early, early
+
+
 @pytest.mark.parametrize("book, lang", BOOKS)
 @pytest.mark.parametrize("edition", ["", "-digital"])
-def test_each_example_follows_the_section_of_its_first_rule(pdfs: Path, book: str, lang: str, edition: str) -> None:
-    """An example is printed (its title bookmarked under its section) after the section of the first rule it
-    names and before the next section begins; the French edition's titles are its own, so there the count of
-    examples in each section's stretch is checked."""
+def test_player_editions_hold_no_workshop(pdfs: Path, book: str, lang: str, edition: str) -> None:
+    """No word of the workshop in a player's book, in its language (designer question, edition, engine, replayed,
+    not written, never comes up...: workshop_words, rulepress/render/strings/<lang>.yaml); the designer edition
+    keeps the workshop (Lantern's designer questions, its verification note on the back cover)."""
+    from rulepress.render.strings import strings
+
+    words = [w.strip() for w in strings(lang.lstrip("-") or "en")("workshop_words").split(";") if w.strip()]
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(r"\s+".join(map(re.escape, w.split())) for w in words) + ")",
+                         re.IGNORECASE)
+    found = [(page.number, m.group(0)) for page in pdfpages.read(pdfs / _name(book, lang, edition))
+             for m in pattern.finditer(page.text.replace("\u2010 ", "").replace("\u00a0", " "))]
+    assert not found, found
+    designer = " ".join(page.text for page in pdfpages.read(pdfs / _name(book, lang, "-designer")))
+    assert pattern.search(designer)
+
+
+@pytest.mark.parametrize("book, lang", BOOKS)
+def test_the_back_cover_carries_a_turn_summary(pdfs: Path, book: str, lang: str) -> None:
+    """Every back cover prints its player aid, drawn from the book's rules; none says how the book was checked
+    (the designer edition's does)."""
+    from rulepress.render.strings import strings
+
+    t = strings(lang.lstrip("-") or "en")
+    for edition in ("", "-digital"):
+        back = pdfpages.read(pdfs / _name(book, lang, edition))[-1].text
+        assert t("turn_summary") in back and t("replayed_before_printing") not in back, (edition, back[:200])
     check = load_checked_book(ROOT, book)
-    pages = pdfpages.read(pdfs / _name(book, lang, edition))
-    marks = [(page.number, level, " ".join(title.split())) for page in pages for level, title, _ in page.headings]
-    sections = [(n, title) for n, level, title in marks if level <= 2]
-    source, wanted = check.book, {}
-    assert check.examples
-    for example in check.examples:
-        rules = list(source.rules.values())
-        rule = source.rules[example.rules[0]]
-        section = rule if rule.level <= 2 else next(r for r in reversed(rules[:rules.index(rule)]) if r.level <= 2)
-        wanted.setdefault(section.number, []).append(" ".join(example.title.split()))
-    for number, titles in wanted.items():
-        at = next(i for i, (_, title) in enumerate(sections) if title.startswith(f"{number} "))
-        later = [n for n, title in sections[at + 1:] if not title.startswith(f"{number}.")]
-        start, stop = sections[at][0], later[0] if later else len(pages)
-        window = [n for n in range(len(marks)) if start <= marks[n][0] <= stop and marks[n][1] == 3]
-        # after the section's heading, before the next section's
-        first = marks.index((start, 1 if "." not in number else 2, sections[at][1]))
-        shown = [marks[n][2] for n in window if n > first]
-        if lang:
-            assert len(shown) >= len(titles), (number, titles, shown)
-        else:
-            assert set(titles) <= set(shown), (number, set(titles) - set(shown))
+    for group in check.book.data["turn_summary"]:
+        assert check.book.rules[group["rules"][0]].title.split()[0] in back or lang  # the French titles are its own
+    designer = pdfpages.read(pdfs / _name(book, lang, "-designer"))[-1].text
+    assert " ".join(t("replayed_before_printing").split()[:4]) in designer
+
+
+@pytest.mark.parametrize("book, lang", BOOKS)
+def test_at_most_one_page_of_notes(pdfs: Path, book: str, lang: str) -> None:
+    """A print edition is padded to a multiple of 4 (before its back cover) with at most one page for notes."""
+    from rulepress.render.strings import strings
+
+    notes = strings(lang.lstrip("-") or "en")("notes")
+    for edition in ("", "-designer"):
+        pages = pdfpages.read(pdfs / _name(book, lang, edition))
+        assert len(pages) % 4 == 0
+        assert sum(page.lines[:1] == [notes] for page in pages) <= 1, edition
+
+
+def _index_heads(path: Path) -> set[str]:
+    """The index's head entries: the lines that start at a column's left edge (a wrapped entry's next line, and
+    a sub-entry, stand indented)."""
+    pages = pdfpages.read(path)
+    start = next(page.number for page in pages if any(t == "Index" for _, t, _ in page.headings))
+    heads = set()
+    for number in range(start, len(pages)):
+        lines = [(x, t) for x, _, t in pdfpages.line_starts(path)[number - 1]]
+        middle = pages[number - 1].width / 2
+        for column in ([(x, t) for x, t in lines if x < middle], [(x, t) for x, t in lines if x >= middle]):
+            if column:
+                left = min(x for x, _ in column)
+                heads |= {t.split(",")[0].strip() for x, t in column if x < left + 1}
+    return heads
+
+
+def test_the_index_holds_the_actions_and_nouns_of_play(pdfs: Path) -> None:
+    """Lantern Moths' index had the glossary's 11 terms alone: no Draw, Plant, Light, Flip, hand or start player
+    (book.yaml index); the French edition holds its own words (its book.yaml)."""
+    heads = _index_heads(pdfs / "lantern-moths.pdf")
+    assert {"Draw", "Plant", "Light", "Flip", "hand", "start player"} <= heads, sorted(heads)
+    assert {"Pioche", "Loup"} <= _index_heads(pdfs / "last-lantern-fr.pdf")
+
+
+@pytest.mark.parametrize("lang", ["", "-fr"])
+def test_the_round_summary_is_whole_on_its_own_page_numbered_once(pdfs: Path, lang: str) -> None:
+    """Last Lantern's round summary (a player aid, .aid) starts a page and ends on it; its sections read "11.1
+    Voices in the Fog", not "11.1 I. Voices in the Fog"."""
+    pages = pdfpages.read(pdfs / f"last-lantern{lang}.pdf")
+    marks = [(page.number, level, title) for page in pages for level, title, _ in page.headings]
+    chapter = next(n for n, level, title in marks if level == 1 and title.startswith("11 "))
+    sections = [(n, title) for n, level, title in marks if level == 2 and title.startswith("11.")]
+    assert len(sections) == 5 and {n for n, _ in sections} == {chapter}, sections
+    assert pages[chapter - 1].lines[0].startswith("11 ")  # at the top of its page
+    assert not any(re.match(r"11\.\d (?:I|II|III|IV)\. ", title) for _, title in sections), sections
+
+
+def _items(run: list[tuple[float, float, str]], marks: list[float]) -> int:
+    """How many list items start in a run of lines: those with a marker at their height."""
+    return sum(any(abs(y - mark) < 4 for mark in marks) for _, y, _ in run)
+
+
+@pytest.mark.parametrize("book, lang, edition", EDITIONS)
+def test_no_list_item_is_alone_at_a_page_turn(pdfs: Path, book: str, lang: str, edition: str) -> None:
+    """No bullet alone at a page's foot or top (LL p12 opened with "• 1 Basilisk board" alone): where a list runs
+    over a page turn, at least two of its items stand on each side.  Read from the lines' places: a list's lines
+    stand indented from the text block's left edge, its markers ("•") start its items."""
+    path = pdfs / _name(book, lang, edition)
+    pages = pdfpages.line_starts(path)
+    marker = re.compile(r"^(?:•|\d+\.)$")
+    runs: list[tuple[int, int, bool] | None] = []  # per page: items in its first run of list lines, in its last, more
+    for lines in pages:
+        text = [(x, y, t) for x, y, t in lines if not marker.match(t)]
+        marks = [y for x, y, t in lines if marker.match(t)]
+        if not text:
+            runs.append(None)
+            continue
+        left = min(x for x, _, _ in text)
+        listed = [x > left + 3 * pdfpages.MM for x, _, _ in text]
+        top = text[:next((i for i, inside in enumerate(listed) if not inside), len(text))]
+        foot = text[next((i for i in range(len(listed) - 1, -1, -1) if not listed[i]), -1) + 1:]
+        runs.append((_items(top, marks) if listed[0] else 0, _items(foot, marks) if listed[-1] else 0,
+                     len(top) < len(text)))
+    alone = []
+    for number, (this, following) in enumerate(zip(runs, runs[1:], strict=False), start=1):
+        if this is None or following is None or not this[1] or not following[0]:
+            continue  # no list runs over this page turn
+        if this[1] == 1 and this[2]:
+            alone.append((number, "foot"))
+        if following[0] == 1 and following[2]:
+            alone.append((number + 1, "top"))
+    assert not alone, alone
 
 
 @pytest.mark.parametrize("book, lang", BOOKS)

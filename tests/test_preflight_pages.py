@@ -17,6 +17,8 @@ from rulepress.publish import pagechecks, pdfread
 from rulepress.publish.preflight import Finding, preflight_pdf, preflight_read
 from rulepress.render import pdf as _pdf
 
+from .conftest import ROOT
+
 weasyprint = _pdf.weasyprint
 FONT = (f'@font-face {{ font-family: "Rulepress Sans"; src: url("{_pdf.FONTS.as_uri()}/DejaVuSans.ttf") }}'
         'html { font: 9pt/1.4 "Rulepress Sans" } p { margin: 0 }')
@@ -93,6 +95,58 @@ def test_a_chapters_short_last_page_and_full_pages_pass(tmp_path: Path) -> None:
         assert fills[1] > 0.9 and fills[2] < 0.4 and 0.4 < fills[3] < 0.7, fills
         assert pagechecks.chapter_ends(read) == {1, 3, 4, 5}  # before a chapter or the back cover; the last
     assert found(path, kind="text block") == []
+
+
+def test_a_box_broken_over_the_page_is_no_content(tmp_path: Path) -> None:
+    """Three lines of an example box, its diagram moved to the next page: the box's sides reach the foot of the
+    page, but its ink does not (the page is some 13% full by ink, over 90% by its objects' bounds): refused."""
+    box = ('<div style="border: 0.75pt solid black; border-top-width: 0.75pt; padding: 0 2mm">' + LINE * 3 +
+           '<div style="height: 168mm; break-inside: avoid; background: #444"></div></div>')
+    body = chapter("1 Turn", 20) + '<div style="break-before: page"></div>' + box + LINE * 20
+    path = book_pdf(tmp_path / "book-digital.pdf", body)
+    with pdfread.read(path, "digital") as read:
+        page = read.pages[2]
+        bottom, top = page.block
+        reach = (top - min(b.y0 for b in page.inside)) / (top - bottom)
+        assert reach > 0.9  # the box's sides run down to the foot: its objects' bounds say the page is full
+        assert page.unsure and page.ink is not None and page.fill < 0.2, (page.fill, page.solid)
+    assert [f.page for f in found(path, kind="text block")] == [3]
+
+
+def test_a_thin_rule_at_the_foot_is_no_content_and_a_picture_is(tmp_path: Path) -> None:
+    rule = '<div style="margin-top: 120mm; border-top: 0.5pt solid black"></div>'
+    picture = '<div style="margin-top: 90mm; height: 20mm; background: #333"></div>'
+    body = (chapter("1 Turn", 20) + '<div style="break-before: page">' + LINE * 4 + rule + "</div>"
+            + '<div style="break-before: page">' + LINE * 4 + picture + "</div>"
+            + '<div style="break-before: page">' + LINE * 30 + "</div>")
+    path = book_pdf(tmp_path / "book-digital.pdf", body)
+    with pdfread.read(path, "digital") as read:
+        thin, dark = read.pages[2], read.pages[3]
+        assert thin.fill < 0.15 and not thin.unsure  # a rule under 1.5 pt is never content: nothing to render
+        assert dark.unsure and dark.fill > 0.6, dark.fill  # a block of ink is, once the page is rendered
+    assert [f.page for f in found(path, kind="text block")] == [3]
+
+
+def test_an_example_before_a_rule_it_names_from_its_chapter_fails(tmp_path: Path) -> None:
+    """Lantern's "Rolling up an adventurer" example (its rules 3.1 to 3.3) printed before rule 3.3 is refused, named
+    with the rule and the page it begins on; printed after it, it passes.  The pages are the PDF's destinations."""
+    from rulepress.load.book import load_book
+
+    book = load_book(ROOT, "lantern")
+    def at(order: list[str]) -> str:
+        parts = {"3.1": '<h2 id="ln.setup.roll">3.1 Rolling</h2>' + LINE * 10,
+                 "3.3": '<h2 id="ln.setup.assign">3.3 Jobs</h2>' + LINE * 10,
+                 "ex": '<section id="ln-setup-assign"><h3>Rolling the adventurer</h3>' + LINE * 5 + "</section>"}
+        return "<h1>3 Setup</h1>" + "".join(f'<div style="break-before: page">{parts[p]}</div>' for p in order)
+    early = book_pdf(tmp_path / "early.pdf", at(["3.1", "ex", "3.3"]))
+    with pdfread.read(early, "print") as read:
+        findings = pagechecks.examples_before_rules(read, book)
+    assert [(f.page, f.object) for f in findings] == [(4, "example")]
+    assert re.match(r"'.+' names rule 3\.3 \(Giving each die a job\), which begins on page 5, after it",
+                    findings[0].message), findings[0].message
+    late = book_pdf(tmp_path / "late.pdf", at(["3.1", "3.3", "ex"]))
+    with pdfread.read(late, "print") as read:
+        assert pagechecks.examples_before_rules(read, book) == []
 
 
 # -- references whole ---------------------------------------------------------------------------------------
@@ -249,6 +303,46 @@ def test_engine_and_build_marks_in_a_players_edition_fail(tmp_path: Path, text: 
     assert findings[0].message.endswith("…): it belongs in the designer edition")
     with pdfread.read(path, "designer") as read:  # the designer edition keeps them
         assert not [f for f in pagechecks.check(read) if f.object == "page text"]
+
+
+@pytest.mark.parametrize("lang, text, what", [
+    ("en", "A designer question asks whether a second roll may be rolled again.", "designer question"),
+    ("en", "Two ways to play are left out of this edition.", "edition"),
+    ("en", "The solo rules are not written yet.", "not written"),
+    ("en", "In a game played from setup this position never comes up.", "never comes up"),
+    ("en", "Each example was replayed before printing.", "replayed"),
+    ("fr", "La question au concepteur demande si les Lucioles comptent.", "question au concepteur"),
+    ("fr", "Chaque exemple a été rejoué avant impression.", "rejoué"),
+])
+def test_the_workshop_in_a_players_edition_fails(tmp_path: Path, mini: Path, lang: str, text: str,
+                                                 what: str) -> None:
+    """Each language's workshop words (rulepress/render/strings/<lang>.yaml, workshop_words), in a player's
+    edition (print or digital), refuse it, naming the word and how to mark its passage; the designer edition
+    keeps them."""
+    import dataclasses
+
+    from rulepress.load.book import load_book
+
+    book = dataclasses.replace(load_book(mini, "mini"), language=lang)
+    path = book_pdf(tmp_path / "book.pdf", chapter("1 Turn", 20) + f"<p>{text}</p>")
+    for edition in ("print", "digital"):
+        with pdfread.read(path, edition) as read:
+            findings = [f for f in pagechecks.check(read, book) if f.object == "page text"]
+        assert len(findings) == 1 and findings[0].page == 2, findings
+        assert findings[0].message.startswith(f"workshop word '{what}")
+        assert "mark its passage in the source [...]{.designer}" in findings[0].message
+    with pdfread.read(path, "designer") as read:
+        assert not [f for f in pagechecks.check(read, book) if f.object == "page text"]
+
+
+def test_each_language_has_its_workshop_words() -> None:
+    from rulepress.render.strings import available
+
+    for lang in available():
+        pattern = pagechecks.workshop_pattern(lang)
+        assert pattern.search("designer question" if lang == "en" else "question au concepteur"), lang
+    assert pagechecks.workshop_pattern("en").search("Editions differ") and not pagechecks.workshop_pattern(
+        "en").search("the moths come out")
 
 
 def test_a_players_edition_in_players_words_passes(tmp_path: Path) -> None:

@@ -93,6 +93,9 @@ def _shown(stream: pikepdf.Object, resources: pikepdf.Dictionary) -> list[tuple[
     return found
 
 
+FILLER_TITLES = ("Turn summary", "In the box", "Notes")  # a player aid, the box's checklist, a page for notes
+
+
 def test_page_count_is_padded_before_the_back_cover(editions: tuple[Path, object]) -> None:
     folder, _ = editions
     pages = text_of(folder / f"{BOOK}.pdf")
@@ -100,8 +103,9 @@ def test_page_count_is_padded_before_the_back_cover(editions: tuple[Path, object
     assert pages[0].startswith("Lantern Rules for a solo roll-and-write adventure")
     assert "A solo roll-and-write adventure." in pages[-1] and "IN THE BOX" in pages[-1]  # the back cover
     assert all(text for text in pages), "a blank page"
-    fillers = [n for n, text in enumerate(pages, start=1) if text.startswith("Notes")]
+    fillers = [n for n, text in enumerate(pages, start=1) if text.startswith(FILLER_TITLES)]
     assert fillers == list(range(len(pages) - len(fillers), len(pages)))  # right before the back cover
+    assert sum(text.startswith("Notes") for text in pages) <= 1  # never more than one page for notes
 
 
 def test_mirrored_margins_with_a_gutter(editions: tuple[Path, object]) -> None:
@@ -141,7 +145,7 @@ def test_contents_give_the_page_each_part_starts_on(editions: tuple[Path, object
     for title, number in zip(titles, numbers, strict=True):
         assert pages[number - 1].startswith(title) and not pages[number - 2].startswith(title), (title, number)
     after = pages[numbers[-1]:-1]  # after the index's first page, before the back cover
-    fillers = [text for text in after if text.startswith("Notes")]
+    fillers = [text for text in after if text.startswith(FILLER_TITLES)]
     assert after[len(after) - len(fillers):] == fillers  # the index's other pages, then the fillers
     assert all(text.endswith(" Index") or " Index " in text for text in after[:len(after) - len(fillers)])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -29,37 +30,69 @@ def test_the_text_block_keeps_its_width_as_the_gutter_grows() -> None:
 
 def fake(pages: list[list[str]]) -> Any:
     """A laid-out document as ``_join`` reads it: pages and the anchors on each."""
-    return SimpleNamespace(pages=[SimpleNamespace(anchors=dict.fromkeys(names), names=names) for names in pages])
+    return SimpleNamespace(pages=[SimpleNamespace(anchors=dict.fromkeys(names), names=names,
+                                                  _page_box=SimpleNamespace(children=[])) for names in pages])
 
 
 def joined(first: int, index_pages: int, edition: str = "print", side: bool = False) -> list[str]:
     body = fake([[f"body-{n}"] for n in range(1, first)] + [["index"]])
     tail = fake([["side"]] * side + [["index"]] + [[]] * (index_pages - 1)
-                + [["filler-0"], ["filler-1"], ["filler-2"], ["back"]])
+                + [["filler-aid"], ["filler-box"], ["filler-notes"], ["back-cover"]])
     job = SimpleNamespace(cmyk=edition != "digital", edition=edition,
                           check=SimpleNamespace(book=SimpleNamespace(id="b")))
-    return [" ".join(page.names) or "index+" for page in pdf._join(job, body, tail, first, 3)]  # type: ignore[arg-type]
+    pages, _needed = pdf._join(job, body, tail, first)  # type: ignore[arg-type]
+    return [" ".join(page.names) or "index+" for page in pages]
 
 
-@pytest.mark.parametrize("first, index_pages, fillers", [(10, 2, 0), (11, 2, 3), (12, 2, 2), (13, 1, 2), (9, 3, 0)])
-def test_join_keeps_the_fillers_a_multiple_of_4_needs(first: int, index_pages: int, fillers: int) -> None:
+@pytest.mark.parametrize("first, index_pages, fillers", [
+    (10, 2, []), (11, 2, ["filler-aid", "filler-box", "filler-notes"]), (12, 2, ["filler-aid", "filler-notes"]),
+    (13, 1, ["filler-aid", "filler-notes"]), (9, 3, []), (10, 1, ["filler-notes"])])
+def test_join_keeps_the_fillers_a_multiple_of_4_needs(first: int, index_pages: int, fillers: list[str]) -> None:
+    """A multiple of 4, with never more than one page for notes: a player aid and the game at a glance first."""
     pages = joined(first, index_pages, side=first % 2 == 0)
     assert len(pages) % 4 == 0
     assert pages[:first - 1] == [f"body-{n}" for n in range(1, first)]  # the body's page with the index dropped
     assert pages[first - 1:first - 1 + index_pages] == ["index"] + ["index+"] * (index_pages - 1)
-    assert pages[first - 1 + index_pages:] == [f"filler-{n}" for n in range(fillers)] + ["back"]
+    assert pages[first - 1 + index_pages:] == fillers + ["back-cover"]
+    assert pages.count("filler-notes") <= 1
 
 
 def test_join_pads_no_screen_edition() -> None:
-    assert joined(11, 2, "digital") == [f"body-{n}" for n in range(1, 11)] + ["index", "index+", "back"]
+    assert joined(11, 2, "digital") == [f"body-{n}" for n in range(1, 11)] + ["index", "index+", "back-cover"]
 
 
 def test_a_filler_on_two_pages_is_refused() -> None:
-    body = fake([["body"], ["index"]])
-    tail = fake([["index"], ["filler-0"], [], ["filler-1"], ["filler-2"], ["back"]])
+    body = fake([["index"]])  # a cover, the index and the back cover: two fillers, the aid among them
+    tail = fake([["index"], ["filler-aid"], [], ["filler-box"], ["filler-notes"], ["back-cover"]])
     job = SimpleNamespace(cmyk=True, edition="print", check=SimpleNamespace(book=SimpleNamespace(id="b")))
-    with pytest.raises(RuntimeError, match="filler page 1 was laid out on 2 pages"):
-        pdf._join(job, body, tail, 2, 3)  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="the aid page was laid out on 2 pages"):
+        pdf._join(job, body, tail, 1)  # type: ignore[arg-type]
+
+
+def test_a_back_cover_on_two_pages_is_refused() -> None:
+    """A turn summary (or cover text) too long for the back cover refuses the build, naming book.yaml."""
+    from rulepress.errors import BuildRefused
+
+    body = fake([["body"], ["index"]])
+    tail = fake([["index"], ["filler-aid"], ["filler-box"], ["filler-notes"], ["back-cover"], []])
+    job = SimpleNamespace(cmyk=True, edition="print",
+                          check=SimpleNamespace(book=SimpleNamespace(id="b", path=lambda name: f"rules_src/b/{name}")))
+    with pytest.raises(BuildRefused) as refused:
+        pdf._join(job, body, tail, 2)  # type: ignore[arg-type]
+    assert re.fullmatch(r"rules_src/b/book\.yaml: the back cover runs over 2 pages in the print edition: .*"
+                        r"turn_summary .*", refused.value.problems[0])
+
+
+@pytest.mark.parametrize("lines, over", [(10, False), (22, True)])
+def test_a_back_cover_running_under_its_facts_line_is_measured(lines: int, over: bool) -> None:
+    """The back cover's facts line sits at its foot; what the cover holds must end above it (pdf._join refuses a
+    book whose cover texts or turn summary run under it)."""
+    html = ('<html><head><style>@page { size: A5; margin: 0 } section { height: 210mm; position: relative }'
+            ".facts-line { position: absolute; bottom: 12mm; left: 0; margin: 0 }</style></head><body>"
+            '<section class="cover back">' + "<p>Line of the turn summary</p>" * lines +
+            '<p class="facts-line">Players: 2 · Ages: 8+</p></section></body></html>')
+    page = pdf.weasyprint.HTML(string=html).render().pages[0]
+    assert (pdf._back_cover_overflow(page) > 0) == over
 
 
 def placed(document: Any) -> list[list[tuple[str, str, float, float]]]:
@@ -196,7 +229,10 @@ def test_page_ranges_and_plurals() -> None:
         assert not pdf.inflection_of(other, term), other
 
 
-def test_each_example_goes_after_the_section_of_its_first_rule(lantern: Any) -> None:
+def test_each_example_goes_after_the_last_rule_it_names_from_its_chapter(lantern: Any) -> None:
+    """After the section of its first rule, or of a later rule it names from the same chapter (never before a rule
+    it uses: "Rolling the adventurer" names 3.1 to 3.3 and goes after 3.3); a rule of another chapter is a
+    cross-reference."""
     from rulepress.render import markdown as render
 
     book = lantern.book
@@ -204,14 +240,20 @@ def test_each_example_goes_after_the_section_of_its_first_rule(lantern: Any) -> 
     sections = render.sections(book)
     assert sum(len(results) for results in placed.values()) == len(lantern.results)
     order = [rule.id for chapter in book.chapters for rule in chapter.rules]
+    moved = 0
     for last, results in placed.items():
         for result in results:
-            first = result.example.rules[0]
-            section = sections[first]
+            chapter = book.rules[result.example.rules[0]].chapter
+            mine = [r for r in result.example.rules if book.rules[r].chapter == chapter]
+            latest = max(mine, key=lambda r: order.index(r))
+            section = sections[latest]
             # the slot is the last rule of that section: after it comes the next section (or the chapter's end)
             assert sections[last] == section or book.rules[section].level == 1
             after = order.index(last) + 1
             assert after == len(order) or sections[order[after]] != section
+            assert all(order.index(r) <= order.index(last) for r in mine)
+            moved += section != sections[result.example.rules[0]]
+    assert moved >= 3  # Lantern's setup and journey examples name later rules of their chapters
 
 
 def test_the_digital_edition_made_from_the_print_layout_is_the_one_its_html_lays_out(lantern: Any,

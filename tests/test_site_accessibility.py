@@ -115,6 +115,31 @@ def test_no_serious_accessibility_violation_on_any_kind_of_page(real_site: Path,
     assert not found, "\n".join(f"{page}: {p}" for page, problems in found.items() for p in problems)
 
 
+STEPPER_PHONE = (390, 844)  # the phone the step-through is held to (issue 27): its frames' labels at 9 px or more
+
+
+def test_step_through_labels_stay_legible_at_a_phones_width(real_site: Path, browser: Any) -> None:
+    """On a 390 px phone each example's step-through shows its frame at the size it is drawn (its figure scrolls
+    sideways, and takes the focus): no label under 9 px, in every book and language of the sample, the moves a
+    reader tries included (they are drawn in the same figure)."""
+    page = browser.new_page(viewport={"width": STEPPER_PHONE[0], "height": STEPPER_PHONE[1]})
+    measured, small = 0, []
+    for relative in [p for p in sample(real_site) if "/examples/" in p and not p.endswith("index.html")]:
+        page.goto((real_site / relative).as_uri())
+        shown = page.evaluate("() => [...document.querySelectorAll('.rp-stepper .rp-frame')].map(i => "
+                              "[i.getAttribute('src'), i.getBoundingClientRect().width, i.closest('figure').tabIndex])")
+        for src, width, focus in shown:
+            if not src or width == 0:
+                continue  # a refused setup has no frame to show
+            units, smallest = _label_px((real_site / relative).parent / src)
+            label = smallest * width / units
+            measured += 1
+            if label < SMALLEST_LABEL_PX or focus != 0:
+                small.append(f"{relative}: {src}: labels at {label:.1f} px, figure tabindex {focus}")
+    page.close()
+    assert measured >= 3 and not small, small
+
+
 def test_diagram_labels_stay_legible_at_a_phones_width(real_site: Path, browser: Any) -> None:
     """On a phone a diagram keeps the size it is drawn at (its figure scrolls sideways): no label under 9 px."""
     page = browser.new_page(viewport={"width": PHONE[0], "height": PHONE[1]})

@@ -150,6 +150,13 @@ def _line(x1: float, y1: float, x2: float, y2: float, stroke: str, sw: float) ->
     )
 
 
+def _cell_label(x: float, y: float, size: float, label: str, fill: str = INK) -> str:
+    """A tile's or serpent's name in its first square: from 2 units in, or centred where it would run out of the
+    square (the gate measures every label against its box, rulepress/verify/labels.py)."""
+    width = text_width(label, SMALLEST)
+    return _text(x + min(2.0, max(0.0, (size - width) / 2)), y, label, SMALLEST, fill=fill)
+
+
 def _tile_cells(out: list[str], cells: list[tuple[float, float]], fill: str, size: float) -> None:
     """Fill a tile's squares and draw its outline (edges not shared with another of its squares)."""
     spots = {(round(x / size), round(y / size)) for x, y in cells}
@@ -217,8 +224,8 @@ def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = Tr
         cells = [xy(cell) for cell in bits(icon)]
         _tile_cells(out, cells, paint("serpent_flipped" if s.serpent_flipped[i] else "serpent"), CELL)
         x, y = cells[0]
-        label = s.serpents[i] + (" ✓" if s.serpent_flipped[i] else "")
-        out.append(_text(x + 2, y + 8, label, 10, fill=paint("paper") if not s.serpent_flipped[i] else INK))
+        label = s.serpents[i] + ("✓" if s.serpent_flipped[i] else "")
+        out.append(_cell_label(x, y + 8, CELL, label, fill=paint("paper") if not s.serpent_flipped[i] else INK))
     # tiles
     for pl in s.placed.values():
         kind = g.tiles[pl.tile].kind
@@ -230,7 +237,7 @@ def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = Tr
         cells = [xy(cell) for cell in bits(pl.mask)]
         _tile_cells(out, cells, fill, CELL)
         x, y = min(cells)
-        out.append(_text(x + 2, y + 9, pl.tile, 10))
+        out.append(_cell_label(x, y + 9, CELL, pl.tile))
         if pl.mark >= 0:
             fx, fy = xy(pl.mark)
             flower = g.tiles[pl.tile].flower or ""
@@ -299,9 +306,9 @@ def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, widt
     x = 8
     if g.lake is None and not g.opt["basilisk"]:
         title = _("Path Astray")
-        out.append(_text(x, y + 12, title, 9, weight="bold"))
-        # The track starts after its title, whose length depends on the language.
-        track_left = x + max(70, round(text_width(title, 9, bold=True)) + 6)
+        out.append(_text(x, y + 12, title, SMALLEST, weight="bold"))
+        # The track starts after its title, whose length depends on the language (measured at the size it prints).
+        track_left = x + max(70, round(text_width(title, SMALLEST, bold=True)) + 6)
         for i, icon in enumerate(g.track_icons):
             bx = track_left + i * 44
             out.append(_rect(bx, y, 42, 18, paint("track"), paint("track_line")))
@@ -363,5 +370,5 @@ def _lake(g: LastLantern, s: State, out: list[str], left: float, y: float) -> fl
         cells = [(x0 + lake.column_row(c)[0] * size, y + lake.column_row(c)[1] * size) for c in bits(mask)]
         _tile_cells(out, cells, ABANDONED_FILL, size)
         bx, by = min(cells)
-        out.append(_text(bx + 2, by + 9, tile, 10))
+        out.append(_cell_label(bx, by + 9, size, tile))
     return lake.rows * size

@@ -18,6 +18,7 @@ from typing import Any
 
 from rulepress.analyze.findings import Finding, track
 from rulepress.errors import relative
+from rulepress.load.audience import unmarked
 from rulepress.load.book import Book
 from rulepress.load.provenance import provenance_path
 from rulepress.load.rules import HEADING, Rule
@@ -247,8 +248,9 @@ def _line_in(rule: Rule, offset: int) -> int:
 
 
 def _sentences(rule: Rule) -> Iterator[tuple[str, int]]:
-    """Each sentence of a rule's text with the line it starts on (links and code left out)."""
-    lines = rule.body.splitlines()
+    """Each sentence of a rule's text with the line it starts on (links and code left out; a passage marked for the
+    designer alone read as words, rulepress/load/audience.py)."""
+    lines = unmarked(rule.body).splitlines()
     text, starts = "", []
     for offset, line in enumerate(lines):
         starts.append((len(text), _line_in(rule, offset)))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rulepress.errors import SourceError, excerpt
 from rulepress.load import checks, confine, orphans, profile, schema, textpolicy
+from rulepress.load.audience import PLAYERS, for_audience
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.problems import Collector
 from rulepress.load.provenance import Provenance, load_provenance
@@ -193,6 +194,14 @@ def load_book(root: Path, book_id: str) -> Book:
         for ref, line in find_cross_refs(rule):
             if ref not in book.rules and complete:
                 found.add(SourceError(rule.file, line, f"cross-reference to unknown rule ID '{ref}'", rule=rule.id))
+        if not rule.designer and complete:
+            # A player's book prints this rule, but not a rule for the designer alone (load/audience.py).
+            shown = {ref for ref, _ in find_cross_refs(replace(rule, body=for_audience(rule.body, PLAYERS)))}
+            for ref, line in find_cross_refs(rule):
+                if ref in shown and ref in book.rules and book.rules[ref].designer:
+                    found.add(SourceError(rule.file, line, f"cross-reference to '{ref}', a rule for the designer "
+                                                           "alone, in text the player's books print: mark the "
+                                                           "passage [...]{.designer}, or the rule", rule=rule.id))
         for text, line in broken_cross_refs(rule):
             found.add(SourceError(rule.file, line, f"malformed cross-reference '{text}': write [[rule.id]], with no "
                                                    "spaces and closed on the same line", rule=rule.id))
@@ -200,6 +209,12 @@ def load_book(root: Path, book_id: str) -> Book:
     # would report every reference to them as well, burying the real problem.
     rules = RuleCheck(book, found, complete)
     book.glossary = _load_glossary(book, context, rules)
+    _check_turn_summary(book, rules)
+    for term in book.glossary:
+        if term.rule in book.rules and book.rules[term.rule].designer:
+            found.add(SourceError(book.path("glossary.yaml"), term.line, f"'{term.term}' is defined by "
+                                  f"'{term.rule}', a rule for the designer alone: the player's books print the "
+                                  "glossary, so its terms need rules they print", rule=term.rule))
     book.questions = _load_questions(book, rules)
     book.changelog = _load_changelog(book, rules)
     book.prose_only = _load_prose_only(book, rules)
@@ -319,6 +334,18 @@ def _check_arithmetic(book: Book, found: Collector) -> None:
             why = check.get("why", "")
             found.add(SourceError(shown, line, f"component check failed: {expr} ({detail})"
                                                + (f"; {why}" if why else "")))
+
+
+def _check_turn_summary(book: Book, rules: RuleCheck) -> None:
+    """book.yaml's ``turn_summary`` names rules of the book that the player's books print (its back cover does)."""
+    shown = book.path("book.yaml")
+    for group in book.data.get("turn_summary") or []:
+        ids = [group["heading"], *(group.get("rules") or [])]
+        for rule_id in rules.require(shown, line_of(group, "heading"), ids, "turn_summary"):
+            if rule_id in book.rules and book.rules[rule_id].designer:
+                rules.found.add(SourceError(shown, line_of(group, "heading"), f"turn_summary names '{rule_id}', a "
+                                            "rule for the designer alone: the player's back cover prints it",
+                                            rule=rule_id))
 
 
 @dataclass

@@ -65,6 +65,7 @@ class Example:
     summary: str = ""
     raw: Any = field(default=None, repr=False)
     seat: str | None = None  # the player the example is told from ('as:'), None: no one (the public view)
+    designer: bool = False  # 'designer: true': printed in the designer edition alone (rulepress/load/audience.py)
 
     def line(self, key: str) -> int | None:
         return line_of(self.raw, key)
@@ -136,7 +137,8 @@ def load_example(path: Path, book: Book) -> Example:
                                ("seed", source["seed"]) if "seed" in source else ("external", source["external"]))
     return Example(raw["id"], book.id, shown, raw["title"], list(rules), source_kind, source_ref,
                    list(raw.get("players", [])), plain(raw.get("options") or {}), raw.get("seed", 0), plain(start),
-                   steps, raw.get("text") or "", line_of(raw, "text"), raw.get("summary") or "", raw, raw.get("as"))
+                   steps, raw.get("text") or "", line_of(raw, "text"), raw.get("summary") or "", raw, raw.get("as"),
+                   bool(raw.get("designer", False)))
 
 
 def _seat_problems(raw: Any, shown: str) -> list[SourceError]:

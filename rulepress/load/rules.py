@@ -20,8 +20,11 @@ from rulepress.load import confine, textpolicy
 from rulepress.load.sandbox import content_environment, split_marked
 
 RULE_ID = re.compile(r"[a-z]+(\.[a-z0-9-]+)+")  # matched whole (fullmatch): "$" would let "x.y\n" by
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([^}\s]+)\})?\s*$")
+# "## Not included {#lm.excluded .designer}": a rule ID, and classes of which ``.designer`` is the one read (the
+# rule and its sub-rules are the designer's alone, rulepress/load/audience.py).
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([^}\s]+)((?:\s+\.[a-z][a-z0-9-]*)*)\s*\})?\s*$")
 CROSS_REF = re.compile(r"\[\[([^\]\s]+)\]\]")
+HEADING_CLASSES = ("designer", "aid")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -37,6 +40,8 @@ class Rule:
     body: str = ""
     children: list[str] = field(default_factory=list)
     body_lines: list[int] = field(default_factory=list)  # the line in ``file`` of each line of ``body``
+    designer: bool = False  # for the designer alone (``{#id .designer}``, or under such a rule): no player book has it
+    classes: tuple[str, ...] = ()  # its heading's classes, without their dots (``{#id .aid}``: ("aid",))
 
     @property
     def label(self) -> str:
@@ -225,12 +230,22 @@ def parse_chapter(text: str, file: str, chapter_number: int, prefix: str, lines:
                 raise SourceError(file, index, "a level-3 rule needs a level-2 rule above it", rule=rule_id)
             counters[1] += 1
             number = f"{chapter_number}.{counters[0]}.{counters[1]}"
-        current = Rule(rule_id, title, level, number, file, index, chapter=(chapter.id if chapter else rule_id))
+        classes = tuple(name.lstrip(".") for name in (match.group(4) or "").split())
+        if level > 1 and "aid" in classes:
+            raise SourceError(file, index, "'.aid' marks a chapter (a player aid, kept whole on a page of its own): "
+                                           "put it on the chapter's level-1 heading", rule=rule_id)
+        unknown = [name for name in classes if name not in HEADING_CLASSES]
+        if unknown:
+            raise SourceError(file, index, f"unknown heading class '.{unknown[0]}' (known: "
+                                           f"{', '.join('.' + name for name in HEADING_CLASSES)})", rule=rule_id)
+        current = Rule(rule_id, title, level, number, file, index, chapter=(chapter.id if chapter else rule_id),
+                       designer="designer" in classes, classes=classes)
         if level == 1:
             chapter = current
         else:
             parent = next(r for r in reversed(rules) if r.level < level)
             parent.children.append(rule_id)
+            current.designer = current.designer or parent.designer
         rules.append(current)
     close()
     if fence_line is not None:

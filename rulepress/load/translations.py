@@ -326,6 +326,7 @@ def _load(found: Collector, book: Book, path: Path, kind: str) -> Any:
 def _translated_data(source: Book, folder: Path, info: Translation, found: Collector) -> dict[str, Any]:
     """book.yaml with the translation's title, subtitle and cover texts (the rest is the source's)."""
     data = copy.copy(source.data)  # keeps the source's line numbers for everything not translated
+    data["index"] = []
     path = folder / "book.yaml"
     raw = _load(found, source, path, "translation_book")
     if not isinstance(raw, dict):
@@ -341,6 +342,9 @@ def _translated_data(source: Book, folder: Path, info: Translation, found: Colle
             data[key] = raw[key]
             info.places[f"book:{key}"] = (shown, line_of(raw, key))
             found.extend(compare_text(str(source.data.get(key, "")), raw[key], shown, line_of(raw, key), key))
+    # The index's words are the language's own (none unless the translation lists them): the source's would be
+    # looked for in vain, or found in the wrong sense.
+    data["index"] = [str(word) for word in raw.get("index") or []]
     cover = raw.get("cover")
     if isinstance(cover, dict):
         data["cover"] = _translated_cover(source, cover, shown, _contexts(info.terms, source.components,

@@ -1,10 +1,13 @@
 """What a book's pages promise a reader, read back from the built PDF (``pdfread``) as an editor pages through it.
 
-- no inner page under 40% filled, unless a chapter ends on it (``mostly_empty``);
+- no inner page under 40% filled by ink (a box's sides running on to the next page are none), unless a chapter
+  ends on it (``mostly_empty``);
 - no reference broken over a line or a page turn: "(rule 8.3, p. 11)" is set whole (``split_references``);
 - every page reference names the page it links to: its folio (``references_right``);
+- no example comes before the first page of a rule it names from its chapter (``examples_before_rules``);
 - each running head names the chapter in force at the top of its page (``running_heads``);
-- a player's edition holds no engine ID, rule ID, engine notation or "verified" badge (``player_marks``);
+- a player's edition holds no engine ID, rule ID, engine notation, "verified" badge or word of the workshop
+  ("designer question", "edition", "engine"...: each language's list, ``workshop_pattern``) (``player_marks``);
 - the print and digital editions place every element alike relative to the text block (``register``).
 """
 
@@ -15,13 +18,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rulepress.publish.pdfread import MM, Page, Read
+from rulepress.publish.pdfread import FILL, MM, Page, Read
 from rulepress.publish.preflight import Finding
 
 if TYPE_CHECKING:
     from rulepress.load.book import Book
 
-FILL = 0.4  # an inner page's content reaches at least this far down its text block, unless a chapter ends there
+# FILL (pdfread): an inner page's ink reaches at least this far down its text block, unless a chapter ends there.
 
 
 # -- pages that flow --------------------------------------------------------------------------------------
@@ -57,6 +60,50 @@ def mostly_empty(read: Read) -> list[Finding]:
                     f"filled to {page.fill:.0%} of its height, under {FILL:.0%}: only a chapter's last page may be "
                     "(an example or a table pushed to the next page?)")
             for page in read.pages[1:-1] if page.fill < FILL and page.number not in ends]
+
+
+# -- examples after their rules ----------------------------------------------------------------------------
+
+
+def _examples(book: Book) -> list[tuple[str, str, list[str], bool]]:
+    """The book's examples: ID, title, the rules each names, whether the designer's alone (None read: none)."""
+    from rulepress.errors import SourceError
+    from rulepress.load.audience import designer_only
+    from rulepress.load.examples import load_examples
+
+    try:
+        return [(e.id, e.title, list(e.rules), designer_only(e, book)) for e in load_examples(book)]
+    except (SourceError, OSError):  # the gate refuses bad examples first; a PDF checked on its own goes without
+        return []
+
+
+def examples_before_rules(read: Read, book: Book | None) -> list[Finding]:
+    """No example is printed before the page a rule it names from its own chapter begins on (the chapter of its
+    first rule; a rule of another chapter is a cross-reference, printed with its page).  Pages come from the
+    PDF's named destinations: each rule's heading and each example carry their ID."""
+    if book is None:
+        return []
+    pages = read.destinations()
+    findings = []
+    for example, title, rules, designer in _examples(book):
+        if example not in pages or (designer and read.edition != "designer"):
+            continue
+        # A player's book names only the rules it prints (rulepress/load/audience.py: player_rules).
+        named = [rule for rule in rules if rule in book.rules and (read.edition == "designer"
+                                                                   or not book.rules[rule].designer)]
+        if not named:
+            continue
+        chapter = book.rules[named[0]].chapter
+        for rule in named:
+            begins = pages.get(rule)
+            if book.rules[rule].chapter == chapter and begins is not None and begins > pages[example]:
+                shown = book.rules[rule]
+                findings.append(Finding(read.name, pages[example], "example",
+                                        f"'{title}' names rule {shown.number} ({shown.title}), which begins on "
+                                        f"page {begins}, after it: an example follows every rule it names from its "
+                                        "chapter (book.yaml examples: beside-rules places it so)"))
+                break
+    return findings
 
 
 # -- references whole -------------------------------------------------------------------------------------
@@ -176,26 +223,41 @@ def _phrase(text: str) -> str:
 
 
 def player_marks_for(book: Book | None = None) -> tuple[Mark, ...]:
-    """What :func:`player_marks` looks for: the badge in every language the renderer speaks, engine IDs, and the
-    book's rule IDs (any book's without one).  An engine's notation ("a1 b2 c3") is the player-text check's, on the
-    pages' HTML before they are laid out (``rulepress.render.player_text``), where a credit's verbatim citation can
-    be told apart from running text."""
-    key = book.prefix if book is not None else None
+    """What :func:`player_marks` looks for: the badge in every language the renderer speaks, engine IDs, the
+    book's rule IDs (any book's without one) and the workshop's words in the book's language (every language's
+    without a book: :func:`workshop_pattern`).  An engine's notation ("a1 b2 c3") is the player-text check's, on
+    the pages' HTML before they are laid out (``rulepress.render.player_text``), where a credit's verbatim
+    citation can be told apart from running text."""
+    key = (book.prefix, getattr(book, "language", "en")) if book is not None else None
     if key not in _MARKS:
-        _MARKS[key] = _marks(key)
+        _MARKS[key] = _marks(*(key or (None, None)))
     return _MARKS[key]
 
 
-_MARKS: dict[str | None, tuple[Mark, ...]] = {}
+_MARKS: dict[tuple[str, str] | None, tuple[Mark, ...]] = {}
+WORKSHOP = "workshop word"
 
 
-def _marks(prefix: str | None) -> tuple[Mark, ...]:
+def workshop_pattern(lang: str | None) -> re.Pattern[str]:
+    """The workshop's words a player's book must not print (``workshop_words`` in
+    rulepress/render/strings/<lang>.yaml, every language's when ``lang`` is None): each at the start of a word, in
+    any case, with any ending, its words apart by any spacing (a line may break between them)."""
+    from rulepress.render.strings import available, strings
+
+    words = {word.strip() for one in ([lang] if lang else available())
+             for word in strings(one)("workshop_words").split(";") if word.strip()}
+    phrases = sorted(words, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(r"\s+".join(re.escape(part) for part in phrase.split())
+                                                for phrase in phrases) + r")\w*", re.IGNORECASE)
+
+
+def _marks(prefix: str | None, lang: str | None) -> tuple[Mark, ...]:
     from rulepress.render.strings import available, strings
 
     phrases = "|".join(_phrase(strings(lang)(key)) for lang in available() for key in ("verified", "verified_title"))
     rule_id = re.compile(rf"\b{re.escape(prefix)}\.[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\b") if prefix else ANY_RULE_ID
     return (Mark("verified badge", re.compile(f"{BADGE}(?:\\s*(?:{phrases}))?|{phrases}")),
-            Mark("engine ID", ENGINE_ID), Mark("rule ID", rule_id))
+            Mark("engine ID", ENGINE_ID), Mark("rule ID", rule_id), Mark(WORKSHOP, workshop_pattern(lang)))
 
 
 def _untypeset(text: str) -> str:
@@ -205,9 +267,15 @@ def _untypeset(text: str) -> str:
 
 
 def _found(page: Page, marks: tuple[Mark, ...]) -> Iterator[tuple[str, str, str]]:
+    """Each mark on the page, with 30 characters either side; a passage once, by the first mark that finds it (a
+    badge's "replayed against the rules engine" is the badge, not workshop words)."""
     text = _untypeset(" ".join([page.head, page.text, page.foot]))
+    taken: list[tuple[int, int]] = []
     for mark in marks:
         for match in mark.pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            taken.append(match.span())
             start, end = max(0, match.start() - 30), min(len(text), match.end() + 30)
             yield mark.name, match.group(0), text[start:end]
 
@@ -222,8 +290,11 @@ def player_marks(read: Read, marks: tuple[Mark, ...]) -> list[Finding]:
             if (name, what) in seen:
                 continue
             seen.add((name, what))
+            where = (": the workshop is the designer's alone; mark its passage in the source [...]{.designer}, or "
+                     "the rule or example (rulepress guide formats, 'For the designer alone')" if name == WORKSHOP
+                     else ": it belongs in the designer edition")
             findings.append(Finding(read.name, page.number, "page text", f"{name} '{what}' in a player's edition "
-                                    f"(…{' '.join(context.split())}…): it belongs in the designer edition"))
+                                    f"(…{' '.join(context.split())}…){where}"))
     return findings
 
 
@@ -313,6 +384,7 @@ def register(press: Read | Placement, screen: Read | Placement, name: str = "") 
 def check(read: Read, book: Book | None = None) -> list[Finding]:
     """Every page check of ``read``'s edition (a player's edition is searched for ``book``'s marks)."""
     findings = mostly_empty(read) + split_references(read) + references_right(read) + running_heads(read)
+    findings += examples_before_rules(read, book)
     if read.edition != "designer":
         findings += player_marks(read, player_marks_for(book))
     return findings

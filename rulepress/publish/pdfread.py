@@ -31,6 +31,15 @@ MM = 72 / 25.4
 # (tests/test_preflight.py holds the two to each other): the running head sits above the block, the folio below.
 TOP_MM, BOTTOM_MM = 17.0, 18.0
 SMALLEST_PT = 6.0  # text smaller than this at printed size is named with its font (see ``Run.font``)
+# Fill by ink (``Page.fill``): a page is read for how far down its ink reaches.  Text and pictures are ink; a path
+# thinner than THIN_PT (a rule, a box's side) is not; a larger path or a form (a box broken over the page draws its
+# sides down to the foot as one even-odd path) may be mostly empty, so where one reaches lower than the text and
+# decides whether the page is FILL full, the page is rendered (INK_DPI, grey) and read row by row: a row is ink
+# when at least INK_ROW of the text block's width is dark (under INK_DARK of 255).
+FILL = 0.4
+THIN_PT = 1.5
+INK_DPI, INK_ROW, INK_DARK = 30, 0.03, 160
+BLOCK_WIDTH_MM = 119.0  # the text block's width on an A5 page: its trim less the margins (render/pdf.py margins)
 SAFE_MM = 5.0  # text closer than this to the trim is named with its font too
 
 KINDS = {pdfium.FPDF_PAGEOBJ_TEXT: "text", pdfium.FPDF_PAGEOBJ_PATH: "path", pdfium.FPDF_PAGEOBJ_IMAGE: "image",
@@ -110,6 +119,7 @@ class Page:
     headings: list[Heading] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)  # the links to a page of the file
     colours: list[Colour] = field(default_factory=list)  # when asked for (print and digital editions)
+    ink: float | None = None  # the fill read from the rendered page, where the objects could not tell (``fill``)
 
     @property
     def block(self) -> tuple[float, float]:
@@ -122,13 +132,28 @@ class Page:
         bottom, top = self.block
         return [box for box in self.boxes if box.y0 >= bottom - 1 and box.y1 <= top + 1]
 
+    def _reach(self, boxes: list[Box]) -> float:
+        bottom, top = self.block
+        return (top - min(box.y0 for box in boxes)) / (top - bottom) if boxes else 0.0
+
+    @property
+    def solid(self) -> float:
+        """How far down the text block its text and pictures reach (ink for sure): 0 to 1."""
+        return self._reach([box for box in self.inside if box.kind in ("text", "image")])
+
+    @property
+    def unsure(self) -> bool:
+        """Whether a path or form that is no thin rule reaches lower than the text and pictures and would decide
+        whether the page is :data:`FILL` full: then only its rendered ink can tell (``ink``)."""
+        solid = self.solid
+        return solid < FILL and self._reach([box for box in self.inside if box.kind not in ("text", "image")
+                                             and box.x1 - box.x0 >= THIN_PT and box.y1 - box.y0 >= THIN_PT]) > solid
+
     @property
     def fill(self) -> float:
-        """How far down the text block the page's content reaches: 0 (nothing) to 1 (its foot)."""
-        bottom, top = self.block
-        if not self.inside:
-            return 0.0
-        return (top - min(box.y0 for box in self.inside)) / (top - bottom)
+        """How far down the text block the page's ink reaches: 0 (nothing) to 1 (its foot).  Its text and pictures,
+        or where a larger path or form reaches lower and decides, its rendered ink (``ink``)."""
+        return self.ink if self.ink is not None else self.solid
 
     @property
     def text(self) -> str:
@@ -147,8 +172,24 @@ class Read:
     pages: list[Page]
     data: bytes  # the file's bytes, read once (the preflight's cache key is their digest)
 
+    _destinations: dict[str, int] | None = field(default=None, repr=False)
+
     def close(self) -> None:
         self.pdf.close()
+
+    def destinations(self) -> dict[str, int]:
+        """Each named destination (an HTML id: a rule's heading, an example) and the page it is on (1-based)."""
+        if self._destinations is None:
+            pages = {page.objgen: number for number, page in enumerate(self.pdf.pages, start=1)}
+            found: dict[str, int] = {}
+            names = self.pdf.Root.get("/Names", {}).get("/Dests") if "/Names" in self.pdf.Root else None
+            if names is not None:
+                for name, dest in pikepdf.NameTree(names).items():
+                    target = dest[0] if isinstance(dest, pikepdf.Array) and len(dest) else None
+                    if target is not None and target.objgen in pages:
+                        found[str(name)] = pages[target.objgen]
+            self._destinations = found
+        return self._destinations
 
     def __enter__(self) -> Read:
         return self
@@ -256,7 +297,33 @@ def _page(page: pypdfium2.PdfPage, number: int, marks: list[tuple[int, str, floa
         found.links = _links(page, document, textpage)
     finally:
         textpage.close()
+    if found.unsure:
+        with account.part("preflight: PDFium renders (pages whose ink the objects cannot tell)"):
+            found.ink = ink_fill(page, found)
     return found
+
+
+def ink_fill(page: pypdfium2.PdfPage, found: Page) -> float:
+    """How far down the text block the rendered page's ink reaches (see :data:`FILL`): the last row of pixels in
+    the block with at least :data:`INK_ROW` of the block's width dark."""
+    scale = INK_DPI / 72
+    bitmap = page.render(scale=scale, grayscale=True)
+    try:
+        left, foot, _right, top_edge = page.get_cropbox()
+        x0, y0 = page.get_trimbox()[:2]
+        bottom, top = found.block
+        first = max(0, int((top_edge - (y0 + top)) * scale))
+        last = min(bitmap.height, int(round((top_edge - (y0 + bottom)) * scale)))
+        wanted = INK_ROW * BLOCK_WIDTH_MM * MM * scale
+        data, stride, width = bytes(bitmap.buffer), bitmap.stride, bitmap.width
+        dark = bytes(1 if value < INK_DARK else 0 for value in range(256))
+        reached = 0
+        for row in range(first, last):
+            if sum(data[row * stride:row * stride + width].translate(dark)) >= wanted:
+                reached = row - first + 1
+        return reached / (last - first) if last > first else 0.0
+    finally:
+        bitmap.close()
 
 
 def _links(page: pypdfium2.PdfPage, document: pypdfium2.PdfDocument, textpage: Any) -> list[Link]:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rulepress.load.audience import DESIGNER, PLAYERS, SITE, for_audience, player_rules
 from rulepress.load.book import Book, Question
 from rulepress.load.examples import Example
 from rulepress.load.rules import CROSS_REF, Chapter, Rule
@@ -73,15 +74,29 @@ def shape_pictures(text: str, t: Strings | None = None) -> str:
     return _SHAPE.sub(one, text)
 
 
-def designer_refs(text: str, book: Book) -> str:
-    """The player edition's wording for mentions of designer questions: "(designer question ln.q7)" reads
-    "(a designer question)"; a bare list of question IDs is dropped. The designer edition keeps the IDs."""
+def designer_refs(text: str, book: Book, players: bool = False) -> str:
+    """The wording outside the designer edition for mentions of designer questions: "(designer question ln.q7)"
+    reads "(a designer question)" on the site, and a bare list of question IDs is dropped; in a player's book
+    (``players``) every parenthesis naming a question goes, whatever else it says: the workshop is the designer's
+    (rulepress/load/audience.py).  A question named in running text still reads "a designer question", which
+    the preflight refuses in a player's book: mark the passage ``[…]{.designer}``.  The designer edition keeps
+    the IDs."""
     qid = re.escape(book.prefix) + r"\.q[0-9]+"
-    text = re.sub(rf"\s*\((?:{qid})(?:, {qid})*\)", "", text)
+    text = re.sub(rf"\s*\((?:{qid})(?:,\s+{qid})*\)", "", text)
+    if players:
+        text = re.sub(rf"[ \t]*\((?:[^()]|\([^()]*\))*?\b{qid}\b(?:[^()]|\([^()]*\))*\)", "", text)
     t = words(book)
-    text = re.sub(rf"\b(D|d)esigner question {qid}|\bquestion {qid}|\b{qid}",
-                  lambda m: t("A_designer_question") if m.group(1) == "D" else t("a_designer_question"), text)
-    return text
+    # "designer question\nln.q8": a line may break anywhere in the source's paragraph.  Each language names a
+    # question its own ways ("la question au concepteur ll.q19"): the phrase goes with the ID, not only the ID.
+    phrases = sorted({*(p.strip() for p in t("designer_question_phrases").split(";") if p.strip()), "question"},
+                     key=len, reverse=True)
+    named = "|".join(r"\s+".join(re.escape(word) for word in phrase.split()) for phrase in phrases)
+
+    def one(match: re.Match[str]) -> str:
+        capital = match.group(0)[:1].isupper()
+        return t("A_designer_question") if capital else t("a_designer_question")
+
+    return re.sub(rf"(?i:\b(?:{named}))\s+{qid}|\b{qid}", one, text)
 
 
 def term_slug(term: str) -> str:
@@ -123,20 +138,80 @@ def link_terms(text: str, book: Book, link: Linker, skip: str | None = None) -> 
     return "".join(piece if index % 2 else pattern.sub(one, piece) for index, piece in enumerate(pieces))
 
 
+# The endings an index word is found with besides itself ("Draw": draws, drawn, drawing; "Flip": flipped), by
+# language: a designer lists a word once, as the rules name it.
+WORD_ENDINGS = {"en": ("s", "es", "ed", "d", "ing", "n"), "fr": ("s", "x", "e", "es", "er", "ez", "ent", "é", "ée",
+                                                                  "és", "ées")}
+
+
+def word_slug(word: str) -> str:
+    """An index word's anchor name: ``word-`` and its letters ("start player": word-start-player)."""
+    return "word-" + term_slug(word).removeprefix("term-")
+
+
+def mark_index_words(text: str, book: Book, words: list[str]) -> str:
+    """Mark the first use of each index word (book.yaml ``index``) in ``text`` (one section) for the index to find
+    its page: ``<span class="index-word" data-word="...">``.  Never inside a link (a glossary term's), a heading, a
+    table, code, or a longer name (a glossary term, the book's title)."""
+    if not words:
+        return text
+    lang = words_of(book)
+    endings = "|".join(re.escape(e) for e in WORD_ENDINGS.get(lang, WORD_ENDINGS["en"]))
+    shields = [book.title, *(term.term for term in book.glossary), *(a for t in book.glossary for a in t.aliases)]
+    forms = []
+    for word in words:
+        *head, last = word.split()
+        doubled = f"|{re.escape(last[-1])}(?:ed|ing)" if lang == "en" and re.search(r"[^aeiou][aeiou][bdgmnprt]$",
+                                                                                     last) else ""
+        stem = r"\s+".join([*(re.escape(w) for w in head), re.escape(last)])
+        forms.append((word, rf"{stem}(?:{endings}{doubled})?"))
+    shielded = "|".join(re.escape(n) for n in sorted(shields, key=len, reverse=True))
+    pattern = re.compile(rf"\b(?:(?P<shield>{shielded})|" + "|".join(f"(?P<w{i}>{form})" for i, (_, form)
+                                                                      in enumerate(forms)) + r")\b", re.IGNORECASE)
+    done: set[int] = set()
+
+    def one(match: re.Match[str]) -> str:
+        if match.group("shield"):
+            return match.group(0)
+        index = next(i for i in range(len(forms)) if match.group(f"w{i}"))
+        if index in done:
+            return match.group(0)
+        done.add(index)
+        return f'<span class="index-word" data-word="{word_slug(forms[index][0])}">{match.group(0)}</span>'
+
+    pieces = _PROTECTED.split(text)
+    return "".join(piece if n % 2 else pattern.sub(one, piece) for n, piece in enumerate(pieces))
+
+
+def words_of(book: Book) -> str:
+    return str(getattr(book, "language", "en") or "en").split("-")[0]
+
+
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
                      examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False,
-                     trace: Trace | None = None, after: dict[str, str] | None = None) -> str:
+                     trace: Trace | None = None, after: dict[str, str] | None = None,
+                     audience: str | None = None, index_words: list[str] | None = None) -> str:
     """A chapter's rules; ``after`` maps a rule ID to what follows that rule's own text (the PDFs put the examples
     of a section there, see :func:`example_sections`); ``trace`` gives the designer edition the engine decisions
-    inside each rule."""
+    inside each rule.  ``audience``: who reads it (``rulepress.load.audience``): a player's book leaves out the
+    designer's rules and passages; by default the designer edition's (``designer``) or the site's.
+    ``index_words``: the words whose first use in each rule the PDFs' index finds (:func:`mark_index_words`)."""
+    audience = audience or (DESIGNER if designer else SITE)
     parts = []
     t = words(book)
     for rule in chapter.rules:
+        if audience == PLAYERS and rule.designer:
+            if after and rule.id in after:  # a player's example placed after a designer's rule: still printed
+                parts.append(after[rule.id])
+            continue
         parts.append(rule_heading(rule))
         if designer:
             parts.append(translation_mark(book, f"rule:{rule.id}"))
-        body = shape_pictures(resolve_refs(rule.body if designer else designer_refs(rule.body, book), book, link), t)
-        parts.append(link_terms(body, book, link, skip=rule.id).strip("\n"))
+        text = for_audience(rule.body, audience)
+        body = shape_pictures(resolve_refs(text if designer else designer_refs(text, book, audience == PLAYERS),
+                                           book, link), t)
+        parts.append(mark_index_words(link_terms(body, book, link, skip=rule.id), book, index_words or [])
+                     .strip("\n"))
         if designer:
             parts.append(provenance_note(rule.id, book))
             parts.extend(decision_notes(trace.rules[rule.id].decisions if trace and rule.id in trace.rules else [],
@@ -201,14 +276,19 @@ def sections(book: Book) -> dict[str, str]:
     return found
 
 
-def example_sections(book: Book, results: list[ExampleResult]) -> dict[str, list[ExampleResult]]:
+def example_sections(book: Book, results: list[ExampleResult],
+                     audience: str = DESIGNER) -> dict[str, list[ExampleResult]]:
     """Where each example goes when examples stand beside their rules: after the section of the first rule it
-    names (a level-2 rule and its sub-rules; a chapter's whole text for a chapter's own rule). Keyed by the last
-    rule of that section, the examples in their order."""
+    names (a level-2 rule and its sub-rules; a chapter's whole text for a chapter's own rule), or of a later rule
+    it names from the same chapter, so that it never comes before a rule it uses (a rule of a later chapter is a
+    cross-reference, printed with its page).  Keyed by the last rule of that section, the examples in their order;
+    a player's book (``audience``) places only the rules it prints."""
     section_end: dict[str, str] = {}  # rule ID -> the last rule of its section
+    order: dict[str, int] = {}
     for chapter in book.chapters:
         rules = chapter.rules
         for index, rule in enumerate(rules):
+            order[rule.id] = len(order)
             if rule.level == 1:
                 section_end[rule.id] = rules[-1].id
                 continue
@@ -219,19 +299,26 @@ def example_sections(book: Book, results: list[ExampleResult]) -> dict[str, list
             section_end[rule.id] = rules[stop - 1].id
     placed: dict[str, list[ExampleResult]] = {}
     for result in results:
-        first = result.example.rules[0]
-        placed.setdefault(section_end[first], []).append(result)
+        named = player_rules(result.example, book) if audience == PLAYERS else result.example.rules
+        named = named or result.example.rules
+        chapter = book.rules[named[0]].chapter
+        latest = max((r for r in named if book.rules[r].chapter == chapter), key=lambda r: order[section_end[r]])
+        placed.setdefault(section_end[latest], []).append(result)
     return placed
 
 
 def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: str = "##",
-                     designer: bool = False, verified: bool = True) -> str:
+                     designer: bool = False, verified: bool = True, audience: str | None = None) -> str:
     """One worked example. The player edition (``designer=False``, also the website) tells the steps in the
     engine's narration; the designer edition adds the source note and the engine's own notation and rule IDs.
-    ``verified=False`` leaves out the "verified" mark (the player's PDFs: that is the site's and the designer's)."""
+    ``verified=False`` leaves out the "verified" mark (the player's PDFs: that is the site's and the designer's);
+    ``audience`` (by default the designer edition's or the site's): a player's book leaves out the designer's
+    passages of its text and the designer's rules from its rules line (``rulepress.load.audience``)."""
+    audience = audience or (DESIGNER if designer else SITE)
     example = result.example
     t = words(book)
-    rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in example.rules)
+    named = player_rules(example, book) if audience == PLAYERS else example.rules
+    rules = ", ".join(f"[{book.rules[r].number} {book.rules[r].title}]({link.rule(r)})" for r in named)
     lines = [f"{heading} {escape_md(example.title)} {{#{example.id} .example}}", ""]
     mark = translation_mark(book, f"example:{example.id}") if designer else None
     if mark:
@@ -246,7 +333,8 @@ def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: s
         lines.append(f'<p class="credit">{html.escape(t("source"))} {credit}</p>')
     lines += ["", f"*{escape_md(t('rules_label'))}* {rules}", ""]
     if result.text:
-        text = result.text.strip() if designer else designer_refs(result.text.strip(), book)
+        text = for_audience(result.text.strip(), audience)
+        text = text if designer else designer_refs(text, book, audience == PLAYERS)
         lines += [resolve_refs(text, book, link), ""]
     lines += _diagrams(result, book, link)
     if result.transcript:

@@ -2,29 +2,12 @@
 
 Engines lay out labels whose length depends on the language (``Path Astray`` / ``Chemin perdu``); estimating
 with a fixed width per letter either wastes room in one language or lets a label run under a shape in another.
+The widths are ``rulepress.fontmetrics``' (the gate measures every label with them too, ``rulepress.verify.labels``);
+in the browser, ``render/browser/metrics.py`` stands in for this module with the same widths as a table.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from rulepress.fontmetrics import FONTS, _advances, text_width
 
-from fontTools.ttLib import TTFont
-
-from rulepress.data import package_path
-
-FONTS = package_path("fonts")
-
-
-@lru_cache(maxsize=2)
-def _advances(bold: bool) -> tuple[dict[int, int], int, int]:
-    font = TTFont(FONTS / ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"), lazy=True)
-    cmap = font.getBestCmap()
-    metrics = font["hmtx"].metrics
-    widths = {code: metrics[glyph][0] for code, glyph in cmap.items()}
-    return widths, metrics[".notdef"][0], font["head"].unitsPerEm
-
-
-def text_width(text: str, size: float, bold: bool = False) -> float:
-    """The advance width of ``text`` at font size ``size`` (no kerning: a slight overestimate, the safe side)."""
-    widths, missing, per_em = _advances(bold)
-    return sum(widths.get(ord(char), missing) for char in text) * size / per_em
+__all__ = ["FONTS", "_advances", "text_width"]

@@ -46,8 +46,9 @@ from rulepress import account
 from rulepress.analyze.report import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
+from rulepress.load import audience
 from rulepress.proof import Proof
-from rulepress.render import cover
+from rulepress.render import cover, page_flow, turn_summary
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
 from rulepress.render import weasyprint_patches as patches
@@ -63,7 +64,13 @@ SUFFIX = {"print": "", "digital": "-digital", "designer": "-designer"}
 BASE_GUTTER_MM = 15.0  # the inner margin of the press editions up to 32 pages
 OUTER_MM = 14.0  # their outer margin at that gutter: it shrinks as the gutter grows (see ``margins``)
 MIN_OUTER_MM = 8.0  # never less: running heads and folios sit on the outer edge (the safe area is 5 mm)
-MAX_FILLERS = 3  # pages a press edition may need to reach a multiple of 4
+# The pages a press edition may need before its back cover to reach a multiple of 4 (each one page): a player aid
+# (the turn summary, full size), the box's contents as a checklist (book.yaml's cover.components; without them,
+# the game at a glance: its chapters and sections with their pages) and one page for notes, never more.  PADDING
+# says which of them each count needs; where 3 are needed, the index is first set denser (3 columns), which may
+# save a page and need none.
+FILLERS = ("aid", "box", "notes")
+PADDING = {0: (), 1: ("notes",), 2: ("aid", "notes"), 3: ("aid", "box", "notes")}
 PX_PER_MM = 96 / 25.4  # WeasyPrint lays out in CSS pixels
 
 
@@ -142,6 +149,8 @@ class Layout:
     index_pages: dict[str, list[int]] = field(default_factory=dict)  # term slug -> pages it is used on
     # term slug -> (the section it is used in, its page), in the book's order; "" for its glossary entry
     index_uses: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    rule_pages: dict[str, int] = field(default_factory=dict)  # rule ID -> the page its heading is on (the aid's)
+    word_anchors: dict[str, list[str]] = field(default_factory=dict)  # index word slug -> its uses' anchors
 
 
 def gutter_mm(pages: int) -> float:
@@ -161,7 +170,8 @@ class Tail:
     """What the part after the body (index, fillers, back cover) is laid out with, from the body's layout."""
 
     first: int  # the page number the index starts on
-    fillers: int = 0  # filler pages to lay out; the ones the page count does not need are dropped
+    fillers: tuple[str, ...] = ()  # filler pages to lay out (FILLERS); the ones the page count does not need go
+    dense: bool = False  # the index set in 3 columns, smaller (where it saves the press edition 3 filler pages)
 
 
 # -- diagrams -----------------------------------------------------------------------------------------
@@ -234,13 +244,18 @@ def _html(markdown_text: str) -> str:
 
 
 _TERM_LINK = re.compile(r'<a class="term" href="#(term-[a-z0-9-]+)">')
-_RULE_OR_USE = re.compile(r'<h[1-3][^>]* id="([^"]+)"|<a class="term" id="(ix-term-[a-z0-9-]+-\d+)"')
+_INDEX_WORD = re.compile(r'<span class="index-word" data-word="(word-[a-z0-9-]+)">')
+_RULE_OR_USE = re.compile(r'<h[1-3][^>]* id="([^"]+)"|<(?:a class="term"|span class="index-word") '
+                          r'id="(ix-(?:term|word)-[a-z0-9-]+-\d+)"')
+_USE = re.compile(r"ix-((?:term|word)-[a-z0-9-]+)-\d+")
 
 
 def _mark_terms(fragment: str, counter: Iterator[int]) -> str:
-    """Give every glossary-term link an anchor of its own, so the index can find the page it is on."""
-    return _TERM_LINK.sub(lambda m: f'<a class="term" id="ix-{m.group(1)}-{next(counter)}" href="#{m.group(1)}">',
-                          fragment)
+    """Give every glossary-term link and index word (``render.mark_index_words``) an anchor of its own, so the
+    index can find the page it is on."""
+    fragment = _TERM_LINK.sub(lambda m: f'<a class="term" id="ix-{m.group(1)}-{next(counter)}" href="#{m.group(1)}">',
+                              fragment)
+    return _INDEX_WORD.sub(lambda m: f'<span class="index-word" id="ix-{m.group(1)}-{next(counter)}">', fragment)
 
 
 def _example_blocks(fragment: str) -> str:
@@ -313,39 +328,66 @@ def inflection_of(name: str, term: str) -> bool:
     return len(ours) == len(theirs) and all(_plural_of(a, b) for a, b in zip(ours, theirs, strict=True))
 
 
+def _word_rule(book: Any, word: str) -> str | None:
+    """The rule an index word names, if any: the first whose title is the word ("Draw": rule 4.3 Draw)."""
+    wanted = word.casefold()
+    return next((rule.id for rule in book.rules.values() if rule.title.casefold() == wanted and not rule.designer),
+                None)
+
+
+def _entry(book: Any, name: str, target: str, uses: list[tuple[str, int]], own: str) -> dict[str, Any]:
+    """An index entry: the pages of its own section (and glossary entry) and, when it is used in more than one
+    other section, a sub-entry for each (each chapter, past ``MAX_SUB_ENTRIES``)."""
+    elsewhere: dict[str, list[int]] = {}
+    for section, page in uses:
+        if section not in ("", own):
+            elsewhere.setdefault(section, []).append(page)
+    if len(elsewhere) > MAX_SUB_ENTRIES:  # by chapter, so that an entry stays a few lines long
+        chapters: dict[str, list[int]] = {}
+        for section, pages in elsewhere.items():
+            chapters.setdefault(book.rules[section].chapter, []).extend(pages)
+        elsewhere = chapters
+    if len(elsewhere) > 1:
+        main = [page for section, page in uses if section in ("", own)]
+        subs = [{"name": book.rules[section].title, "pages": page_ranges(pages)}
+                for section, pages in elsewhere.items()]
+    else:
+        main, subs = [page for _, page in uses], []
+    return {"name": name, "slug": target, "see": "", "pages": page_ranges(main), "subs": subs}
+
+
 def _index(book: Any, layout: Layout) -> list[dict[str, Any]]:
-    """The index: every glossary term, in the book's language's alphabetical order (accents with their letter in
-    French), with the pages of its definition (its rule and its glossary entry) and, when it is used in more than
-    one section, a sub-entry for each section with its pages; every other name of it as a "see" entry, except its
-    plural, folded into it."""
+    """The index: every glossary term and every word book.yaml's ``index`` lists (the actions, the main nouns of
+    play), in the book's language's alphabetical order (accents with their letter in French), with the pages of
+    its definition (a term's rule and glossary entry; the rule a word names, if any) and, when it is used in more
+    than one section, a sub-entry for each section with its pages; every other name of a term as a "see" entry,
+    except its plural, folded into it.  A word links to the rule it names, else to its first use."""
     entries = []
+    sections = render.sections(book)
+    names = {term.term.casefold() for term in book.glossary}
     for term in book.glossary:
         slug = render.term_slug(term.term)
-        uses = layout.index_uses.get(slug, [])
-        own = render.sections(book)[term.rule]
-        elsewhere: dict[str, list[int]] = {}
-        for section, page in uses:
-            if section not in ("", own):
-                elsewhere.setdefault(section, []).append(page)
-        if len(elsewhere) > MAX_SUB_ENTRIES:  # by chapter, so that an entry stays a few lines long
-            chapters: dict[str, list[int]] = {}
-            for section, pages in elsewhere.items():
-                chapters.setdefault(book.rules[section].chapter, []).extend(pages)
-            elsewhere = chapters
-        if len(elsewhere) > 1:
-            main = [page for section, page in uses if section in ("", own)]
-            subs = [{"name": book.rules[section].title, "pages": page_ranges(pages)}
-                    for section, pages in elsewhere.items()]
-        else:
-            main, subs = [page for _, page in uses], []
-        entries.append({"name": term.term, "slug": slug, "see": "", "pages": page_ranges(main), "subs": subs})
+        entries.append(_entry(book, term.term, slug, layout.index_uses.get(slug, []), sections[term.rule]))
         named = [term.term]
         for alias in term.aliases:
+            names.add(alias.casefold())
             if not any(inflection_of(alias, other) for other in named):
                 entries.append({"name": alias, "slug": slug, "see": term.term, "pages": "", "subs": []})
             named.append(alias)
+    for word in book.data.get("index") or []:
+        slug = render.word_slug(word)
+        uses = layout.index_uses.get(slug, [])
+        rule = _word_rule(book, word)
+        if word.casefold() in names or not uses:
+            continue  # a glossary term already (its entry is the term's), or never used where the index looks
+        first = min((anchor for anchor in layout.word_anchors.get(slug, [])), default="", key=_anchor_order)
+        entries.append(_entry(book, word, rule or first, uses, sections[rule] if rule else ""))
     lang = render.words(book).lang
     return sorted(entries, key=lambda e: sort_key(e["name"], lang))
+
+
+def _anchor_order(anchor: str) -> int:
+    return int(anchor.rsplit("-", 1)[1])
 
 
 def _tokens(uris: dict[tuple[str, str], str]) -> tuple[dict[tuple[str, str], str], Callable[[str], str]]:
@@ -363,8 +405,14 @@ def _tokens(uris: dict[tuple[str, str], str]) -> tuple[dict[tuple[str, str], str
 def _fragments(job: PrintInput) -> dict[str, Any]:
     """The edition's chapters, examples, contents and designer's parts as HTML: made once per job, since an
     edition's HTML is asked for more than once (checked whole, then laid out as body and tail)."""
-    if job.fragments is not None:
-        return job.fragments
+    if job.fragments is None:
+        base = _base_fragments(job)
+        job.fragments = {**base, **_chapters(job, base)}
+    return job.fragments
+
+
+def _base_fragments(job: PrintInput) -> dict[str, Any]:
+    """The contents, the designer's parts, the examples a player's book prints and how each is made as HTML."""
     check, book = job.check, job.check.book
     t = render.words(book)
     uris = _diagrams(check, job.screen)
@@ -380,35 +428,16 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
         return restore(typeset_html(_html(markdown_text), t.lang, hyphenate=True, joined=joined, spacing=False))
 
     beside = examples_beside_rules(book)
-
+    reader = audience.DESIGNER if job.designer else audience.PLAYERS
+    # A player's book prints the player's examples alone (rulepress/load/audience.py).
+    results = [r for r in check.results if job.designer or not audience.designer_only(r.example, book)]
     def example_html(result: Any) -> str:
         text = render.example_markdown(result, book, link, heading="###" if beside else "##",
-                                     designer=job.designer, verified=False)
+                                       designer=job.designer, verified=False, audience=reader)
         return _example_blocks(_with_alt(as_html(text), alts))
 
-    slots: dict[str, str] = {}  # a placeholder in a chapter's Markdown -> the examples it stands for, as HTML
-    after: dict[str, str] = {}
-    if beside:
-        for rule_id, results in render.example_sections(book, check.results).items():
-            slot = f"rulepress-examples-{secrets.token_hex(8)}"
-            after[rule_id] = f'<div class="{slot}"></div>'
-            slots[after[rule_id]] = ('<aside class="examples">' + "".join(
-                f'<section class="example">{example_html(r)}</section>' for r in results) + "</aside>")
-    counter = iter(range(1, 1_000_000))
-    chapters = []
-    sections = render.sections(book)
-    uses: dict[str, str] = {}
-    for chapter in book.chapters:
-        fragment = as_html(render.chapter_markdown(chapter, book, link, designer=job.designer, trace=check.trace,
-                                                   after=after))
-        for placeholder, examples in slots.items():
-            fragment = fragment.replace(placeholder, examples)
-        fragment = _mark_terms(fragment, counter)
-        uses.update(_use_sections(fragment, sections))
-        chapters.append({"id": chapter.id, "html": fragment})
     toc = [{"id": r.id, "label": f"{r.number} {r.title}", "level": r.level}
-           for c in book.chapters for r in c.rules if r.level <= 2]
-    examples = [] if beside else [{"html": example_html(r)} for r in check.results]
+           for c in book.chapters for r in c.rules if r.level <= 2 and (job.designer or not r.designer)]
     designer = []
     if job.designer:
         assert check.trace is not None
@@ -422,9 +451,41 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
             {"id": "rule-coverage", "title": t("rule_coverage"),
              "html": as_html(render.coverage_markdown(book, check.trace, link))},
         ]
-    job.fragments = {"chapters": chapters, "toc": toc, "examples": examples, "designer": designer, "beside": beside,
-                     "uses": uses}
-    return job.fragments
+    return {"toc": toc, "designer": designer, "beside": beside, "results": results, "reader": reader,
+            "example_html": example_html, "as_html": as_html, "link": link}
+
+
+def _chapters(job: PrintInput, base: dict[str, Any]) -> dict[str, Any]:
+    """The chapters, each example boxed after the section its rules place it in (``example_sections``), marked
+    with its ID for the page flow (``rulepress.render.page_flow``); or the examples in a chapter of their own."""
+    check, book = job.check, job.check.book
+    reader, results, example_html, as_html = base["reader"], base["results"], base["example_html"], base["as_html"]
+    slots: dict[str, str] = {}  # a placeholder in a chapter's Markdown -> the examples it stands for, as HTML
+    after: dict[str, str] = {}
+    if base["beside"]:
+        for rule_id, results_here in render.example_sections(book, results, reader).items():
+            slot = f"rulepress-examples-{secrets.token_hex(8)}"
+            after[rule_id] = f'<div class="{slot}"></div>'
+            slots[after[rule_id]] = ('<aside class="examples">' + "".join(
+                f'<section class="example" data-example="{html.escape(r.example.id)}">{example_html(r)}</section>'
+                for r in results_here) + "</aside>")
+    counter = iter(range(1, 1_000_000))
+    chapters = []
+    sections = render.sections(book)
+    uses: dict[str, str] = {}
+    for chapter in book.chapters:
+        if reader == audience.PLAYERS and chapter.rules[0].designer:
+            continue  # a chapter for the designer alone (its examples are the designer's too)
+        fragment = as_html(render.chapter_markdown(chapter, book, base["link"], designer=job.designer,
+                                                   trace=check.trace, after=after, audience=reader,
+                                                   index_words=list(book.data.get("index") or [])))
+        for placeholder, examples in slots.items():
+            fragment = fragment.replace(placeholder, examples)
+        fragment = _mark_terms(fragment, counter)
+        uses.update(_use_sections(fragment, sections))
+        chapters.append({"id": chapter.id, "html": fragment, "aid": "aid" in chapter.rules[0].classes})
+    examples = [] if base["beside"] else [{"html": example_html(r)} for r in results]
+    return {"chapters": chapters, "examples": examples, "uses": uses}
 
 
 @functools.cache
@@ -456,14 +517,20 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     palette["cover"] = colours.css(game[back.background], job.screen)
     palette["cover_ink"] = colours.css(game[back.ink], job.screen)
     width, height = book.trim
-    label = {"print": "", "digital": t("digital_edition"), "designer": t("designer_edition")}[job.edition]
+    # A player's book says "version", never "edition": the workshop's word (rulepress/load/audience.py).
+    label = {"print": "", "digital": t("screen_label"), "designer": t("designer_edition")}[job.edition]
+    facts = render.book_facts(book)
+    if not job.designer:
+        facts = [(t("version") if name == t("edition") else name, value) for name, value in facts]
+    aid = turn_summary.summary_html(turn_summary.turn_summary(book, t, layout.rule_pages), t)
     inner, outer = margins(layout.gutter_mm)
     if not job.cmyk:  # on screen the text block is centred: no gutter
         inner = outer = (inner + outer) / 2
     first = tail.first if tail is not None else 1
     side = first % 2 == 0  # a tail starting on a left-hand page follows a page that sets the side, dropped later
     page = _template().render(
-        book=book, facts=render.book_facts(book), chapters=parts["chapters"], toc=parts["toc"],
+        book=book, facts=facts, chapters=parts["chapters"], toc=parts["toc"],
+        turn_summary=aid, aid_title=t("turn_summary"),
         examples=parts["examples"],
         glossary=[{"term": term.term, "slug": render.term_slug(term.term),
                    "definition": soft_hyphens(term.definition, t.lang),
@@ -471,7 +538,10 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
                    "number": book.rules[term.rule].number}
                   for term in sorted(book.glossary, key=lambda entry: sort_key(entry.term, t.lang))],
         index=_index(book, layout) if part in ("book", "tail") else [], part=part,
-        fillers=tail.fillers if tail is not None else 0, first_page=first - side, side=side,
+        fillers=tail.fillers if tail is not None else (), dense=bool(tail and tail.dense),
+        glance=turn_summary.summary_html(turn_summary.at_a_glance(book, layout.rule_pages), t)
+        if tail is not None and "box" in tail.fillers and not back.components else "",
+        first_page=first - side, side=side,
         beside=parts["beside"], designer=parts["designer"], width=width, height=height, fonts=FONTS.as_uri(),
         edition=job.edition,
         edition_label=label, colour=palette, profile=check.proof.path.as_uri() if job.cmyk else "",
@@ -499,7 +569,7 @@ def _used_pages(anchors: dict[str, int]) -> dict[str, list[int]]:
     """Term slug -> the pages its uses (and its glossary entry) are on."""
     used: dict[str, set[int]] = {}
     for anchor, number in anchors.items():
-        match = re.fullmatch(r"ix-(term-[a-z0-9-]+)-\d+", anchor)
+        match = _USE.fullmatch(anchor)
         if match or anchor.startswith("term-"):
             used.setdefault(match.group(1) if match else anchor, set()).add(number)
     return {slug: sorted(pages) for slug, pages in used.items()}
@@ -513,8 +583,12 @@ def _uses(anchors: dict[str, int], sections: dict[str, str], book: Any) -> dict[
     for term in book.glossary:
         if term.rule in anchors:
             found.setdefault(render.term_slug(term.term), set()).add((rule_sections[term.rule], anchors[term.rule]))
+    for word in book.data.get("index") or []:
+        rule = _word_rule(book, word)
+        if rule is not None and rule in anchors:  # the rule the word names: part of its entry's main pages
+            found.setdefault(render.word_slug(word), set()).add((rule_sections[rule], anchors[rule]))
     for anchor, number in anchors.items():
-        match = re.fullmatch(r"ix-(term-[a-z0-9-]+)-\d+", anchor)
+        match = _USE.fullmatch(anchor)
         if match:
             found.setdefault(match.group(1), set()).add((sections.get(anchor, ""), number))
         elif anchor.startswith("term-"):
@@ -533,7 +607,9 @@ def _render(job: PrintInput, layout: Layout, part: str = "book", tail: Tail | No
     middle = time.perf_counter()
     import weasyprint  # here, not at the top: see __getattr__
 
-    with account.part("PDF: WeasyPrint lays out"):
+    # The body's examples are set as page floats (render/page_flow.py): no diagram leaves its page mostly empty.
+    floats = page_flow.floats() if part in ("book", "body") else contextlib.nullcontext()
+    with account.part("PDF: WeasyPrint lays out"), floats:
         document = weasyprint.HTML(string=source, base_url=str(job.diagrams), url_fetcher=fetcher).render()
     if timing is not None:
         timing["own"] = timing.get("own", 0.0) + middle - start
@@ -541,21 +617,58 @@ def _render(job: PrintInput, layout: Layout, part: str = "book", tail: Tail | No
     return document
 
 
-def _join(job: PrintInput, body: Any, tail: Any, first: int, fillers: int) -> list[Any]:
+def _join(job: PrintInput, body: Any, tail: Any, first: int) -> tuple[list[Any], int]:
     """The body's pages before the index, then the tail's: the index, the filler pages a press edition needs to
-    reach a multiple of 4 (the first ones laid out; the rest dropped) and the back cover."""
+    reach a multiple of 4 (``PADDING``: those laid out that it does not need are dropped) and the back cover; with
+    the number of filler pages it needed."""
     anchors = _anchor_pages(tail)
-    ends = [anchors[f"filler-{n}"] for n in range(fillers)] + [len(tail.pages)]  # each filler's first page
-    index = tail.pages[anchors["index"] - 1:ends[0] - 1]
+    if anchors.get("back-cover") != len(tail.pages):
+        raise BuildRefused([f"{job.check.book.path('book.yaml')}: the back cover runs over "
+                            f"{len(tail.pages) - anchors.get('back-cover', len(tail.pages)) + 1} pages in the "
+                            f"{job.edition} edition: shorten its cover blurb, components or credits, or its "
+                            "turn_summary (the groups and rules the player aid prints)"])
+    if (overlap := _back_cover_overflow(tail.pages[-1])) > 0:
+        raise BuildRefused([f"{job.check.book.path('book.yaml')}: the back cover's texts and turn summary run "
+                            f"{overlap / PX_PER_MM:.1f} mm under its facts line in the {job.edition} edition: "
+                            "shorten its cover blurb, components or credits, or its turn_summary (the groups and "
+                            "rules the player aid prints)"])
+    laid = sorted((kind for kind in FILLERS if f"filler-{kind}" in anchors), key=lambda k: anchors[f"filler-{k}"])
+    starts = [anchors[f"filler-{kind}"] for kind in laid] + [anchors["back-cover"]]
+    index = tail.pages[anchors["index"] - 1:starts[0] - 1]
     needed = (-(first - 1 + len(index) + 1)) % 4 if job.cmyk else 0
     kept = []
-    for number in range(needed):
-        page = tail.pages[ends[number] - 1:ends[number + 1] - 1]
+    for kind in PADDING[needed] if set(PADDING[needed]) <= set(laid) else ():  # laid out once the count is known
+        at = laid.index(kind)
+        page = tail.pages[starts[at] - 1:starts[at + 1] - 1]
         if len(page) != 1:
-            raise RuntimeError(f"{job.check.book.id} {job.edition} edition: filler page {number + 1} was laid out "
-                               f"on {len(page)} pages")
+            raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the {kind} page was laid out on "
+                               f"{len(page)} pages")
         kept += page
-    return [*body.pages[:first - 1], *index, *kept, tail.pages[-1]]
+    return [*body.pages[:first - 1], *index, *kept, tail.pages[-1]], needed
+
+
+def _back_cover_overflow(page: Any) -> float:
+    """How far (CSS px) the back cover's flowing content reaches below the top of its facts line (0 or less: it
+    ends above it)."""
+    from weasyprint.formatting_structure import boxes
+
+    bottom, line = 0.0, None
+
+    def walk(box: Any, inside_line: bool) -> None:
+        nonlocal bottom, line
+        element = getattr(box, "element", None)
+        classes = (element.get("class") or "").split() if element is not None else []
+        if "facts-line" in classes and getattr(box, "element_tag", None) == "p":
+            line = box.position_y if line is None else min(line, box.position_y)
+            inside_line = True
+        if isinstance(box, (boxes.LineBox, boxes.ReplacedBox)) and not inside_line:
+            bottom = max(bottom, box.position_y + box.margin_height())
+            return
+        for child in getattr(box, "children", ()):
+            walk(child, inside_line)
+
+    walk(page._page_box, False)
+    return bottom - line if line is not None else 0.0
 
 
 def _move_gutter(pages: list[Any], dx_mm: float) -> list[Any]:
@@ -591,12 +704,26 @@ def lay_out(job: PrintInput, timing: dict[str, float] | None = None,
         anchors = _anchor_pages(body)
         layout.index_pages = _used_pages(anchors)
         layout.index_uses = _uses(anchors, _fragments(job)["uses"], job.check.book)
+        layout.rule_pages = {rule_id: anchors[rule_id] for rule_id in job.check.book.rules if rule_id in anchors}
+        for anchor in anchors:
+            if (match := _USE.fullmatch(anchor)) and match.group(1).startswith("word-"):
+                layout.word_anchors.setdefault(match.group(1), []).append(anchor)
         first = anchors["index"]
         if set(body.pages[first - 1].anchors) != {"index"}:  # the body's last page is dropped for the tail's
             raise RuntimeError(f"{job.check.book.id} {job.edition} edition: the index does not start a page")
-        fillers = MAX_FILLERS if job.cmyk else 0
-        tail = _render(job, layout, "tail", Tail(first, fillers), timing)
-        pages = _join(job, body, tail, first, fillers)
+        # The tail without fillers says how many the page count needs; then laid out with exactly those (a page
+        # dropped from between two others would leave the folios after it one too high).
+        tail = _render(job, layout, "tail", Tail(first), timing)
+        pages, needed = _join(job, body, tail, first)
+        dense = False
+        if needed == 3:  # a page too many: a denser index may save it, and the three fillers with it
+            denser = _render(job, layout, "tail", Tail(first, dense=True), timing)
+            tighter, still = _join(job, body, denser, first)
+            if still < needed:
+                tail, pages, needed, dense = denser, tighter, still, True
+        if needed:
+            tail = _render(job, layout, "tail", Tail(first, PADDING[needed], dense), timing)
+            pages, _ = _join(job, body, tail, first)
         gutter = gutter_mm(len(pages))
         movable = not job.cmyk or gutter == guess or patches.in_force()  # a screen edition has no gutter
         if sum(margins(gutter)) == sum(margins(guess)) and movable:

@@ -14,6 +14,8 @@ import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; expat resolve
 from pathlib import Path
 from typing import Any
 
+from rulepress.verify import labels
+
 SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
 _LINK_ATTRIBUTES = ("href", "{http://www.w3.org/1999/xlink}href", "src")
 _CSS_URL = re.compile(r"url\(\s*['\"]?\s*(?!#)([^)'\"]*)", re.IGNORECASE)
@@ -47,7 +49,7 @@ def problem(svg: Any) -> str | None:
                 return f"style on <{tag}> refers to {outside!r}: a diagram must be self-contained"
         if tag == "style" and (outside := _css_outside(element.text or "")):
             return f"<style> refers to {outside!r}: a diagram must be self-contained"
-    return None
+    return labels.overflow(root)  # every label inside its box, in this language (rulepress/verify/labels.py)
 
 
 def _local(tag: str) -> str:

@@ -74,6 +74,7 @@
     var words = this.words;
     var view = element("div", "rp-view");
     var figure = element("figure", "rp-figure");
+    figure.tabIndex = 0;  // it scrolls sideways on a narrow screen (stepper.css): the keyboard reaches it
     this.image = element("img", "rp-frame");
     this.image.decoding = "async";
     figure.appendChild(this.image);
@@ -209,6 +210,7 @@
     result.setAttribute("aria-live", "polite");
     if (answer.svg !== undefined) {
       var figure = element("figure", "rp-figure");
+      figure.tabIndex = 0;
       var image = element("img", "rp-frame");
       if (this.blob) URL.revokeObjectURL(this.blob);
       this.blob = URL.createObjectURL(new Blob([answer.svg], { type: "image/svg+xml" }));
