@@ -1,9 +1,10 @@
 """The covers' content: the texts from book.yaml's ``cover`` key, and the front cover's artwork.
 
 The artwork is the book's own: the SVG its ``cover.art`` names (a file in the book's folder, checked like any
-diagram, with ``cover.alt`` saying what it shows), or else a motif drawn from the game's own palette (its pieces'
-colours as discs and tiles in a ring, laid out from the book's ID), so every book gets a designed front cover
-without anyone drawing one, and no book another game's picture.
+diagram, with ``cover.alt`` saying what it shows); else what its engine draws of its own game from its components
+(``BaseGame.cover_art``, drawn at the gate: rulepress/verify/figures.py); else a motif drawn from the game's own
+palette (its pieces' colours as discs and tiles in a ring, laid out from the book's ID).  So every book gets a
+front cover of its own game without anyone drawing one, and no book another game's picture.
 """
 
 from __future__ import annotations
@@ -66,12 +67,17 @@ class Artwork:
     alt: str  # what it shows, for the digital edition's readers
 
 
-def cover_art(book: Book, palette: dict[str, colours.Cmyk], print_edition: bool, t: Strings) -> Artwork:
-    """The front cover's artwork: the book's own SVG (``cover.art``), or the motif drawn from its palette."""
+def cover_art(book: Book, palette: dict[str, colours.Cmyk], print_edition: bool, t: Strings,
+              drawn: str | None = None) -> Artwork:
+    """The front cover's artwork: the book's own SVG (``cover.art``), the engine's drawing of its game
+    (``drawn``, CMYK), or the motif drawn from its palette."""
     data: dict[str, Any] = book.data.get("cover") or {}
     if data.get("art"):
         svg = diagram.cover_art(book)
         return Artwork(svg if print_edition else colours.svg_rgb(svg), str(data.get("alt") or ""))
+    if drawn:
+        alt = str(data["alt"]) if data.get("alt") else t("cover_drawn_alt", title=book.title)
+        return Artwork(drawn if print_edition else colours.svg_rgb(drawn), alt)
     svg, discs, tiles = motif(palette, book.id, print_edition)
     alt = str(data["alt"]) if data.get("alt") else t("cover_motif_alt", discs=discs, tiles=tiles)
     return Artwork(svg, alt)

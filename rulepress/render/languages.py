@@ -66,7 +66,7 @@ def _translated_check(check: BookCheck, lang: str) -> BookCheck:
     by_id = {example.id: example for example in examples}
     results = [translated_result(result, by_id[result.example.id]) if result.example.id in by_id else result
                for result in check.results]
-    return BookCheck(book, check.engine, list(examples), results, check.trace)
+    return BookCheck(book, check.engine, list(examples), results, check.trace, figures=check.figures)
 
 
 def translated_result(result: ExampleResult, example: TranslatedExample) -> ExampleResult:
@@ -75,7 +75,8 @@ def translated_result(result: ExampleResult, example: TranslatedExample) -> Exam
     the source's where the engine has no catalog for it)."""
     lang = example.language
     checkpoints = {name: dataclasses.replace(checkpoint, caption=example.caption(name, checkpoint.caption),
-                                             svg=checkpoint.svgs.get(lang, checkpoint.svg))
+                                             svg=checkpoint.svgs.get(lang, checkpoint.svg),
+                                             moment=checkpoint.moments.get(lang, checkpoint.moment))
                    for name, checkpoint in result.checkpoints.items()}
     transcript = [dataclasses.replace(line, narration=line.narrations.get(lang, line.narration))
                   for line in result.transcript]

@@ -45,7 +45,7 @@ from rulepress.analyze.report import cached_designer_markdown  # the plots: draw
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
 from rulepress.load.profile import output_intent
-from rulepress.render import cover, page_references, svg_once
+from rulepress.render import book_figures, cover, page_references, svg_once
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
 from rulepress.render.player_text import check_player_text
@@ -345,8 +345,12 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     t = render.words(book)
     uris = _diagrams(check, job.cmyk)
     alts = _alt_texts(check, uris)
-    short, restore = _tokens(uris)
+    drawn = book_figures.figure_files(check.figures, t.lang)  # the components, the setup diagram, the key
+    shown = {name: _data_uri(svg if job.cmyk else colours.svg_rgb(svg)) for name, svg in drawn.items()}
+    short, restore = _tokens({**uris, **{("figure", name): uri for name, uri in shown.items()}})
     link = _linker(check, short)
+    placed = book_figures.placed(check.figures, t, lambda name, svg: short[("figure", name)])
+    legend = book_figures.legend_markdown(check.figures, t, lambda name, svg: shown[name])
 
     # The language's "p." and "rule", and the engines' own "rule" (their messages, printed in the designer's steps).
     joined = (t("page_abbrev"), t("rule_ref", number="").strip(), "rule")
@@ -364,20 +368,27 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
 
     slots: dict[str, str] = {}  # a placeholder in a chapter's Markdown -> the examples it stands for, as HTML
     after: dict[str, str] = {}
+    drawing: set[str] = set()  # the placeholders whose examples print a diagram
     if beside:
         for rule_id, results in render.example_sections(book, check.results).items():
             slot = f"rulepress-examples-{secrets.token_hex(8)}"
             after[rule_id] = f'<div class="{slot}"></div>'
             slots[after[rule_id]] = ('<aside class="examples">' + "".join(
                 f'<section class="example">{example_html(r)}</section>' for r in results) + "</aside>")
+            if any(cp.svg for r in results for cp in r.checkpoints.values()):
+                drawing.add(after[rule_id])
     counter = iter(range(1, 1_000_000))
     chapters = []
     sections = render.sections(book)
     uses: dict[str, str] = {}
     for chapter in book.chapters:
         fragment = as_html(render.chapter_markdown(chapter, book, link, designer=job.designer, trace=check.trace,
-                                                   after=after))
+                                                   after=after, figures=placed))
+        keyed = False  # the key to the diagrams, once per chapter: before the chapter's first diagram
         for placeholder, examples in slots.items():
+            if legend and not keyed and placeholder in drawing and placeholder in fragment:
+                examples = examples.replace('<aside class="examples">', '<aside class="examples">' + legend, 1)
+                keyed = True
             fragment = fragment.replace(placeholder, examples)
         fragment = _mark_terms(fragment, counter)
         uses.update(_use_sections(fragment, sections))
@@ -385,6 +396,8 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     toc = [{"id": r.id, "label": f"{r.number} {r.title}", "level": r.level}
            for c in book.chapters for r in c.rules if r.level <= 2]
     examples = [] if beside else [{"html": example_html(r)} for r in check.results]
+    if examples and legend:
+        examples[0]["html"] = legend + examples[0]["html"]
     designer = []
     if job.designer:
         assert check.trace is not None
@@ -426,7 +439,7 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
                                                         "beside": True}
     game = colours.game_palette(check.engine)
     back = cover.cover_text(book, game)
-    art = cover.cover_art(book, game, job.cmyk, t)  # the book's own SVG, or the motif drawn from its palette
+    art = cover.cover_art(book, game, job.cmyk, t, check.figures.cover)  # the book's SVG, its engine's, or a motif
     palette = {name: colours.css(value, job.cmyk) for name, value in {**game, **colours.HOUSE}.items()}
     palette["cover"] = colours.css(game[back.background], job.cmyk)
     palette["cover_ink"] = colours.css(game[back.ink], job.cmyk)

@@ -11,8 +11,11 @@ from __future__ import annotations
 import inspect
 import re
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; expat resolves no external entities
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from rulepress.change import Change
 
 SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
 _LINK_ATTRIBUTES = ("href", "{http://www.w3.org/1999/xlink}href", "src")
@@ -47,6 +50,53 @@ def problem(svg: Any) -> str | None:
                 return f"style on <{tag}> refers to {outside!r}: a diagram must be self-contained"
         if tag == "style" and (outside := _css_outside(element.text or "")):
             return f"<style> refers to {outside!r}: a diagram must be self-contained"
+    return None
+
+
+def render(game: Any, state: Any, caption: str | None, seat: str | None, change: Change | None) -> str:
+    """The game's diagram of ``state`` for ``seat``, given what the steps it illustrates changed (``change=``) when
+    its ``render_svg`` takes it (rulepress.basegame's does); one that does not is asked without it, and
+    :func:`unmarked` refuses what it draws."""
+    given: dict[str, Any] = {"change": change} if change is not None and _takes_change(
+        getattr(type(game), "render_svg", None)) else {}
+    if seat is None:
+        return str(game.render_svg(state, caption, **given))
+    return str(game.render_svg(state, caption, seat, **given))
+
+
+@cache
+def _takes_change(method: Any) -> bool:
+    """Whether a ``render_svg`` takes ``change=`` (asked of the function itself: a test may replace it)."""
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return "change" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+MARK_CLASS = "rp-mark"  # what every mark of a change carries (rulepress/marks.py)
+
+
+def unmarked(svg: str, change: Change | None) -> str | None:
+    """What the diagram of ``change`` fails to show, read back from its SVG: its moment (the ``<title>``, "After
+    step 3"), and, when a step it illustrates changed the position or was refused, a mark of it (an element whose
+    class is ``rp-mark``: an outline, a callout, an arrow, a struck-out arrow).  None when it shows both."""
+    if change is None:
+        return None
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError as exc:
+        return f"is not well-formed XML: {exc}"
+    title = root.find(f"{SVG_NAMESPACE}title")
+    said = " ".join((title.text or "").split()) if title is not None else ""
+    steps = ", ".join(str(step.number) for step in change.steps)
+    how = ("accept render_svg(..., change=) and draw what it says (rulepress.basegame.BaseGame does: `rulepress "
+           "guide engine`, \"Diagrams that show the move\")")
+    if said != " ".join(change.moment.split()):
+        return (f"does not state its moment: its <title> should read {change.moment!r}, not {said!r}; {how}")
+    if change and not any(MARK_CLASS in (element.get("class") or "").split() for element in root.iter()):
+        return (f"marks nothing of what step{'s' if len(change.steps) > 1 else ''} {steps} changed or tried "
+                f"({change.moment}): no element has class=\"{MARK_CLASS}\"; {how}")
     return None
 
 

@@ -17,7 +17,7 @@ from rulepress.load.problems import Collector, lines_of
 from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
 from rulepress.store import key_of, sources_digest, watched_digest
-from rulepress.verify import decisions, diagram, trace
+from rulepress.verify import decisions, diagram, figures, trace
 from rulepress.verify.cached import catalog_problems, replay_all, replay_inputs
 from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
 from rulepress.verify.replay import ExampleResult, engine_folder
@@ -38,6 +38,7 @@ class BookCheck:
     # translations' findings) is kept under it: a serve session keeps a book's last good check while the files
     # on disk say something else, so the files' digest now would be the wrong key for it.
     inputs: str | None = None
+    figures: figures.BookFigures = field(default_factory=figures.BookFigures)  # the key, components, setup, cover
 
 
 @dataclass
@@ -145,6 +146,8 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         check.results = replay_all(check.examples, check.book, check.engine, draw=draw, shared=shared,
                                    shown=lambda examples, book_id=book_id: progress.iterate(
                                        examples, f"verify {book_id}", unit="example"))
+        check.figures, drawn = figures.book_figures(book, engine, check.examples)
+        report.problems.extend(drawn)
         check.trace = trace.build_trace(check, root)
         report.problems.extend(check.trace.problems)
         # Every engine decision names a designer question (rulepress.verify.decisions): an error stops the build.
