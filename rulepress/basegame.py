@@ -427,7 +427,14 @@ class BaseGame(ABC):
         it changed, an arrow for each piece moved from one place to another, a struck-out arrow labelled with the
         rule for each refused move (rulepress/marks.py).  Every mark's element carries ``class="rp-mark ..."``:
         the gate refuses a diagram of a change that has none."""
-        return default_marks.draw_marks(change, places, width, height, self.MARK, self.attempt_places)
+        return default_marks.draw_marks(change, places, width, height, self.MARK, self.attempt_places,
+                                        self.arrow_wanted)
+
+    def arrow_wanted(self, source: str, target: str) -> bool:
+        """Whether a piece moved from place ``source`` to ``target`` gets an arrow (both outlined either way): yes by
+        default; a game whose pieces come from far across its drawing may say no (Last Lantern's tiles from a hand
+        in the players' table to the paths)."""
+        return True
 
     def attempt_places(self, step: Mapping[str, Any], places: Mapping[str, Box]) -> list[str]:
         """Where a refused step points, source first and target last (a struck-out arrow joins them): by default

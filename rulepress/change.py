@@ -93,8 +93,10 @@ class Change:
 
 
 def differences(before: Any, after: Any, path: str = "") -> list[Difference]:
-    """Where two plain values differ: a mapping by its keys, a list of scalars as the items that left and came
-    (its order aside: a hand sorted anew is the same hand), any other list item by item when the lengths agree."""
+    """Where two plain values differ: a mapping by its keys; a list of scalars that keeps its length position by
+    position (a string that keeps its length character by character: a grid's row), one that grows or shrinks as the
+    items that left and came (its order aside: a hand sorted anew is the same hand); any other list item by item when
+    the lengths agree."""
     if isinstance(before, _SCALARS) and type(before) is type(after) and before == after:
         return []  # (containers are walked: True == 1 would hide a yes/no turned into a number inside one)
     if isinstance(before, Mapping) and isinstance(after, Mapping):
@@ -116,12 +118,25 @@ def differences(before: Any, after: Any, path: str = "") -> list[Difference]:
                 Counter(map(_key, after)) - Counter(map(_key, before))
             if not gone and not came:  # the same items in another order
                 return [Difference(path or "value")]
+            if len(before) == len(after):  # items changed in place: each position that changed (a row of a grid)
+                return [d for index, (old, new) in enumerate(zip(before, after, strict=True))
+                        if not (type(old) is type(new) and old == new)
+                        for d in _in_place(f"{path}.{index}" if path else str(index), old, new)]
             return [Difference(path or "value", _items(before, gone), _items(after, came))]
         if len(before) == len(after):
             return [d for index, (old, new) in enumerate(zip(before, after, strict=True))
                     for d in differences(old, new, f"{path}.{index}" if path else str(index))]
         return [Difference(path or "value")]
     return [Difference(path or "value", was=before, now=after)]
+
+
+def _in_place(path: str, old: Any, new: Any) -> list[Difference]:
+    """An item of a list that changed in place: a string that keeps its length is a row of cells, each changed
+    character its own path (``grid.2.0``: row 2, column 0, as a grid printed as rows reads)."""
+    if isinstance(old, str) and isinstance(new, str) and len(old) == len(new):
+        return [Difference(f"{path}.{column}", (a,), (b,), a, b)
+                for column, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    return [Difference(path, (old,), (new,), old, new)]
 
 
 def _key(item: Any) -> tuple[str, Any]:
@@ -152,11 +167,11 @@ def movements(found: Sequence[Difference]) -> tuple[Movement, ...]:
 
 def place_of(path: str, places: Mapping[str, Any]) -> str | None:
     """The place drawn for ``path``: the longest key of ``places`` that is the path or a dotted prefix of it."""
-    best = None
-    for key in places:
-        if (path == key or path.startswith(key + ".")) and (best is None or len(key) > len(best)):
-            best = key
-    return best
+    while path:
+        if path in places:
+            return path
+        path = path.rpartition(".")[0]
+    return None
 
 
 @cache

@@ -89,9 +89,11 @@ Attempt = Callable[[Mapping[str, object], Mapping[str, Box]], list[str]]
 
 
 def draw_marks(change: Change, places: Mapping[str, Box], width: float, height: float,
-               colour: str = MARK, attempt: Attempt = attempt_places) -> Marks:
+               colour: str = MARK, attempt: Attempt = attempt_places,
+               arrow_wanted: Callable[[str, str], bool] = lambda source, target: True) -> Marks:
     """The default marks of ``change`` over a drawing ``width`` x ``height`` whose parts are at ``places``;
-    ``attempt`` says where a refused step points (its source place first, its target last)."""
+    ``attempt`` says where a refused step points (its source place first, its target last), ``arrow_wanted``
+    whether a piece moved from one place to another is worth an arrow (the outlines show it anyway)."""
     out: list[str] = []
     told: list[tuple[StepChange, str]] = []  # what no place shows, as numbered lines under the picture
     touched: dict[str, list[int]] = {}
@@ -117,7 +119,8 @@ def draw_marks(change: Change, places: Mapping[str, Box], width: float, height: 
         for moved in step.movements:  # from the piece's own place when the drawing has one ("hands.Ann.rose-2")
             source = place_of(f"{moved.source}.{moved.item}", places)
             target = place_of(f"{moved.target}.{moved.item}", places)
-            if source and target and source != target and (source, target, step.number) not in arrows:
+            if source and target and source != target and (source, target, step.number) not in arrows \
+                    and arrow_wanted(source, target):
                 arrows.append((source, target, step.number))
         if not marked:
             told.append((step, ""))
@@ -127,22 +130,25 @@ def draw_marks(change: Change, places: Mapping[str, Box], width: float, height: 
     for source, target, number in arrows:
         bend = _bend(pairs, source, target)
         out.append(arrow(places[source], places[target], number, colour, bend))
-    taken: list[Box] = [places[place].grown(4) for place in touched if places[place].width < width * 0.6]
+    # Labels keep clear of every part the drawing placed (its tiles, cards, rows) and of the marks placed so far.
+    taken: list[Box] = [box.grown(2) for box in places.values() if box.width < width * 0.6 and box.width > 0]
     groups: dict[str, list[tuple[int, tuple[float, float]]]] = {}  # a refusing rule -> its steps and their marks
     for step, pointed in refused:
         if len(pointed) > 1:
-            bend = _bend(pairs, pointed[0], pointed[-1])
+            bend = _bend(pairs, pointed[0], pointed[-1], 0.3)
             drawn, at = refused_arrow(places[pointed[0]], places[pointed[-1]], step.number, bend)
         else:
             drawn, at = refused_place(places[pointed[0]], step.number)
         out.append(drawn)
         taken.append(Box(at[0] - 16, at[1] - 9, 32, 18))
         groups.setdefault(str(step.refused_by), []).append((step.number, at))
+    labels: list[Box] = []
     for rule, marked in groups.items():  # one label a rule: "1 3 not allowed: rule 4.4", near its marks
         x = sum(at[0] for _, at in marked) / len(marked)
         y = max(at[1] for _, at in marked)
-        out.append(f'<g class="rp-mark rp-refused">'
-                   f'{_tag(x, y, [n for n, _ in marked], change.word("mark_refused", number=rule), width, taken)}</g>')
+        said = change.word("mark_refused", number=rule)
+        out.append(f'<g class="rp-mark rp-refused">{_tag(x, y, [n for n, _ in marked], said, width, taken, labels)}'
+                   f'</g>')
     extra = 0.0
     if told and out:  # what other marks show is enough: what no place shows is in the list of steps
         told = [(step, why) for step, why in told if why]  # but a refused move is always shown refused
@@ -159,17 +165,20 @@ def draw_marks(change: Change, places: Mapping[str, Box], width: float, height: 
     return Marks(out, extra)
 
 
-def _bend(pairs: dict[frozenset[str], int], source: str, target: str) -> float:
-    """Arrows between the same two places bow apart, so that none hides another."""
+def _bend(pairs: dict[frozenset[str], int], source: str, target: str, base: float = 0.14) -> float:
+    """Arrows between the same two places bow apart, so that none hides another (a refused move bows more than a
+    move made: ``base``)."""
     key = frozenset((source, target))
     count = pairs.get(key, 0)
     pairs[key] = count + 1
-    bend = (0.18 + 0.16 * (count // 2)) * (1 if count % 2 == 0 else -1)
+    bend = (base + 0.16 * (count // 2)) * (1 if count % 2 == 0 else -1)
     return bend if source <= target else -bend  # a bow to one side of the line, whichever way the arrow runs
 
 
 def callout(cx: float, cy: float, number: int, colour: str = MARK) -> str:
-    """A numbered disc, the number in paper on the mark's colour, ringed in ink (it reads in black and white)."""
+    """A numbered disc, the number in paper on the mark's colour, ringed in ink (it reads in black and white); never
+    cut by the canvas's left or top edge."""
+    cx, cy = max(cx, CALLOUT + 1), max(cy, CALLOUT + 1)
     return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{CALLOUT}" fill="{colour}" stroke="{INK}" stroke-width="0.8"/>'
             f'<text x="{cx:.1f}" y="{cy + 3.6:.1f}" font-size="{FONT_SIZE}" text-anchor="middle" '
             f'font-weight="bold" fill="{PAPER}">{number}</text>')
@@ -265,22 +274,26 @@ def _overlaps(a: Box, b: Box) -> bool:
     return a.x < b.x + b.width and b.x < a.x + a.width and a.y < b.y + b.height and b.y < a.y + a.height
 
 
-def _tag(x: float, y: float, numbers: Sequence[int], text: str, width: float, taken: list[Box]) -> str:
-    """A refused move's label on a paper ground near ``x, y``, kept on the canvas and clear of what is placed
-    already (``taken``, which it joins): its steps' numbers and "not allowed: rule 4.4"."""
+def _tag(x: float, y: float, numbers: Sequence[int], text: str, width: float, taken: list[Box],
+         labels: list[Box] | None = None) -> str:
+    """A refused move's label on a paper ground near ``x, y``, kept on the canvas: its steps' numbers and "not
+    allowed: rule 4.4".  It keeps clear of what is placed (``taken``: the drawing's parts and the marks) where it can
+    near its move, else of the other labels only (``labels``), never far from the move it explains."""
     rings = len(numbers) * (2 * CALLOUT + 2)
     wide = text_width(text) + rings + 12
-    tries = sorted(((dx * wide * 0.55, dy * 20.0) for dx in range(-3, 4) for dy in range(-5, 6) if dy or dx),
+    labels = [] if labels is None else labels
+    tries = sorted(((dx * wide * 0.55, dy * 20.0) for dx in range(-2, 3) for dy in range(-3, 4) if dy or dx),
                    key=lambda d: (abs(d[0]) / 2 + abs(d[1]), d[1] < 0))  # nearest first, below before above
-    for dx, dy in tries:
+
+    def at(dx: float, dy: float) -> Box:
         left = min(max(x + dx - wide / 2, 2), width - wide - 2)
-        box = Box(left, y + dy - 9, wide, 18)
-        if not any(_overlaps(box, other) for other in taken):
-            break
-    else:
-        left = min(max(x - wide / 2, 2), width - wide - 2)
-        box = Box(left, y + 22 - 9, wide, 18)
+        return Box(left, max(y + dy - 9, 2), wide, 18)
+
+    box = next((b for b in map(lambda d: at(*d), tries) if not any(_overlaps(b, o) for o in taken + labels)),
+               None) or next((b for b in map(lambda d: at(*d), tries) if not any(_overlaps(b, o) for o in labels)),
+                             at(0, 22))
     taken.append(box)
+    labels.append(box)
     middle = box.y + 9
     rung = "".join(refused_callout(box.x + CALLOUT + 2 + k * (2 * CALLOUT + 2), middle, n)
                    for k, n in enumerate(numbers))

@@ -87,7 +87,8 @@ def test_the_components_section_and_setup_diagram_go_where_the_book_says(drawn: 
     figures = drawn["lantern-moths"]
     placed = book_figures.placed(figures, strings("en"), lambda name, svg: f"figures/{name}")
     section = placed["lm.components"]
-    assert section.count("<figure>") == len(figures.components) and "6 × Dusk cards" in section
+    assert section.count("<figure class=") == len(figures.components) and "6 × Dusk cards" in section
+    assert section.count("components-row") < len(figures.components)  # small pictures share a row
     assert 'src="figures/component-1.svg"' in section and 'alt="44 × Moth cards (4 colours of 11' in section
     assert 'class="setup-diagram"' in placed["lm.setup.start"]
 

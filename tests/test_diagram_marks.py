@@ -98,8 +98,11 @@ def test_the_default_marks_outline_number_arrow_and_refuse() -> None:
     assert svg.count('class="rp-mark rp-changed"') == 2 and 'class="rp-mark rp-moved"' in svg  # hand, tile; arrow
     assert svg.count('class="rp-mark rp-refused"') == 2  # the struck-out arrow, and its label
     assert "not allowed: rule 4.4" in svg and "stroke-dasharray" in svg  # dashed and labelled, not colour alone
-    assert 'class="rp-mark rp-told"' in svg and "Ann passes." in svg and drawn.extra_height > 0  # no place: told
-    assert ">4<" in svg and ">2<" in svg and ">5<" in svg  # each step's number, as the step list numbers it
+    assert ">4<" in svg and ">2<" in svg  # each step's number, as the step list numbers it
+    assert "Ann passes." not in svg and drawn.extra_height == 0  # other marks show the change: the list tells it
+    alone = draw_marks(Change("After step 5", (nowhere,), words=mark_words("en")), places, 480, 300)
+    told = "".join(alone.elements)  # nothing else marks it: it is told under the picture, numbered
+    assert 'class="rp-mark rp-told"' in told and "Ann passes." in told and ">5<" in told and alone.extra_height > 0
 
 
 # --- the gate reads each diagram back ----------------------------------------------------------------------------

@@ -273,6 +273,11 @@ class LastLanternGame(BaseGame):
             target = f"players.{step['to']}.familiars"
         return [p for p in (source, target) if p is not None]
 
+    def arrow_wanted(self, source: str, target: str) -> bool:
+        """A tile laid from a hand (the players' table, under the paths) is outlined where it lands: an arrow
+        across the whole board would hide it."""
+        return not source.startswith("players.")
+
     def legend(self) -> list[LegendEntry]:
         return pictures.legend(self)
 

@@ -186,23 +186,29 @@ def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = Tr
         lane, step = c.column_row(cell)
         return left + step * CELL, top + lane * CELL
 
-    # spaces
+    # spaces: each lane's run of path spaces in one rectangle, the yellow rows across them, one path for the grid
+    # lines (a few elements rather than one a space: every step of every example is a diagram on the site)
     shared = {lane for lanes in c.shared for lane in lanes}
     yellow_rows = set(c.lantern_rows)
+    grid: list[str] = []
     for lane in range(c.lanes):
+        y = top + lane * CELL
+        out.append(_rect(left + 1, y + 1, CELL - 2, CELL - 2, paint("start")))
+        out.append(_rect(left + CELL, y, c.length * CELL, CELL, paint("shared" if lane in shared else "path")))
         for step in range(steps):
-            x, y = left + step * CELL, top + lane * CELL
-            places[f"spaces.{c.names[lane]}{step}"] = Box(x, y, CELL, CELL)
-            if step == 0:
-                out.append(_rect(x + 1, y + 1, CELL - 2, CELL - 2, paint("start")))
-            elif step <= c.length:
-                fill = paint("lantern_row") if step in yellow_rows else paint("shared" if lane in shared else "path")
-                out.append(_rect(x, y, CELL, CELL, fill, paint("path_line")))
-            elif g.opt["basilisk"]:
-                out.append(_rect(x, y, CELL, CELL, paint("basilisk"), paint("basilisk_line")))
+            places[f"spaces.{c.names[lane]}{step}"] = Box(left + step * CELL, y, CELL, CELL)
+            if step > c.length and g.opt["basilisk"]:
+                out.append(_rect(left + step * CELL, y, CELL, CELL, paint("basilisk"), paint("basilisk_line")))
                 icons = c.basilisk_icons.get(c.index(lane, step), 0)
                 if icons:
-                    out.append(_text(x + CELL / 2, y + CELL / 2 + 3, "●" * icons, 10, "middle", fill=MUTED))
+                    out.append(_text(left + step * CELL + CELL / 2, y + CELL / 2 + 3, "●" * icons, 10, "middle",
+                                     fill=MUTED))
+    for row in sorted(yellow_rows):
+        out.append(_rect(left + row * CELL, top, CELL, board_h, paint("lantern_row")))
+    right = left + (c.length + 1) * CELL
+    grid += [f"M{left + CELL:.1f} {top + lane * CELL:.1f}H{right:.1f}" for lane in range(c.lanes + 1)]
+    grid += [f"M{left + step * CELL:.1f} {top:.1f}V{top + board_h:.1f}" for step in range(1, c.length + 2)]
+    out.append(f'<path d="{"".join(grid)}" fill="none" stroke="{paint("path_line")}" stroke-width="0.6"/>')
     for p in range(c.n_paths):
         lanes = c.private[p]
         mid = top + (lanes[0] + lanes[-1] + 1) / 2 * CELL

@@ -38,7 +38,7 @@ def components_markdown(figures: BookFigures, t: Strings, source: Source) -> str
     if not figures.components:
         return ""
     lang = t.lang
-    parts = [f'<section class="components-sheet" aria-label="{html.escape(t("components_pictures"))}">']
+    rows: list[list[str]] = []
     for index, shown in enumerate(figures.components):
         name, note = _in(shown.names, lang), _in(shown.notes, lang)
         svg = _in(shown.svgs, lang)
@@ -46,10 +46,16 @@ def components_markdown(figures: BookFigures, t: Strings, source: Source) -> str
         alt = said + (f" ({note})" if note else "")
         caption = (f'<span class="count">{html.escape(said)}</span>'
                    + (f" · {html.escape(note)}" if note else ""))
-        # A small picture sits beside the next one; a sheet (a wide picture) takes the line.
+        # Two small pictures share a row; a sheet (a wide picture) takes one of its own.
         size = "wide" if _width_mm(svg) > 60 else "small"
-        parts.append(f'<figure class="{size}"><img alt="{html.escape(alt)}" '
-                     f'src="{source(f"component-{index + 1}.svg", svg)}" /><figcaption>{caption}</figcaption></figure>')
+        figure = (f'<figure class="{size}"><img alt="{html.escape(alt)}" '
+                  f'src="{source(f"component-{index + 1}.svg", svg)}" /><figcaption>{caption}</figcaption></figure>')
+        if size == "small" and rows and len(rows[-1]) == 1 and 'class="small"' in rows[-1][0]:
+            rows[-1].append(figure)
+        else:
+            rows.append([figure])
+    parts = [f'<section class="components-sheet" aria-label="{html.escape(t("components_pictures"))}">']
+    parts += [f'<div class="components-row">{"".join(row)}</div>' for row in rows]  # no space between two
     parts.append("</section>")
     return "\n".join(parts) + "\n"
 

@@ -66,7 +66,7 @@ def make_frame(game: Game, state: Any, step: int, languages: list[str], observer
                                                                changes[i18n.current_language()]))
     position = "the starting position" if step == 0 else f"the position after step {step}"
     for lang, svg in svgs.items():
-        wrong = diagram.problem(svg) or diagram.unmarked(svg, changes[lang])
+        wrong = diagram.checked(svg, changes[lang])
         if wrong is not None:
             shown = "" if lang == languages[0] else f" ({lang})"
             raise FrameError(f"the diagram{shown} of {position} from {drawn_by} {wrong}")

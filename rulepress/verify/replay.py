@@ -365,6 +365,8 @@ class _Replay:
             line = self.outcome.transcript[-1]
             made.narrations = dict(line.narrations) or {lang: "" for lang in self.languages}
             made.rejected_by = line.rejected_by
+            if line.rejected_by and frames:  # the position stays as it was: a move is tried from the same one
+                made.position, made.alts = frames[-1].position, frames[-1].alts
         frames.append(made)
 
     def new_frame(self, game: Game, state: Any, index: int, change: Any = None) -> StepFrame:
@@ -399,7 +401,7 @@ class _Replay:
                     game, state, checkpoint, told[i18n.current_language()]))
             checkpoint.svg = checkpoint.svgs[self.languages[0]]
             for lang, svg in checkpoint.svgs.items():
-                wrong = diagram.problem(svg) or diagram.unmarked(svg, told[lang])
+                wrong = diagram.checked(svg, told[lang])
                 if wrong is not None:  # every edition prints it: refused here, naming who drew it and where
                     shown = "" if lang == self.languages[0] else f" ({lang})"
                     raise _Broken(f"{where}: the diagram{shown} from {diagram.drawn_by(game, self.book.root)} "

@@ -85,7 +85,6 @@ class TicTacToe(BaseGame):
 
     def snapshot(self, state: State) -> dict[str, Any]:
         return {"grid": ["".join(state.marks.get(square, ".") for square in row) for row in self.rows],
-                "squares": {square: state.marks.get(square) for row in self.rows for square in row},
                 "turn": None if self.is_terminal(state) else state.current, "marks": len(state.marks),
                 "winner": state.winner, "line": list(state.line)}
 
@@ -94,13 +93,13 @@ class TicTacToe(BaseGame):
         returns = [0, 0] if winner is None else [1 if player == winner else -1 for player in state.players]
         return {"winner": winner, "draw": winner is None and self.is_terminal(state), "returns": returns}
 
-    def draw(self, state: State) -> Figure:  # each square's place (squares.b2) is where a move's marks go
+    def draw(self, state: State) -> Figure:  # a square (grid.1.0, its row and column; b2) is where marks go
         left, d, winner = (self.WIDTH - CELL * len(self.rows)) / 2, CELL * 0.28, state.winner
         status = f"{winner} wins" if winner else "A draw" if self.is_terminal(state) else f"{state.current} to play"
         parts, places = [text(self.WIDTH / 2, 22, status, 14, weight="bold")], {}
         for r, row in enumerate(self.rows):
             for c, square in enumerate(row):
-                box = places[f"squares.{square}"] = Box(left + c * CELL, TOP + r * CELL, CELL, CELL)
+                box = places[f"grid.{r}.{c}"] = places[square] = Box(left + c * CELL, TOP + r * CELL, CELL, CELL)
                 (x, y), (cx, cy) = (box.x, box.y), box.centre
                 parts += [shape("rect", x=x, y=y, width=CELL, height=CELL), text(x + 6, y + 16, square, 10, "start")]
                 if state.marks.get(square) == "x":
@@ -109,6 +108,6 @@ class TicTacToe(BaseGame):
                 elif state.marks.get(square) == "o":
                     parts.append(shape("circle", stroke=NOUGHT, line_width=8, cx=cx, cy=cy, r=d))
         if state.line:
-            (x1, y1), (x2, y2) = (places[f"squares.{square}"].centre for square in (state.line[0], state.line[-1]))
+            (x1, y1), (x2, y2) = (places[square].centre for square in (state.line[0], state.line[-1]))
             parts.append(shape("line", line_width=4, x1=x1, y1=y1, x2=x2, y2=y2))
         return Figure(parts, places=places)
