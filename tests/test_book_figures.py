@@ -15,7 +15,8 @@ from rulepress.project import find_root
 from rulepress.render import book_figures, cover, palette
 from rulepress.render.strings import strings
 from rulepress.verify import diagram
-from rulepress.verify.figures import BookFigures, book_figures as draw_figures
+from rulepress.verify.figures import BookFigures
+from rulepress.verify.figures import book_figures as draw_figures
 from rulepress.verify.gate import load_checked_book, verify
 
 ROOT = find_root(Path(__file__).parent)
@@ -39,8 +40,8 @@ def test_every_component_is_pictured_and_counted_from_the_data(drawn: dict[str, 
     counts = {book_id: {shown.names["en"]: shown.count for shown in figures.components}
               for book_id, figures in drawn.items()}
     lm = data["lantern-moths"]
-    assert counts["lantern-moths"] == {"Moth cards": lm["deck"]["moths"]["coloured"], "Ghost Moths": lm["deck"]["moths"]["ghost"],
-                                       "Dusk cards": lm["deck"]["dusk"], "Garden tiles": lm["tiles"]["total"],
+    assert counts["lantern-moths"] == {"Moth cards": lm["deck"]["moths"]["coloured"],
+                                       "Ghost Moths": lm["deck"]["moths"]["ghost"], "Dusk cards": lm["deck"]["dusk"], "Garden tiles": lm["tiles"]["total"],
                                        "Wick tokens": lm["wicks"]["total"], "Lantern boards": lm["lanterns"]}
     ll = counts["last-lantern"]
     assert ll["Tree tiles"] == data["last-lantern"]["tree_tiles"]["total"] == 48

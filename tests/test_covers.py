@@ -4,7 +4,6 @@ its engine's drawing of its own game, or a motif drawn from its own palette; nev
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pikepdf
@@ -120,9 +119,9 @@ def test_the_digital_editions_tell_their_covers_in_their_language(real_site: Pat
     French."""
     wanted = {"lantern-digital.pdf": "Cover artwork: the six dice tumbling out of a lantern's light, ringed by the "
                                      "adventure sheet's circles",
-              "last-lantern-fr-digital.pdf": "Illustration de couverture : les chemins de la Canopée la nuit, des tuiles "
-                                             "Arbre posées le long des chemins et des Lucioles qui brillent aux lignes "
-                                             "des lanternes"}
+              "last-lantern-fr-digital.pdf": "Illustration de couverture : les chemins de la Canopée la nuit, des "
+                                             "tuiles Arbre posées le long des chemins et des Lucioles qui brillent aux "
+                                             "lignes des lanternes"}
     for name, alt in wanted.items():
         with pikepdf.open(real_site / "pdf" / name) as document:
             alts = [str(element.get("/Alt")) for element, _ in _figures(document.Root.StructTreeRoot)]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -33,8 +32,8 @@ def replayed(book: str, example_id: str) -> ExampleResult:
 def marks_of(svg: str) -> list[str]:
     """The kinds of mark a diagram carries, in order (``changed``, ``moved``, ``refused``, ``told``)."""
     root = ET.fromstring(svg)
-    return [cls.split()[1].removeprefix("rp-") for e in root.iter() if "rp-mark" in (cls := e.get("class") or "").split()
-            and len(cls.split()) > 1]
+    return [cls.split()[1].removeprefix("rp-") for e in root.iter()
+            if "rp-mark" in (cls := e.get("class") or "").split() and len(cls.split()) > 1]
 
 
 def title_of(svg: str) -> str:

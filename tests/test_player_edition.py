@@ -151,7 +151,8 @@ def test_each_caption_once_below_its_diagram(report: Report) -> None:
     caption = "After two flips the garden shows three tiles"
     assert text.count(caption) == 1
     # Its moment first ("After steps 1–4", rulepress/change.py), then the example's caption.
-    assert text.index("![") < text.index(f'<figcaption><span class="moment">After steps 1–4</span>: {caption}</figcaption>')
+    moment = '<span class="moment">After steps 1–4</span>'
+    assert text.index("![") < text.index(f"<figcaption>{moment}: {caption}</figcaption>")
 
 
 def test_cross_references_read_rule_and_title_on_the_web(report: Report) -> None:

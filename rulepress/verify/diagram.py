@@ -26,8 +26,8 @@ _ACTIVE = {"script", "foreignObject", "iframe", "object", "embed", "audio", "vid
 
 # What could make a diagram fetch, run or embed anything: only an SVG holding one of these is walked element by
 # element (the walk is the gate's largest cost of drawing: every step of every example is a diagram).
-_SUSPECT = ("href", " src", "url(", "@import", "<style", " style", "script", "foreignobject", "iframe", "object", "embed",
-            "audio", "video")
+_SUSPECT = ("href", " src", "url(", "@import", "<style", " style", "script", "foreignobject", "iframe", "object",
+            "embed", "audio", "video")
 _HANDLER = re.compile(r"\son[a-z]*\s*=")  # an event handler attribute (in the lowered text)
 
 
