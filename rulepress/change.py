@@ -112,7 +112,8 @@ def differences(before: Any, after: Any, path: str = "") -> list[Difference]:
         return found
     if isinstance(before, list | tuple) and isinstance(after, list | tuple):
         if all(isinstance(item, _SCALARS) for item in (*before, *after)):
-            if len(before) == len(after) and all(type(a) is type(b) and a == b for a, b in zip(before, after, strict=True)):
+            if len(before) == len(after) and all(type(a) is type(b) and a == b
+                                                 for a, b in zip(before, after, strict=True)):
                 return []
             gone, came = Counter(map(_key, before)) - Counter(map(_key, after)), \
                 Counter(map(_key, after)) - Counter(map(_key, before))

@@ -41,7 +41,8 @@ def test_every_component_is_pictured_and_counted_from_the_data(drawn: dict[str, 
               for book_id, figures in drawn.items()}
     lm = data["lantern-moths"]
     assert counts["lantern-moths"] == {"Moth cards": lm["deck"]["moths"]["coloured"],
-                                       "Ghost Moths": lm["deck"]["moths"]["ghost"], "Dusk cards": lm["deck"]["dusk"], "Garden tiles": lm["tiles"]["total"],
+                                       "Ghost Moths": lm["deck"]["moths"]["ghost"], "Dusk cards": lm["deck"]["dusk"],
+                                       "Garden tiles": lm["tiles"]["total"],
                                        "Wick tokens": lm["wicks"]["total"], "Lantern boards": lm["lanterns"]}
     ll = counts["last-lantern"]
     assert ll["Tree tiles"] == data["last-lantern"]["tree_tiles"]["total"] == 48
