@@ -89,7 +89,8 @@ def test_the_components_section_and_setup_diagram_go_where_the_book_says(drawn: 
     figures = drawn["lantern-moths"]
     placed = book_figures.placed(figures, strings("en"), lambda name, svg: f"figures/{name}")
     section = placed["lm.components"]
-    assert section.count("<figure class=") == len(figures.components) and "6 × Dusk cards" in section
+    assert section.count('<figure class="small"') + section.count('<figure class="wide"') == len(figures.components)
+    assert "6 × Dusk cards" in section and section.count('<figure class="legend">') == 1  # the key, once, under them
     assert section.count("components-row") < len(figures.components)  # small pictures share a row
     assert 'src="figures/component-1.svg"' in section and 'alt="44 × Moth cards (4 colours of 11' in section
     assert 'class="setup-diagram"' in placed["lm.setup.start"]
@@ -125,3 +126,17 @@ def test_the_base_class_pictures_every_counted_entry_and_draws_a_cover_from_them
     art = game.cover_art(120, 96)
     assert art and len(art) == 2 and all(part.startswith("<g transform=") for part in art)
     assert _Counted({"rules": {"cap": 7}}).cover_art(120, 96) is None  # nothing to draw: the palette's motif
+
+
+@pytest.mark.parametrize(("root", "book_id", "after"), [(ROOT, "lantern-moths", "components-sheet"),
+                                                         (ROOT / "samples" / "tic-tac-toe", "tic-tac-toe", "example")])
+def test_the_print_edition_prints_the_key_once(root: Path, book_id: str, after: str) -> None:
+    """Under the components section, or before the first diagram of a book without one: not in every chapter."""
+    from rulepress.render import pdf
+
+    report = verify(root, [book_id])
+    [check] = report.books
+    html = pdf.print_html(pdf.PrintInput(check, root / "site" / book_id / "diagrams"))
+    assert html.count('<figure class="legend">') == 1
+    key, first_diagram = html.index('<figure class="legend">'), html.index('<figure class="diagram"')
+    assert key < first_diagram and html.rfind(after, 0, key) > 0

@@ -2,9 +2,11 @@
 and the count of every kind of component), the setup diagram and the key to the diagrams.
 
 The engine drew them at the gate (rulepress/verify/figures.py) in each language; here they are placed: the
-components section after the text of the rule ``BookFigures.components_after`` names, the setup diagram after the
-section ``setup_after`` names, and the key once per chapter in print (before the chapter's first diagram) and once on
-each example page of the site.  ``source`` says where a figure's SVG is (a site file, or a PDF's data URI).
+components section after the text of the rule ``BookFigures.components_after`` names, the key to the diagrams
+once, under the components (where a reader learns the pieces the diagrams draw; in print, before the book's first
+diagram when there is no components section), folded on each example page of the site, and the setup diagram after
+the section ``setup_after`` names.  ``source`` says where a figure's SVG is (a site file, or a PDF's data URI).
+Once, not under every diagram and not in every chapter: the symbols are the same on every page.
 """
 
 from __future__ import annotations
@@ -90,11 +92,16 @@ def legend_markdown(figures: BookFigures, t: Strings, source: Source, folded: bo
     return f'<figure class="legend">{img}</figure>\n'
 
 
+def keyed_with_components(figures: BookFigures) -> bool:
+    """Whether the key to the diagrams is printed under the components section (else before the first diagram)."""
+    return bool(figures.components_after and figures.components and figures.legend)
+
+
 def placed(figures: BookFigures, t: Strings, source: Source) -> dict[str, str]:
-    """What goes after which rule: the components section and the setup diagram (rule ID -> HTML)."""
+    """What goes after which rule: the components section with the key, and the setup diagram (rule ID -> HTML)."""
     found: dict[str, str] = {}
     if figures.components_after and figures.components:
-        found[figures.components_after] = components_markdown(figures, t, source)
+        found[figures.components_after] = components_markdown(figures, t, source) + legend_markdown(figures, t, source)
     if figures.setup_after and figures.setup:
         found[figures.setup_after] = found.get(figures.setup_after, "") + setup_markdown(figures, t, source)
     return found

@@ -350,7 +350,9 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     short, restore = _tokens({**uris, **{("figure", name): uri for name, uri in shown.items()}})
     link = _linker(check, short)
     placed = book_figures.placed(check.figures, t, lambda name, svg: short[("figure", name)])
-    legend = book_figures.legend_markdown(check.figures, t, lambda name, svg: shown[name])
+    # The key to the diagrams, once: under the components section, else before the book's first diagram.
+    legend = "" if book_figures.keyed_with_components(check.figures) else book_figures.legend_markdown(
+        check.figures, t, lambda name, svg: shown[name])
 
     # The language's "p." and "rule", and the engines' own "rule" (their messages, printed in the designer's steps).
     joined = (t("page_abbrev"), t("rule_ref", number="").strip(), "rule")
@@ -381,10 +383,10 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     chapters = []
     sections = render.sections(book)
     uses: dict[str, str] = {}
+    keyed = False
     for chapter in book.chapters:
         fragment = as_html(render.chapter_markdown(chapter, book, link, designer=job.designer, trace=check.trace,
                                                    after=after, figures=placed))
-        keyed = False  # the key to the diagrams, once per chapter: before the chapter's first diagram
         for placeholder, examples in slots.items():
             if legend and not keyed and placeholder in drawing and placeholder in fragment:
                 examples = examples.replace('<aside class="examples">', '<aside class="examples">' + legend, 1)
@@ -396,7 +398,7 @@ def _fragments(job: PrintInput) -> dict[str, Any]:
     toc = [{"id": r.id, "label": f"{r.number} {r.title}", "level": r.level}
            for c in book.chapters for r in c.rules if r.level <= 2]
     examples = [] if beside else [{"html": example_html(r)} for r in check.results]
-    if examples and legend:
+    if examples and legend and not keyed:
         examples[0]["html"] = legend + examples[0]["html"]
     designer = []
     if job.designer:
