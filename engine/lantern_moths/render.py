@@ -461,11 +461,15 @@ def components(game: LanternMothsGame) -> list[ComponentPicture]:
     pieces = game.pieces
     values = sorted(set(data["colours"]["values"]))
     cards: list[str] = []
+    per_row = 2  # colours a row: a landscape sheet, two rows for four colours
     for index, colour in enumerate(pieces.colours):
+        row, place = divmod(index, per_row)
         for k, value in enumerate(values):
-            cards += _card(k * 60, index * 96, _colour(colour, index), str(value), f"{colour} {value}")
+            x = place * (len(values) * 60 + 16) + k * 60
+            cards += _card(x, row * 96, _colour(colour, index), str(value), f"{colour} {value}")
     per_value = ", ".join(f"{data['colours']['values'].count(v)} worth {v}" for v in values)
-    deck = Figure(cards, len(pieces.colours) * 96, width=len(values) * 60 - 8)
+    rows = -(-len(pieces.colours) // per_row)
+    deck = Figure(cards, rows * 96 - 8, width=per_row * (len(values) * 60 + 16) - 24)
     ghost = Figure(_card(0, 0, PAPER, "G", "Ghost Moth", ghost=True), 88, width=52)
     dusk = Figure([f'<rect x="0" y="0" width="52" height="74" rx="5" fill="{paint("dusk")}" stroke="{INK}" '
                    f'stroke-width="1.2"/>', _moth(26, 36, paint("face_down_line")),
