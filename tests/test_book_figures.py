@@ -140,3 +140,20 @@ def test_the_print_edition_prints_the_key_once(root: Path, book_id: str, after: 
     assert html.count('<figure class="legend">') == 1
     key, first_diagram = html.index('<figure class="legend">'), html.index('<figure class="diagram"')
     assert key < first_diagram and html.rfind(after, 0, key) > 0
+
+
+def test_a_figure_the_engine_cannot_draw_is_the_book_s_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = load_checked_book(ROOT, "lantern-moths")
+    kind = type(check.engine.make_game(check.book.components))
+
+    def broken(self: Any) -> list[ComponentPicture]:
+        raise ValueError("no such card")
+
+    monkeypatch.setattr(kind, "component_pictures", broken)
+    monkeypatch.setattr(kind, "cover_art", lambda self, width, height: ["<script>alert(1)</script>"])
+    found, problems = draw_figures(check.book, check.engine, check.examples)
+    assert found.components == [] and found.cover is None
+    assert "lantern-moths: component_pictures() failed: ValueError: no such card" in problems  # (engine code: its line)
+    assert "lantern-moths: the cover's artwork from cover_art() holds <script>: a diagram is drawn, not scripted " \
+           "or embedded" in problems
+    assert found.legend and found.setup  # what can be drawn still is
