@@ -77,7 +77,7 @@ class LanternGame(BaseGame):
     CHANCE = True  # the dice
     STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
     ACTION = Action
-    FRAME = Frame(root_font=False, escape=escape)  # the font on each text; quotes escaped in the <desc>
+    FRAME = Frame(escape=escape)  # quotes escaped in the <desc>
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         super().__init__(components, options)

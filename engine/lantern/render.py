@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from rulepress.basegame import FONT, SMALLEST, Figure, painter
+from rulepress.basegame import SMALLEST, Figure, painter
 from rulepress.marks import Box
 
 from .sheet import POOLS
@@ -55,8 +55,9 @@ PIPS = {
 def _text(x: float, y: float, content: str, size: float = 11, anchor: str = "start", weight: str = "normal",
           fill: str = INK) -> str:
     size = max(size, SMALLEST)
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}" font-weight="{weight}" '
-            f'fill="{fill}" font-family="{FONT}">{escape(content)}</text>')
+    bold = ' font-weight="bold"' if weight == "bold" else ""  # the font is named once, on the diagram (FRAME)
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}"{bold} fill="{fill}">'
+            f'{escape(content)}</text>')
 
 
 def _fit(text: str, size: float, width: float) -> list[str]:

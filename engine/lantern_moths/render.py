@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
 
-from rulepress.basegame import FONT, SMALLEST, ComponentPicture, Figure, LegendEntry, cmyk, painter
+from rulepress.basegame import SMALLEST, ComponentPicture, Figure, LegendEntry, cmyk, painter
 from rulepress.marks import Box
 
 from .state import OVER, UNKNOWN_TILE, State
@@ -79,8 +79,11 @@ def _colour(name: str, index: int) -> str:
 def _text(x: float, y: float, content: str, size: float = 10, anchor: str = "start", weight: str = "normal",
           fill: str = INK, style: str = "normal") -> str:
     size = max(size, SMALLEST)
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-family="{FONT}" font-size="{size:g}" text-anchor="{anchor}" '
-            f'font-weight="{weight}" font-style="{style}" fill="{fill}">{escape(content)}</text>')
+    # The font is named once, on the diagram (the base's FRAME); only what differs from the default is written.
+    bold = ' font-weight="bold"' if weight == "bold" else ""
+    italic = ' font-style="italic"' if style == "italic" else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}"{bold}{italic} '
+            f'fill="{fill}">{escape(content)}</text>')
 
 
 def _chip(x: float, y: float, w: float, h: float, fill: str, label: str, ghost: bool, size: float) -> str:

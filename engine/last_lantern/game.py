@@ -148,8 +148,9 @@ class LastLanternGame(BaseGame):
     STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
     ACTION = Action
     OBSERVER = LastLanternObserver  # the hidden choices and the bags' next draws (observer.py)
-    # Diagrams as wide as the paths need, sized by the page; one part a line; quotes escaped in the <desc>.
-    FRAME = Frame(printed=False, root_font=False, lines=True, escape=escape)
+    # Diagrams as wide as the paths need, sized by the page; the font named once; one part a line; quotes escaped in
+    # the <desc>.
+    FRAME = Frame(printed=False, lines=True, escape=escape)
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         super().__init__(components, options)

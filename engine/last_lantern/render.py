@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from rulepress.basegame import FONT, SMALLEST, Figure, painter
+from rulepress.basegame import SMALLEST, Figure, painter
 from rulepress.i18n import N_, NP_, translator
 from rulepress.marks import Box
 from rulepress.render.metrics import text_width
@@ -131,10 +131,10 @@ def _text(
     fill: str = INK,
 ) -> str:
     size = max(size, SMALLEST)
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}" font-weight="{weight}" '
-        f'fill="{fill}" font-family="{FONT}">{escape(s)}</text>'
-    )
+    # The font is named once, on the diagram (FRAME), not on each of its many texts.
+    bold = ' font-weight="bold"' if weight == "bold" else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}"{bold} fill="{fill}">'
+            f'{escape(s)}</text>')
 
 
 def _rect(
@@ -154,20 +154,23 @@ def _line(x1: float, y1: float, x2: float, y2: float, stroke: str, sw: float) ->
 
 
 def _tile_cells(out: list[str], cells: list[tuple[float, float]], fill: str, size: float) -> None:
-    """Fill a tile's squares and draw its outline (edges not shared with another of its squares)."""
+    """Fill a tile's squares and draw its outline (edges not shared with another of its squares): one path for the
+    squares and one for the outline (every step of every example is a diagram on the site: it stays small)."""
     spots = {(round(x / size), round(y / size)) for x, y in cells}
-    for x, y in cells:
-        out.append(_rect(x, y, size, size, fill))
+    squares = "".join(f"M{x:.1f} {y:.1f}h{size:g}v{size:g}h{-size:g}z" for x, y in cells)
+    edges: list[str] = []
     for x, y in cells:
         gx, gy = round(x / size), round(y / size)
         if (gx, gy - 1) not in spots:
-            out.append(_line(x, y, x + size, y, LINE, 1.4))
+            edges.append(f"M{x:.1f} {y:.1f}h{size:g}")
         if (gx, gy + 1) not in spots:
-            out.append(_line(x, y + size, x + size, y + size, LINE, 1.4))
+            edges.append(f"M{x:.1f} {y + size:.1f}h{size:g}")
         if (gx - 1, gy) not in spots:
-            out.append(_line(x, y, x, y + size, LINE, 1.4))
+            edges.append(f"M{x:.1f} {y:.1f}v{size:g}")
         if (gx + 1, gy) not in spots:
-            out.append(_line(x + size, y, x + size, y + size, LINE, 1.4))
+            edges.append(f"M{x + size:.1f} {y:.1f}v{size:g}")
+    out.append(f'<path d="{squares}" fill="{fill}" stroke="none"/>')
+    out.append(f'<path d="{"".join(edges)}" fill="none" stroke="{LINE}" stroke-width="1.4" stroke-linecap="square"/>')
 
 
 def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = True) -> Figure:
