@@ -24,6 +24,7 @@ colours) stays the base's.
 from __future__ import annotations
 
 import copy
+import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -32,7 +33,12 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
+from rulepress import figures
+from rulepress import marks as default_marks
+from rulepress.change import Change
 from rulepress.cmyk import HOUSE, Cmyk, device_cmyk
+from rulepress.figures import ComponentPicture, Figure, LegendEntry
+from rulepress.marks import Box, Marks  # Box: where draw() puts a part of the snapshot (``places``)
 from rulepress.protocol import (
     HIDDEN,
     PUBLIC,
@@ -120,18 +126,6 @@ def _known_move(player: str, do: str, **args: Any) -> Move:
 
 
 @dataclass(frozen=True)
-class Figure:
-    """What ``draw`` may return instead of a list of elements: the elements, with the canvas's height when it
-    depends on the state, and the ``<desc>`` when the game words it itself (else ``text_alternative``)."""
-
-    elements: Sequence[str]
-    height: float | None = None
-    desc: str | None = None
-    width: float | None = None
-    background: str | None = None  # the canvas's colour: the paper unless the game prints on its own (a sheet)
-
-
-@dataclass(frozen=True)
 class Frame:
     """How a game's diagrams are framed as SVG documents.  The defaults are the conventions of docs/ENGINE.md; the
     others keep the documents of the bundled books byte for byte as they were reviewed (tests/golden/)."""
@@ -142,12 +136,12 @@ class Frame:
     escape: Callable[[str], str] = escape  # how the <desc> is escaped (html.escape also escapes quotes)
 
     def document(self, width: float, height: float, elements: Iterable[str], desc: str,
-                 background: str = PAPER) -> str:
+                 background: str = PAPER, title: str | None = None) -> str:
         size = (f'width="{width / UNITS_PER_MM:g}mm" height="{height / UNITS_PER_MM:.1f}mm"' if self.printed
                 else f'width="{width:g}" height="{height:g}"')
         font = f' font-family="{FONT}"' if self.root_font else ""
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" {size} viewBox="0 0 {width:g} {height:g}"{font} role="img">')
-        described = f"<desc>{self.escape(desc)}</desc>"
+        described = (f"<title>{escape(title)}</title>" if title else "") + f"<desc>{self.escape(desc)}</desc>"
         if self.lines:
             paper = f'<rect x="0" y="0" width="{width:g}" height="{height:g}" fill="{background}"/>'
             return "\n".join([head, described, paper, "\n".join(elements), "</svg>\n"])
@@ -175,6 +169,7 @@ class BaseGame(ABC):
     # What each seat sees (docs/ENGINE.md, "Hidden information"): a BaseObserver subclass, made once per game;
     # None: nothing is hidden, every seat sees the whole state.
     OBSERVER: ClassVar[Callable[[Any], Observer] | None] = None
+    MARK: ClassVar[str] = default_marks.MARK  # the colour of the marks that show a move (outlines, arrows, numbers)
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         if not isinstance(components, Mapping):
@@ -385,18 +380,95 @@ class BaseGame(ABC):
         said = [f"{k}: {v}" for k, v in shown.items() if isinstance(v, str | int | float)]
         return "; ".join(said)
 
-    def render_svg(self, state: Any, caption: str | None = None, seat: str | None = None) -> str:
+    def render_svg(self, state: Any, caption: str | None = None, seat: str | None = None,
+                   change: Change | None = None) -> str:
         """The diagram, framed (``FRAME``); for ``seat`` (a player's name or ``PUBLIC``) in a game with an observer,
-        as that seat sees it: ``draw(state, seat)``."""
+        as that seat sees it: ``draw(state, seat)``.  With ``change`` (what the steps it illustrates changed, and
+        the moment it shows) the diagram says its moment in its ``<title>`` and marks the change (``mark``); a
+        ``draw`` that takes ``change`` gets it too (to show only the region it touches, or to mark it itself)."""
         if seat is not None and self.observer is None:
             seat = None  # nothing is hidden: every seat sees the whole state
-        drawn = self.draw(state) if seat is None else self.draw(state, seat)  # type: ignore[call-arg]
+        extra: dict[str, Any] = {"change": change} if change is not None and _takes(type(self).draw, "change") else {}
+        drawn = self.draw(state, **extra) if seat is None else self.draw(state, seat, **extra)  # type: ignore[call-arg]
         figure = drawn if isinstance(drawn, Figure) else Figure(drawn)
+        width = self.WIDTH if figure.width is None else figure.width
+        height = self.HEIGHT if figure.height is None else figure.height
+        elements = list(figure.elements)
+        if change is not None:
+            places = figure.places if figure.places is not None else self.places(state, seat)
+            marked = self.mark(change, places, width, height)
+            if marked.elements:
+                elements.append(f'<g class="rp-marks" font-family="{FONT}">' + "".join(marked.elements) + "</g>")
+            height += marked.extra_height
         return self.FRAME.document(
-            self.WIDTH if figure.width is None else figure.width,
-            self.HEIGHT if figure.height is None else figure.height, figure.elements,
+            width, height, elements,
             self.text_alternative(state, seat) if figure.desc is None else figure.desc,
-            PAPER if figure.background is None else figure.background)
+            PAPER if figure.background is None else figure.background,
+            title=change.moment if change is not None else None)
+
+    # --- what a diagram shows beyond the position (all optional) -----------------------------------------
+
+    def places(self, state: Any, seat: str | None = None) -> Mapping[str, Box]:
+        """Where ``draw`` puts each part of the snapshot: a dotted path (``garden.b2``, ``hands.Ann``) -> its
+        :class:`~rulepress.marks.Box` on the canvas, so that the marks find what a step changed (a path of the
+        change belongs to the longest place that is the path or a prefix of it).  A ``draw`` may return them with
+        its :class:`Figure` instead.  None known: what a step changed is told in a numbered line under the picture."""
+        return {}
+
+    def mark(self, change: Change, places: Mapping[str, Box], width: float, height: float) -> Marks:
+        """The marks of ``change`` over the drawing: by default an outline and the step's number round each place
+        it changed, an arrow for each piece moved from one place to another, a struck-out arrow labelled with the
+        rule for each refused move (rulepress/marks.py).  Every mark's element carries ``class="rp-mark ..."``:
+        the gate refuses a diagram of a change that has none."""
+        return default_marks.draw_marks(change, places, width, height, self.MARK, self.attempt_places,
+                                        self.arrow_wanted)
+
+    def arrow_wanted(self, source: str, target: str) -> bool:
+        """Whether a piece moved from place ``source`` to ``target`` gets an arrow (both outlined either way): yes by
+        default; a game whose pieces come from far across its drawing may say no (Last Lantern's tiles from a hand
+        in the players' table to the paths)."""
+        return True
+
+    def attempt_places(self, step: Mapping[str, Any], places: Mapping[str, Box]) -> list[str]:
+        """Where a refused step points, source first and target last (a struck-out arrow joins them): by default
+        each value the step names (its player, a tile) matched to a place whose name ends with it."""
+        return default_marks.attempt_places(step, places)
+
+    def legend(self) -> Sequence[LegendEntry]:
+        """The game's key to its diagrams' symbols, printed once per chapter (and once on each example page of the
+        site) rather than under every diagram; the marks' own key is added to it.  None by default."""
+        return ()
+
+    def component_pictures(self) -> Sequence[ComponentPicture]:
+        """Every kind of component with its count and its picture, for the book's components section.  By default
+        each entry of components.yaml that counts something (a mapping with a ``total`` or a ``count``) as a token
+        named after its key; an engine draws its own pieces instead."""
+        found = []
+        for key, value in self.components.items():
+            if not isinstance(value, Mapping) or key in ("players", "play_time"):
+                continue
+            count = value.get("total", value.get("count"))
+            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                name = str(key).replace("_", " ")
+                found.append(ComponentPicture(name[:1].upper() + name[1:], count, figures.token(name)))
+        return found
+
+    def cover_art(self, width: float, height: float) -> Sequence[str] | None:
+        """The front cover's artwork: SVG elements on a ``width`` x ``height`` canvas (millimetres), drawn from the
+        game's own pieces.  By default its component pictures, laid out in a loose ring; None: the book's colours
+        only (rulepress/render/cover.py's motif)."""
+        pictures = list(self.component_pictures())
+        return figures.scattered([p.figure for p in pictures], width, height) if pictures else None
+
+
+@lru_cache(maxsize=256)
+def _takes(method: Any, name: str) -> bool:
+    """Whether ``method`` accepts a keyword ``name`` (an engine's ``draw`` written before it was passed)."""
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
 class BaseObserver(ABC):

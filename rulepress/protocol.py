@@ -200,9 +200,12 @@ class Game(Protocol):
     def metrics(self, state: Any) -> dict[str, float | int | str | bool]:
         """Flat measurements of a finished game for simulations (rounds, scores, end reason...)."""
 
-    def render_svg(self, state: Any, caption: str | None = None, seat: str | None = None) -> str:
+    def render_svg(self, state: Any, caption: str | None = None, seat: str | None = None,
+                   change: Any = None) -> str:
         """A self-contained SVG diagram of the state (no external fonts or images); ``seat`` (a player's name, or
-        :data:`PUBLIC`) draws it as that seat sees it (a game with an :class:`Observer`), None draws everything."""
+        :data:`PUBLIC`) draws it as that seat sees it (a game with an :class:`Observer`), None draws everything;
+        ``change`` (a :class:`rulepress.change.Change`): the moment it shows, for its ``<title>``, and what the steps
+        it illustrates changed, to mark (the gate refuses a diagram that does neither)."""
 
 
 class Chance:

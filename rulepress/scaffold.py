@@ -218,7 +218,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rulepress.basegame import BaseGame, Move, cmyk, shape, text
+from rulepress.basegame import BaseGame, ComponentPicture, Figure, Move, cmyk, shape, text
+from rulepress.marks import Box
 from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 
 BOOK_ID = "$book"
@@ -295,7 +296,9 @@ class Game(BaseGame):
     def result(self, state: State) -> dict[str, Any]:
         return {"winner": state.winner}
 
-    def draw(self, state: State) -> list[str]:
+    def draw(self, state: State) -> Figure:
+        """The count as a track of boxes.  ``places`` says where each part of the snapshot is drawn: the marks
+        that show what a step changed (an outline and the step's number) go there."""
         side = min(40, (self.WIDTH - 20) / self.target)
         status = f"{state.winner} wins" if state.winner else f"Count {state.count}: {state.current} to play"
         parts = [text(10, 20, status, 14, anchor="start", weight="bold")]
@@ -304,7 +307,14 @@ class Game(BaseGame):
             fill = FILLED if box < state.count else "none"
             parts += [shape("rect", fill=fill, x=x, y=34, width=side - 4, height=side - 4),
                       text(x + (side - 4) / 2, 34 + side + 10, str(box + 1), 10)]
-        return parts
+        track = Box(10, 34, self.target * side - 4, side - 4)
+        return Figure(parts, places={"count": track, "left": track, "winner": Box(6, 6, 200, 20)})
+
+    def component_pictures(self) -> list[ComponentPicture]:
+        """The book's components section: each kind of component, how many the box holds, and its picture."""
+        track = [shape("rect", x=1 + box * 22, y=1, width=18, height=18) for box in range(self.target)]
+        return [ComponentPicture("Race track", 1, Figure(track, height=20, width=self.target * 22),
+                                 f"{self.target} boxes: the count so far")]
 '''
 
 EXAMPLE = """\

@@ -253,7 +253,7 @@ def test_a_figure_sets_the_height_and_the_text_alternative(game: Any) -> None:
 
     class Tall(type(game)):  # type: ignore[misc]
         def draw(self, state: Any) -> Figure:
-            return Figure(super().draw(state), height=400, desc="A grid, told in words")
+            return Figure(super().draw(state).elements, height=400, desc="A grid, told in words")
 
     tall = Tall(game.components)
     svg = tall.render_svg(tall.new_state(["Ann", "Ben"], 0))

@@ -1,10 +1,9 @@
 """Each book its own cover: the SVG its book.yaml names (checked as a diagram is, with words for what it shows),
-or a motif drawn from its own palette; never another game's drawing."""
+its engine's drawing of its own game, or a motif drawn from its own palette; never another game's drawing."""
 
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pikepdf
@@ -16,6 +15,7 @@ from rulepress.project import load_engine
 from rulepress.render import cover, palette, pdf
 from rulepress.render.strings import strings
 from rulepress.verify import diagram
+from rulepress.verify.figures import book_figures
 from rulepress.verify.gate import load_checked_book, verify
 
 from .conftest import REAL_BUILD, ROOT
@@ -26,8 +26,9 @@ LANTERN = re.compile(r'width="14" height="20" rx="3"')  # the bundled books' lan
 
 def art_of(root: Path, book_id: str, print_edition: bool = True) -> cover.Artwork:
     check = load_checked_book(root, book_id)
+    drawn, _ = book_figures(check.book, check.engine, check.examples)
     return cover.cover_art(check.book, check.cover_art, palette.game_palette(check.engine),
-                           None if print_edition else check.proof, strings("en"))
+                           None if print_edition else check.proof, strings("en"), drawn.cover)
 
 
 def test_a_book_without_art_gets_a_motif_of_its_own_palette_and_says_what_it_shows(mini: Path) -> None:
@@ -50,14 +51,20 @@ def test_a_book_may_say_what_its_motif_shows(mini: Path) -> None:
     assert art_of(mini, "mini").alt == "Cover artwork: a heap of stones in the game's colours"
 
 
-def test_a_bundled_book_prints_the_svg_it_supplies() -> None:
+def test_a_bundled_book_prints_its_engine_s_drawing_of_its_own_game() -> None:
+    """No bundled book supplies an SVG: each cover is drawn by its engine from its own pieces (cover_art), and the
+    three differ in more than their colours."""
+    shapes = {}
     for book_id in ("lantern-moths", "last-lantern", "lantern"):
-        supplied = (ROOT / "rules_src" / book_id / "cover.svg").read_text()
+        assert not (ROOT / "rules_src" / book_id / "cover.svg").exists()
         printed = art_of(ROOT, book_id)
-        assert printed.svg == supplied and LANTERN.search(supplied)  # their lantern is their own drawing
-        assert printed.alt == "Cover artwork: a glowing lantern ringed by discs and tiles in the game's colours"
+        check = load_checked_book(ROOT, book_id)
+        assert printed.svg == book_figures(check.book, check.engine, check.examples)[0].cover
+        assert printed.alt == check.book.data["cover"]["alt"] and "ringed by discs and tiles" not in printed.alt
         screen = art_of(ROOT, book_id, print_edition=False)
-        assert "device-cmyk" not in screen.svg and screen.svg == load_checked_book(ROOT, book_id).proof.svg(supplied)
+        assert "device-cmyk" not in screen.svg and screen.svg == check.proof.svg(printed.svg)
+        shapes[book_id] = re.sub(r'(fill|stroke)="[^"]*"', "", printed.svg)
+    assert len(set(shapes.values())) == 3  # not one template in three colours
 
 
 def test_the_print_html_carries_the_art_and_its_words(mini: Path) -> None:
@@ -103,7 +110,7 @@ def test_supplied_art_is_checked_like_a_diagram(mini: Path, svg: str | None, lin
 
 
 def test_supplied_art_stays_in_the_book_folder(mini: Path) -> None:
-    shutil.copy(ROOT / "rules_src" / "lantern" / "cover.svg", mini / "rules_src" / "elsewhere.svg")
+    (mini / "rules_src" / "elsewhere.svg").write_text(GOOD)
     with_art(mini, None, "  art: sub/../../elsewhere.svg\n  alt: A lantern\n")
     [problem] = verify(mini, draw=False).problems
     assert "cover.art 'sub/../../elsewhere.svg': " in problem and "outside the project root" in problem
@@ -113,9 +120,11 @@ def test_supplied_art_stays_in_the_book_folder(mini: Path) -> None:
 def test_the_digital_editions_tell_their_covers_in_their_language(real_site: Path) -> None:
     """Read back from the built PDFs: the cover's figure carries the book's own words, the French edition's in
     French."""
-    wanted = {"lantern-digital.pdf": "Cover artwork: a glowing lantern ringed by discs and tiles in the game's colours",
-              "last-lantern-fr-digital.pdf": "Illustration de couverture : une lanterne allumée entourée de disques "
-                                             "et de tuiles aux couleurs du jeu"}
+    wanted = {"lantern-digital.pdf": "Cover artwork: the six dice tumbling out of a lantern's light, ringed by the "
+                                     "adventure sheet's circles",
+              "last-lantern-fr-digital.pdf": "Illustration de couverture : les chemins de la Canopée la nuit, des "
+                                             "tuiles Arbre posées le long des chemins et des Lucioles qui brillent aux "
+                                             "lignes des lanternes"}
     for name, alt in wanted.items():
         with pikepdf.open(real_site / "pdf" / name) as document:
             alts = [str(element.get("/Alt")) for element, _ in _figures(document.Root.StructTreeRoot)]

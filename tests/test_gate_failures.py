@@ -119,8 +119,11 @@ class Game:
     def metrics(self, state):
         return {{}}
 
-    def render_svg(self, state, caption=None):
-        return "<svg xmlns='http://www.w3.org/2000/svg'/>"
+    def render_svg(self, state, caption=None, change=None):
+        # The least a diagram of a change takes (rulepress.change): its moment, and a mark when there is a change.
+        moment = "" if change is None else "<title>" + change.moment + "</title>"
+        mark = "<g class='rp-mark'/>" if change else ""
+        return "<svg xmlns='http://www.w3.org/2000/svg'>" + moment + mark + "</svg>"
 
 
 def make_game(components, options=None):

@@ -413,8 +413,8 @@ def test_the_gate_refuses_a_checkpoint_diagram_that_shows_what_its_seat_cannot_s
     game = game_of("kuhn-poker")
     framed = type(game).render_svg
 
-    def leaky(self: Any, state: Any, caption: str | None = None, seat: str | None = None) -> str:
-        return framed(self, state, caption, None if caption is not None else seat)
+    def leaky(self: Any, state: Any, caption: str | None = None, seat: str | None = None, change: Any = None) -> str:
+        return framed(self, state, caption, None if caption is not None else seat, change)
 
     monkeypatch.setattr(type(game), "render_svg", leaky)
     result = replayed("kuhn-poker", ex)

@@ -67,8 +67,10 @@ def test_a_refused_step_keeps_the_position_before_it(checks: dict[str, BookCheck
     result = replay(example, check.book, check.engine)
     at = next(i for i, frame in enumerate(result.frames) if frame.rejected_by)
     assert result.frames[at].rejected_by == next(step.illegal for step in example.steps if step.illegal)
-    assert result.frames[at].svgs == result.frames[at - 1].svgs
     assert result.frames[at].position == result.frames[at - 1].position
+    # The same position, drawn with the move refused struck out (rulepress/marks.py) and its moment.
+    assert "rp-refused" in result.frames[at].svgs["en"] and "rp-refused" not in result.frames[at - 1].svgs["en"]
+    assert result.frames[at].moments["en"].endswith("not allowed")
 
 
 def test_translated_frames_are_drawn_and_told_in_french(checks: dict[str, BookCheck]) -> None:

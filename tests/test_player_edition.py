@@ -150,7 +150,9 @@ def test_each_caption_once_below_its_diagram(report: Report) -> None:
     text = render.example_markdown(result, check.book, _print_linker())
     caption = "After two flips the garden shows three tiles"
     assert text.count(caption) == 1
-    assert text.index("![") < text.index(f"<figcaption>{caption}</figcaption>")
+    # Its moment first ("After steps 1–4", rulepress/change.py), then the example's caption.
+    moment = '<span class="moment">After steps 1–4</span>'
+    assert text.index("![") < text.index(f"<figcaption>{moment}: {caption}</figcaption>")
 
 
 def test_cross_references_read_rule_and_title_on_the_web(report: Report) -> None:

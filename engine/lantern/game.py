@@ -8,10 +8,12 @@ from html import escape
 from types import MappingProxyType
 from typing import Any
 
-from rulepress.basegame import BaseGame, Figure, Frame
+from rulepress.basegame import BaseGame, ComponentPicture, Figure, Frame, LegendEntry
+from rulepress.marks import Box
 from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation, decided
 
 from . import actions as act
+from . import pictures, render
 from .actions import Action
 from .combination import DICE, Combination, Dice
 from .describe import describe_state
@@ -75,7 +77,7 @@ class LanternGame(BaseGame):
     CHANCE = True  # the dice
     STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
     ACTION = Action
-    FRAME = Frame(root_font=False, escape=escape)  # the font on each text; quotes escaped in the <desc>
+    FRAME = Frame(escape=escape)  # quotes escaped in the <desc>
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         super().__init__(components, options)
@@ -132,6 +134,20 @@ class LanternGame(BaseGame):
 
     def draw(self, state: LanternState) -> Figure:
         return draw(self, state)
+
+    MARK = render.paint("mark")
+
+    def legend(self) -> list[LegendEntry]:
+        return pictures.legend(self)
+
+    def component_pictures(self) -> list[ComponentPicture]:
+        return pictures.components(self)
+
+    def cover_art(self, width: float, height: float) -> list[str]:
+        return pictures.cover(self, width, height)
+
+    def attempt_places(self, step: Mapping[str, Any], places: Mapping[str, Box]) -> list[str]:
+        return render.attempt_places(dict(step), dict(places))
 
     # -- protocol: actions --------------------------------------------------------------------
 

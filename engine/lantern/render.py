@@ -5,7 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from rulepress.basegame import FONT, SMALLEST, Figure, painter
+from rulepress.basegame import SMALLEST, Figure, painter
+from rulepress.marks import Box
 
 from .sheet import POOLS
 from .state import OVER, SETUP, LanternState
@@ -25,6 +26,7 @@ PALETTE: dict[str, tuple[float, float, float, float]] = {
     "paper": (0, 0, 0, 0),
     "sheet": (0, 1, 5, 0),
     "accent": (25, 70, 100, 10),  # the sheet's rust red: crosses, the current zone
+    "mark": (0, 90, 100, 0),  # the marks that show a move: outlines, arrows, numbers
     "cover": (30, 80, 100, 45),
     "cover_ink": (0, 3, 15, 0),
 }
@@ -53,8 +55,9 @@ PIPS = {
 def _text(x: float, y: float, content: str, size: float = 11, anchor: str = "start", weight: str = "normal",
           fill: str = INK) -> str:
     size = max(size, SMALLEST)
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}" font-weight="{weight}" '
-            f'fill="{fill}" font-family="{FONT}">{escape(content)}</text>')
+    bold = ' font-weight="bold"' if weight == "bold" else ""  # the font is named once, on the diagram (FRAME)
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}"{bold} fill="{fill}">'
+            f'{escape(content)}</text>')
 
 
 def _fit(text: str, size: float, width: float) -> list[str]:
@@ -95,10 +98,13 @@ def _circle(cx: float, cy: float, r: float, state: str) -> str:
     return "".join(parts)
 
 
-def draw(game: LanternGame, state: LanternState) -> Figure:
+def draw(game: LanternGame, state: LanternState, sheet_only: bool = False) -> Figure:
+    """The dice showing and the adventure sheet; ``sheet_only``: a blank sheet, nothing rolled (the components
+    page's picture)."""
     sheet = game.sheet
     names = sheet.names
     out: list[str] = []
+    places: dict[str, Box] = {}
     y = 14.0
     # Dice.
     if state.phase == SETUP:
@@ -107,16 +113,23 @@ def draw(game: LanternGame, state: LanternState) -> Figure:
         label = f"Dice showing in zone {state.zone}:"
     else:
         label = "No dice showing"
-    out.append(_text(12, y + 4, label, 11, weight="bold"))
+    if sheet_only:
+        y = -8.0
+    else:
+        out.append(_text(12, y + 4, label, 11, weight="bold"))
     y += 12
     size = 36
     for i, face in enumerate(state.dice):
         out.append(_die(12 + i * (size + 10), y, size, face))
+        places.setdefault(f"dice.{face}", Box(12 + i * (size + 10), y, size, size))
+    places["dice"] = Box(10, y - 2, max(len(state.dice), 1) * (size + 10) - 6, size + 4)
+    places["setup.unassigned"] = places["setup.rolled"] = places["dice"]
     if state.phase == SETUP and state.assigned:
         x = 12 + max(len(state.dice), 1) * (size + 10)
         out.append(_text(x, y + 10, "Assigned:", 10, weight="bold"))
         for k, (target, value) in enumerate(state.assigned.items()):
             out.append(_text(x + (k // 3) * 110, y + 23 + (k % 3) * 11, f"{names[target]} {value}", 10))
+            places[f"setup.assigned.{target}"] = Box(x - 2 + (k // 3) * 110, y + 14 + (k % 3) * 11, 106, 11)
     y += size + 18 if state.dice or state.assigned else 10
     # Zone heading.
     zone = sheet.zone(state.zone) if state.zone else None
@@ -133,6 +146,7 @@ def draw(game: LanternGame, state: LanternState) -> Figure:
     slots = max(sheet.cap, max(state.drawn))
     for i, name in enumerate(POOLS):
         out.append(_text(12, y + 4, names[name], 11))
+        places[f"circles.{name}"] = Box(132, y - 10, slots * 21 + 50, 20)
         for k in range(slots):
             kind = "crossed" if k < state.crossed[i] else "drawn" if k < state.drawn[i] else "empty"
             out.append(_circle(140 + k * 21, y, r, kind))
@@ -141,6 +155,7 @@ def draw(game: LanternGame, state: LanternState) -> Figure:
     y += 4
     # Experience rows.
     out.append(_text(12, y + 4, names["experience"], 11, weight="bold"))
+    places["experience"] = Box(20, y + 8, max(sheet.row_circles) * 19 + 48, 18 * len(sheet.row_names))
     y += 18
     remaining = state.experience
     for row_name, circles in zip(sheet.row_names, sheet.row_circles, strict=True):
@@ -152,6 +167,7 @@ def draw(game: LanternGame, state: LanternState) -> Figure:
     # Campfire scroll.
     y += 4
     out.append(_text(12, y + 4, f"{names['campfire']} scroll", 11, weight="bold"))
+    places["campfire"] = Box(130, y - 9, max(state.campfire, 5) * 19 + 4, 18)
     for k in range(state.campfire):
         out.append(_circle(140 + k * 19, y, 6.5, "crossed" if state.campfire_used else "drawn"))
     if not state.campfire:
@@ -159,8 +175,10 @@ def draw(game: LanternGame, state: LanternState) -> Figure:
     y += 24
     # Zones strip.
     box = (WIDTH - 24) / len(sheet.zones)
+    places["zones_cleared"] = places["zone"] = Box(12, y, WIDTH - 24, 78)
     for z in sheet.zones:
         x = 12 + (z.number - 1) * box
+        places[f"zones.{z.number}"] = Box(x + 1, y, box - 2, 78)
         current = z.number == state.zone and state.phase != SETUP
         out.append(f'<rect x="{x + 1:.1f}" y="{y:.1f}" width="{box - 2:.1f}" height="78" rx="4" fill="{PAPER}" '
                    f'stroke="{ACCENT if current else INK}" stroke-width="{2.2 if current else 0.8}"/>')
@@ -193,5 +211,30 @@ def draw(game: LanternGame, state: LanternState) -> Figure:
                 y += 15
             said.append(line)
         y += 1
-    return Figure(out, int(y + 6), "; ".join(said) + ".", background=paint("sheet"))
+    if state.zone and state.phase != SETUP:  # entering or leaving a zone changes the zone shown: that zone's box
+        places["zone"] = places.get(f"zones.{state.zone}", places["zone"])
+    return Figure(out, int(y + 6), "; ".join(said) + ".", background=paint("sheet"), places=places)
+
+
+ACTION_POOLS = {"strike": "critical_strike", "counter": "counterattack", "spell": "magic_spell",
+                "constitution": "constitution"}
+
+
+def attempt_places(step: dict, places: dict[str, Box]) -> list[str]:
+    """A refused step's source and target: the die it names and the circles it would cross, a bonus's ability, a
+    die assigned at setup and where it goes, or the zones strip."""
+    do = str(step.get("do"))
+    die = step.get("die")
+    dice = step.get("dice")
+    source = f"dice.{die}" if die is not None else (f"dice.{dice[0]}" if isinstance(dice, list) and dice else None)
+    target = None
+    if do in ACTION_POOLS:
+        target = f"circles.{ACTION_POOLS[do]}"
+    elif do == "bonus":
+        target = f"circles.{step.get('ability')}"
+    elif do == "assign":
+        target = f"setup.assigned.{step.get('to')}" if f"setup.assigned.{step.get('to')}" in places else None
+    elif do in ("enter", "leave", "concede"):
+        target = "zone"
+    return [p for p in (source, target) if p is not None and p in places]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rulepress.basegame import BaseGame, Figure
+from rulepress.basegame import BaseGame, ComponentPicture, Figure, LegendEntry
+from rulepress.marks import Box
 from rulepress.protocol import Chance, DescriptionError, Event
 
 from . import actions, render, snapshot, turn
@@ -126,5 +127,19 @@ class LanternMothsGame(BaseGame):
     def metrics(self, state: State) -> dict[str, float | int | str | bool]:
         return snapshot.metrics(self, state)
 
+    MARK = render.MARK
+
     def draw(self, state: State, seat: str | None = None) -> Figure:
         return render.draw(self, state, seat)
+
+    def attempt_places(self, step: Mapping[str, Any], places: Mapping[str, Box]) -> list[str]:
+        return render.attempt_places(self, step, places)
+
+    def legend(self) -> list[LegendEntry]:
+        return render.legend(self)
+
+    def component_pictures(self) -> list[ComponentPicture]:
+        return render.components(self)
+
+    def cover_art(self, width: float, height: float) -> list[str]:
+        return render.cover(self, width, height)

@@ -6,10 +6,12 @@ from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from rulepress.basegame import BaseGame, Figure, Frame
+from rulepress.basegame import BaseGame, ComponentPicture, Figure, Frame, LegendEntry
+from rulepress.change import Change
+from rulepress.marks import Box, Marks
 from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 
-from . import abilities, astray, fog, journey, legal, render, snapshot, steps
+from . import abilities, astray, fog, journey, legal, pictures, render, snapshot, steps
 from .actions import Action
 from .describe import describe_state
 from .fireflies import return_familiar, threshold
@@ -146,8 +148,9 @@ class LastLanternGame(BaseGame):
     STATE_KEYS = None  # describe.py reads start.state's keys itself (schema.STATE_SCHEMA gives their shape)
     ACTION = Action
     OBSERVER = LastLanternObserver  # the hidden choices and the bags' next draws (observer.py)
-    # Diagrams as wide as the paths need, sized by the page; one part a line; quotes escaped in the <desc>.
-    FRAME = Frame(printed=False, root_font=False, lines=True, escape=escape)
+    # Diagrams as wide as the paths need, sized by the page; the font named once; one part a line; quotes escaped in
+    # the <desc>.
+    FRAME = Frame(printed=False, lines=True, escape=escape)
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         super().__init__(components, options)
@@ -244,4 +247,48 @@ class LastLanternGame(BaseGame):
     def draw(self, state: State, seat: str | None = None) -> Figure:
         shown = self.observer.bag_shown if isinstance(self.observer, LastLanternObserver) else True
         return render.draw(self.rules(state.n), state, seat, shown)
+
+    MARK = render.paint("mark")
+
+    def mark(self, change: Change, places: Mapping[str, Box], width: float, height: float) -> Marks:
+        """The base's marks, with the spaces a refused placement named outlined as the tile it would have been."""
+        spots = dict(places)
+        for step in change.steps:
+            cells = step.step.get("cells")
+            if step.refused_by is not None and isinstance(cells, list):
+                boxes = [spots[f"spaces.{cell}"] for cell in cells if f"spaces.{cell}" in spots]
+                if boxes:
+                    left, top = min(b.x for b in boxes), min(b.y for b in boxes)
+                    spots[_cells_key(cells)] = Box(left, top, max(b.x + b.width for b in boxes) - left,
+                                                   max(b.y + b.height for b in boxes) - top)
+        return super().mark(change, spots, width, height)
+
+    def attempt_places(self, step: Mapping[str, Any], places: Mapping[str, Box]) -> list[str]:
+        """A refused step's source (the tile in its player's hand, the player's Familiars) and target (the spaces it
+        named, the tile on the track)."""
+        player, tile, cells = step.get("player"), step.get("tile"), step.get("cells")
+        source = next((p for p in (f"players.{player}.hand.{tile}", f"track.{tile}", f"players.{player}.hand",
+                                   f"players.{player}.familiars") if p in places), None)
+        target = _cells_key(cells) if isinstance(cells, list) and _cells_key(cells) in places else None
+        if target is None and isinstance(step.get("to"), str) and f"players.{step['to']}.familiars" in places:
+            target = f"players.{step['to']}.familiars"
+        return [p for p in (source, target) if p is not None]
+
+    def arrow_wanted(self, source: str, target: str) -> bool:
+        """A tile laid from a hand (the players' table, under the paths) is outlined where it lands: an arrow
+        across the whole board would hide it."""
+        return not source.startswith("players.")
+
+    def legend(self) -> list[LegendEntry]:
+        return pictures.legend(self)
+
+    def component_pictures(self) -> list[ComponentPicture]:
+        return pictures.components(self)
+
+    def cover_art(self, width: float, height: float) -> list[str]:
+        return pictures.cover(self, width, height)
+
+
+def _cells_key(cells: list[Any]) -> str:
+    return "cells:" + ",".join(map(str, cells))
 

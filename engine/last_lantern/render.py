@@ -5,8 +5,9 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from rulepress.basegame import FONT, SMALLEST, Figure, painter
+from rulepress.basegame import SMALLEST, Figure, painter
 from rulepress.i18n import N_, NP_, translator
+from rulepress.marks import Box
 from rulepress.render.metrics import text_width
 
 from .geometry import bits
@@ -64,6 +65,8 @@ PALETTE: dict[str, tuple[float, float, float, float]] = {
     "cover": (85, 45, 95, 50),
     "cover_ink": (0, 5, 45, 0),
     "accent": (15, 35, 100, 0),
+    "mark": (0, 90, 100, 0),
+    "table_line": (0, 0, 0, 25),
 }
 
 paint = painter(PALETTE)
@@ -128,10 +131,10 @@ def _text(
     fill: str = INK,
 ) -> str:
     size = max(size, SMALLEST)
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}" font-weight="{weight}" '
-        f'fill="{fill}" font-family="{FONT}">{escape(s)}</text>'
-    )
+    # The font is named once, on the diagram (FRAME), not on each of its many texts.
+    bold = ' font-weight="bold"' if weight == "bold" else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:g}" text-anchor="{anchor}"{bold} fill="{fill}">'
+            f'{escape(s)}</text>')
 
 
 def _rect(
@@ -158,20 +161,23 @@ def _cell_label(x: float, y: float, size: float, label: str, fill: str = INK) ->
 
 
 def _tile_cells(out: list[str], cells: list[tuple[float, float]], fill: str, size: float) -> None:
-    """Fill a tile's squares and draw its outline (edges not shared with another of its squares)."""
+    """Fill a tile's squares and draw its outline (edges not shared with another of its squares): one path for the
+    squares and one for the outline (every step of every example is a diagram on the site: it stays small)."""
     spots = {(round(x / size), round(y / size)) for x, y in cells}
-    for x, y in cells:
-        out.append(_rect(x, y, size, size, fill))
+    squares = "".join(f"M{x:.1f} {y:.1f}h{size:g}v{size:g}h{-size:g}z" for x, y in cells)
+    edges: list[str] = []
     for x, y in cells:
         gx, gy = round(x / size), round(y / size)
         if (gx, gy - 1) not in spots:
-            out.append(_line(x, y, x + size, y, LINE, 1.4))
+            edges.append(f"M{x:.1f} {y:.1f}h{size:g}")
         if (gx, gy + 1) not in spots:
-            out.append(_line(x, y + size, x + size, y + size, LINE, 1.4))
+            edges.append(f"M{x:.1f} {y + size:.1f}h{size:g}")
         if (gx - 1, gy) not in spots:
-            out.append(_line(x, y, x, y + size, LINE, 1.4))
+            edges.append(f"M{x:.1f} {y:.1f}v{size:g}")
         if (gx + 1, gy) not in spots:
-            out.append(_line(x + size, y, x + size, y + size, LINE, 1.4))
+            edges.append(f"M{x + size:.1f} {y:.1f}v{size:g}")
+    out.append(f'<path d="{squares}" fill="{fill}" stroke="none"/>')
+    out.append(f'<path d="{"".join(edges)}" fill="none" stroke="{LINE}" stroke-width="1.4" stroke-linecap="square"/>')
 
 
 def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = True) -> Figure:
@@ -179,6 +185,7 @@ def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = Tr
     hidden choices unsaid, the seat's own said, and the Firefly bag's colours only when ``bag_shown``."""
     c = g.canopy
     out: list[str] = []
+    places: dict[str, Box] = {}
     left = 84
     top = 24  # the book prints the caption under the figure, once: it is not drawn here
     steps = c.rows  # start column, the paths, and what lies past the goal line
@@ -189,22 +196,29 @@ def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = Tr
         lane, step = c.column_row(cell)
         return left + step * CELL, top + lane * CELL
 
-    # spaces
+    # spaces: each lane's run of path spaces in one rectangle, the yellow rows across them, one path for the grid
+    # lines (a few elements rather than one a space: every step of every example is a diagram on the site)
     shared = {lane for lanes in c.shared for lane in lanes}
     yellow_rows = set(c.lantern_rows)
+    grid: list[str] = []
     for lane in range(c.lanes):
+        y = top + lane * CELL
+        out.append(_rect(left + 1, y + 1, CELL - 2, CELL - 2, paint("start")))
+        out.append(_rect(left + CELL, y, c.length * CELL, CELL, paint("shared" if lane in shared else "path")))
         for step in range(steps):
-            x, y = left + step * CELL, top + lane * CELL
-            if step == 0:
-                out.append(_rect(x + 1, y + 1, CELL - 2, CELL - 2, paint("start")))
-            elif step <= c.length:
-                fill = paint("lantern_row") if step in yellow_rows else paint("shared" if lane in shared else "path")
-                out.append(_rect(x, y, CELL, CELL, fill, paint("path_line")))
-            elif g.opt["basilisk"]:
-                out.append(_rect(x, y, CELL, CELL, paint("basilisk"), paint("basilisk_line")))
+            places[f"spaces.{c.names[lane]}{step}"] = Box(left + step * CELL, y, CELL, CELL)
+            if step > c.length and g.opt["basilisk"]:
+                out.append(_rect(left + step * CELL, y, CELL, CELL, paint("basilisk"), paint("basilisk_line")))
                 icons = c.basilisk_icons.get(c.index(lane, step), 0)
                 if icons:
-                    out.append(_text(x + CELL / 2, y + CELL / 2 + 3, "●" * icons, 10, "middle", fill=MUTED))
+                    out.append(_text(left + step * CELL + CELL / 2, y + CELL / 2 + 3, "●" * icons, 10, "middle",
+                                     fill=MUTED))
+    for row in sorted(yellow_rows):
+        out.append(_rect(left + row * CELL, top, CELL, board_h, paint("lantern_row")))
+    right = left + (c.length + 1) * CELL
+    grid += [f"M{left + CELL:.1f} {top + lane * CELL:.1f}H{right:.1f}" for lane in range(c.lanes + 1)]
+    grid += [f"M{left + step * CELL:.1f} {top:.1f}V{top + board_h:.1f}" for step in range(1, c.length + 2)]
+    out.append(f'<path d="{"".join(grid)}" fill="none" stroke="{paint("path_line")}" stroke-width="0.6"/>')
     for p in range(c.n_paths):
         lanes = c.private[p]
         mid = top + (lanes[0] + lanes[-1] + 1) / 2 * CELL
@@ -236,6 +250,7 @@ def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = Tr
         )
         cells = [xy(cell) for cell in bits(pl.mask)]
         _tile_cells(out, cells, fill, CELL)
+        places[f"tiles.{pl.tile}"] = _around(cells, CELL)
         x, y = min(cells)
         out.append(_cell_label(x, y + 9, CELL, pl.tile))
         if pl.mark >= 0:
@@ -265,6 +280,7 @@ def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = Tr
     # lantern lines and the goal line
     for k, row in enumerate(c.lantern_rows):
         x = left + row * CELL
+        places[f"lanterns.{k}"] = Box(x - 18, top + board_h + 2, 36, 13)
         out.append(_line(x, top - 2, x, top + board_h + 2, paint("lantern"), 3))
         out.append(
             _text(
@@ -280,12 +296,13 @@ def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = Tr
     gx = left + (c.length + 1) * CELL
     out.append(_line(gx, top - 6, gx, top + board_h + 6, paint("goal"), 3.5))
     out.append(_text(gx + 3, top + board_h + 13, _("goal"), 10, "start", "bold"))
+    places["lanterns"] = Box(left, top + board_h + 2, board_w, 13)
     y = top + board_h + 30
-    y = _panel(g, s, out, left, y, board_w, seat, bag_shown)
     width = max(left + board_w + 12, 480)
+    y = _panel(g, s, out, left, y, width, seat, bag_shown, places)
     lake_h = 0
     if g.lake is not None:
-        lake_h = _lake(g, s, out, left, y + 4)
+        lake_h = _lake(g, s, out, left, y + 4, places)
         y += lake_h + 10
     height = y + 6
     on_lines = ", ".join(_("lantern {number}: {count}").format(number=k + 1, count=n)
@@ -297,23 +314,36 @@ def draw(g: LastLantern, s: State, seat: str | None = None, bag_shown: bool = Tr
              "bag: {bag}; Fireflies at the lanterns: {lanterns}.").format(
         round=s.round, phase=_phase(s.phase), tiles=len(s.placed), black=s.board_black, bag=in_bag,
         lanterns=on_lines or _("none"))
-    return Figure(out, height, desc, width)
+    return Figure(out, height, desc, width, places=places)
+
+
+def _around(cells: list[tuple[float, float]], size: float) -> Box:
+    """The box round a tile's squares (their top left corners)."""
+    xs, ys = [x for x, _ in cells], [y for _, y in cells]
+    return Box(min(xs), min(ys), max(xs) + size - min(xs), max(ys) + size - min(ys))
 
 
 def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, width: float, seat: str | None = None,
-           bag_shown: bool = True) -> float:
-    """The Path Astray track, the bag, the supply and each player's hand and Familiars."""
+           bag_shown: bool = True, places: dict[str, Box] | None = None) -> float:
+    """The Path Astray track, the bag, the supply, and a table of the players: each one's hand (the tiles drawn
+    small), Familiars and lanterns crossed."""
+    places = {} if places is None else places
     x = 8
     if g.lake is None and not g.opt["basilisk"]:
         title = _("Path Astray")
         out.append(_text(x, y + 12, title, SMALLEST, weight="bold"))
         # The track starts after its title, whose length depends on the language (measured at the size it prints).
         track_left = x + max(70, round(text_width(title, SMALLEST, bold=True)) + 6)
+        step_w = min(44, (width - 8 - track_left) / max(len(g.track_icons), 1))
         for i, icon in enumerate(g.track_icons):
-            bx = track_left + i * 44
-            out.append(_rect(bx, y, 42, 18, paint("track"), paint("track_line")))
+            bx = track_left + i * step_w
+            out.append(_rect(bx, y, step_w - 2, 18, paint("track"), paint("track_line")))
             label = s.track[i] if i < len(s.track) else "●" * icon
-            out.append(_text(bx + 21, y + 12.5, label, 10, "middle", "bold" if i < len(s.track) else "normal"))
+            weight = "bold" if i < len(s.track) else "normal"
+            out.append(_text(bx + step_w / 2 - 1, y + 12.5, label, 10, "middle", weight))
+            if i < len(s.track):
+                places[f"track.{s.track[i]}"] = Box(bx, y, step_w - 2, 18)
+        places["track"] = Box(track_left, y, len(g.track_icons) * step_w - 2, 18)
         y += 26
     # One line each: at the smallest printable size, bag and supply no longer fit side by side.
     if seat is None or bag_shown:
@@ -322,38 +352,118 @@ def _panel(g: LastLantern, s: State, out: list[str], left: float, y: float, widt
         total = sum(s.bag.values())
         bag = ngettext("Bag: {count} Firefly", "Bag: {count} Fireflies", total).format(count=total)
     out.append(_text(x, y + 10, bag, 10, weight="bold"))
-    out.append(_text(x, y + 23, _("Supply: {fireflies}").format(fireflies=_fireflies(s.supply)), 10))
-    out.append(_text(x, y + 36, _("Round {round} · {phase} · black on paths: {black}").format(
-        round=s.round, phase=_phase(s.phase), black=s.board_black), 10))
-    y += 43
+    places["bag"] = Box(x - 2, y, text_width(bag, SMALLEST, bold=True) + 4, 13)
+    supply = _("Supply: {fireflies}").format(fireflies=_fireflies(s.supply))
+    beside = x + text_width(bag, SMALLEST, bold=True) + 16  # on the bag's line when both fit
+    sx, sy = (beside, y) if beside + text_width(supply, SMALLEST) < width - 8 else (x, y + 13)
+    out.append(_text(sx, sy + 10, supply, 10))
+    places["supply"] = Box(sx - 2, sy, text_width(supply, SMALLEST) + 4, 13)
+    y = sy + 13
+    status = _("Round {round} · {phase} · black on paths: {black}").format(
+        round=s.round, phase=_phase(s.phase), black=s.board_black)
+    out.append(_text(x, y + 10, status, 10))
+    places["black"] = Box(x - 2, y, text_width(status, SMALLEST) + 4, 13)
+    y += 17
     shown = [loc for loc in LOCATIONS if loc in g.locations and s.location_tile.get(loc)]
     if shown and s.phase in ("choose", "resolve", "familiar"):
         text = _("Beside the locations: {tiles}").format(tiles=", ".join(
             _("{location} {tile}").format(location=pgettext("location", LOCATION_NAMES[loc]), tile=s.location_tile[loc])
             for loc in shown))
-        out.append(_text(x, y + 10, text, 9))
+        out.append(_text(x, y + 10, text, 10))
+        places["locations"] = Box(x - 2, y, text_width(text, SMALLEST) + 4, 13)
         y += 14
     if seat in s.players and s.phase == "choose" and s.choices[s.players.index(seat)] is not None:
         where = s.choices[s.players.index(seat)]
         out.append(_text(x, y + 10, _("{player}'s hidden choice: {location}").format(
-            player=seat, location=pgettext("location", LOCATION_NAMES[where])), 9, weight="bold"))
+            player=seat, location=pgettext("location", LOCATION_NAMES[where])), 10, weight="bold"))
         y += 14
-    for p, name in enumerate(s.players):
-        # In the players' words, not the engine's: "Rabbit 1, Snail 0", "lanterns crossed: 1, 2".
-        fam = ", ".join(_("{familiar} {count}").format(familiar=_(FAMILIAR_NAMES[k]), count=s.familiars[p][k])
-                        for k in LOCATIONS if k in g.locations)
-        hand = _("holds {tiles}").format(tiles=", ".join(s.hands[p])) if s.hands[p] else _("holds no tile")
-        crossed = ", ".join(str(k + 1) for k in sorted(s.crossed[p])) or _("none")
-        out.append(_text(x, y + 10, _("{player} {hand} · {familiars} · lanterns crossed: {crossed}").format(
-            player=name, hand=hand, familiars=fam, crossed=crossed), 9))
-        y += 13
+    y = _players_table(g, s, out, x, y + 4, width, places)
     if s.abandoned:
-        out.append(_text(x, y + 10, _("Abandoned this round: {tiles}").format(tiles=", ".join(s.abandoned)), 9))
+        text = _("Abandoned this round: {tiles}").format(tiles=", ".join(s.abandoned))
+        out.append(_text(x, y + 10, text, 10))
+        places["abandoned"] = Box(x - 2, y, text_width(text, SMALLEST) + 4, 13)
         y += 13
     return y + 4
 
 
-def _lake(g: LastLantern, s: State, out: list[str], left: float, y: float) -> float:
+MINI = 5  # a square of a tile drawn in a player's hand
+ROW = 19  # a player's row in the table
+
+
+def _mini_tile(g: LastLantern, tile: str, x: float, y: float, out: list[str], fill: str) -> float:
+    """A tile in a hand: its shape in small squares, its name beside it; the width it takes."""
+    shape = g.components["shapes"].get(g.tiles[tile].shape) if tile in g.tiles else None
+    cells = [(c * MINI, r * MINI) for r, row in enumerate(shape or []) for c, ch in enumerate(row) if ch == "#"]
+    wide = max((cx for cx, _ in cells), default=-MINI) + MINI
+    tall = max((cy for _, cy in cells), default=-MINI) + MINI
+    top = y + (ROW - 4 - tall) / 2
+    for cx, cy in cells:
+        out.append(_rect(x + cx, top + cy, MINI, MINI, fill, LINE, 0.5))
+    out.append(_text(x + wide + 3, y + 12, tile, 10))
+    return wide + 3 + text_width(tile, SMALLEST) + 8
+
+
+def _players_table(g: LastLantern, s: State, out: list[str], x: float, y: float, width: float,
+                   places: dict[str, Box]) -> float:
+    """The players, one row each: the hand's tiles drawn small, a count under each Familiar, a lantern for each
+    lantern line (filled once crossed)."""
+    kinds = [k for k in LOCATIONS if k in g.locations]
+    names = [_(FAMILIAR_NAMES[k]) for k in kinds]
+    column = max(40.0, max(text_width(n, SMALLEST, bold=True) for n in names) + 8)
+    lanterns = len(g.canopy.lantern_rows)
+    lantern_x = width - 8 - lanterns * 16
+    familiar_x = lantern_x - 12 - column * len(kinds)
+    hand_x = x + 74
+    head = y + 10
+    out.append(_text(hand_x, head, _("Hand"), 10, weight="bold"))
+    for i, name in enumerate(names):
+        out.append(_text(familiar_x + column * (i + 0.5), head, name, 10, "middle", "bold"))
+    out.append(_text(lantern_x + lanterns * 8, head, _("Lanterns"), 10, "middle", "bold"))
+    y = head + 5
+    for p, player in enumerate(s.players):
+        row = y + p * ROW
+        out.append(_line(x, row, width - 8, row, paint("table_line"), 0.6))
+        out.append(f'<circle cx="{x + 6:.1f}" cy="{row + ROW / 2:.1f}" r="5" fill="{PLAYER_FILL[p]}" '
+                   f'stroke="{LINE}" stroke-width="0.6"/>')
+        out.append(_text(x + 15, row + ROW / 2 + 3.5, player, 10, weight="bold"))
+        hx = hand_x
+        for tile in s.hands[p]:
+            used = _mini_tile(g, tile, hx, row + 2, out, ABILITY_FILL if g.tiles[tile].kind == "ability"
+                              else PLAYER_FILL[p]) if tile in g.tiles else 40
+            places[f"players.{player}.hand.{tile}"] = Box(hx - 1, row + 2, used - 6, ROW - 4)
+            hx += used
+        if not s.hands[p]:
+            out.append(_text(hand_x, row + ROW / 2 + 3.5, _("no tile"), 10, fill=MUTED))
+        places[f"players.{player}.hand"] = Box(hand_x - 2, row + 1, max(hx - hand_x, 40), ROW - 2)
+        for i, kind in enumerate(kinds):
+            count = s.familiars[p][kind]
+            cx = familiar_x + column * (i + 0.5)
+            out.append(_text(cx, row + ROW / 2 + 4, str(count), 11, "middle", "bold" if count else "normal",
+                             INK if count else MUTED))
+            places[f"players.{player}.familiars.{kind}"] = Box(cx - 11, row + 2, 22, ROW - 4)
+        places[f"players.{player}.familiars"] = Box(familiar_x, row + 1, column * len(kinds), ROW - 2)
+        for k in range(lanterns):
+            crossed = k in s.crossed[p]
+            out.append(_lantern_icon(lantern_x + k * 16 + 8, row + ROW / 2, k + 1, crossed))
+        places[f"players.{player}.lanterns"] = Box(lantern_x, row + 1, lanterns * 16, ROW - 2)
+        places[f"players.{player}.flowers"] = places[f"players.{player}.hand"]
+    bottom = y + len(s.players) * ROW
+    out.append(_line(x, bottom, width - 8, bottom, paint("table_line"), 0.6))
+    return bottom + 4
+
+
+def _lantern_icon(cx: float, cy: float, number: int, lit: bool) -> str:
+    """A lantern line's mark in a player's row: filled with its light once the player has crossed it, else an
+    outline; its number inside."""
+    fill = paint("lantern") if lit else paint("paper")
+    dash = "" if lit else ' stroke-dasharray="2 1.5"'
+    return (f'<rect x="{cx - 6:.1f}" y="{cy - 8:.1f}" width="12" height="16" rx="3" fill="{fill}" '
+            f'stroke="{INK if lit else MUTED}" stroke-width="0.8"{dash}/>'
+            + _text(cx, cy + 3.5, str(number), 10, "middle", "bold", INK if lit else MUTED))
+
+
+def _lake(g: LastLantern, s: State, out: list[str], left: float, y: float,
+          places: dict[str, Box] | None = None) -> float:
     lake = g.lake
     assert lake is not None
     size = 18
@@ -369,6 +479,10 @@ def _lake(g: LastLantern, s: State, out: list[str], left: float, y: float) -> fl
     for tile, mask in s.lake.items():
         cells = [(x0 + lake.column_row(c)[0] * size, y + lake.column_row(c)[1] * size) for c in bits(mask)]
         _tile_cells(out, cells, ABANDONED_FILL, size)
+        if places is not None:
+            places[f"lake.{tile}"] = _around(cells, size)
         bx, by = min(cells)
         out.append(_cell_label(bx, by + 9, size, tile))
+    if places is not None:
+        places["lake"] = Box(x0, y, lake.columns * size if hasattr(lake, "columns") else 7 * size, lake.rows * size)
     return lake.rows * size

@@ -1,9 +1,10 @@
 """The covers' content: the texts from book.yaml's ``cover`` key, and the front cover's artwork.
 
 The artwork is the book's own: the SVG its ``cover.art`` names (a file in the book's folder, checked like any
-diagram, with ``cover.alt`` saying what it shows), or else a motif drawn from the game's own palette (its pieces'
-colours as discs and tiles in a ring, laid out from the book's ID), so every book gets a designed front cover
-without anyone drawing one, and no book another game's picture.
+diagram, with ``cover.alt`` saying what it shows); else what its engine draws of its own game from its components
+(``BaseGame.cover_art``, drawn at the gate: rulepress/verify/figures.py); else a motif drawn from the game's own
+palette (its pieces' colours as discs and tiles in a ring, laid out from the book's ID).  So every book gets a
+front cover of its own game without anyone drawing one, and no book another game's picture.
 """
 
 from __future__ import annotations
@@ -60,14 +61,18 @@ class Artwork:
 
 
 def cover_art(book: Book, art: str | None, palette: dict[str, colours.Cmyk], screen: Proof | None,
-              t: Strings) -> Artwork:
+              t: Strings, drawn: str | None = None) -> Artwork:
     """The front cover's artwork: the book's own SVG (``art``: ``cover.art`` as the gate checked it,
-    ``BookCheck.cover_art``), or the motif drawn from its palette; for press (``screen`` None) or a screen."""
+    ``BookCheck.cover_art``), the engine's drawing of its game (``drawn``, CMYK), or the motif drawn from its
+    palette; for press (``screen`` None) or a screen."""
     data: dict[str, Any] = book.data.get("cover") or {}
     if data.get("art") and art is None:
         raise ValueError(f"{book.id}: cover.art was not checked by the gate (BookCheck.cover_art is None)")
     if art is not None:
         return Artwork(art if screen is None else screen.svg(art), str(data.get("alt") or ""))
+    if drawn:
+        alt = str(data["alt"]) if data.get("alt") else t("cover_drawn_alt", title=book.title)
+        return Artwork(drawn if screen is None else screen.svg(drawn), alt)
     svg, discs, tiles = motif(palette, book.id, screen)
     alt = str(data["alt"]) if data.get("alt") else t("cover_motif_alt", discs=discs, tiles=tiles)
     return Artwork(svg, alt)

@@ -18,7 +18,7 @@ from rulepress.load.examples import Example
 from rulepress.load.rules import CROSS_REF, Chapter, Rule
 from rulepress.protocol import Narrator
 from rulepress.render.strings import Strings, strings
-from rulepress.verify.replay import ExampleResult, TranscriptLine
+from rulepress.verify.replay import Checkpoint, ExampleResult, TranscriptLine
 from rulepress.verify.trace import ALL_PROSE, Trace
 
 
@@ -190,9 +190,11 @@ def words_of(book: Book) -> str:
 def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
                      examples_by_rule: dict[str, list[ExampleResult]] | None = None, designer: bool = False,
                      trace: Trace | None = None, after: dict[str, str] | None = None,
-                     audience: str | None = None, index_words: list[str] | None = None) -> str:
+                     audience: str | None = None, index_words: list[str] | None = None,
+                     figures: dict[str, str] | None = None) -> str:
     """A chapter's rules; ``after`` maps a rule ID to what follows that rule's own text (the PDFs put the examples
-    of a section there, see :func:`example_sections`); ``trace`` gives the designer edition the engine decisions
+    of a section there, see :func:`example_sections`); ``figures`` what comes first there (the components section
+    and the setup diagram, render/book_figures.py); ``trace`` gives the designer edition the engine decisions
     inside each rule.  ``audience``: who reads it (``rulepress.load.audience``): a player's book leaves out the
     designer's rules and passages; by default the designer edition's (``designer``) or the site's.
     ``index_words``: the words whose first use in each rule the PDFs' index finds (:func:`mark_index_words`)."""
@@ -216,6 +218,8 @@ def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
             parts.append(provenance_note(rule.id, book))
             parts.extend(decision_notes(trace.rules[rule.id].decisions if trace and rule.id in trace.rules else [],
                                         book))
+        if figures and rule.id in figures:
+            parts.append(figures[rule.id])
         shown = (examples_by_rule or {}).get(rule.id, [])
         if shown:
             refs = ", ".join(f"[{r.example.title}]({link.example(r.example.id)})" for r in shown)
@@ -355,19 +359,35 @@ def _source_note(example: Example) -> str:
     return " · written for this book"
 
 
+def diagram_caption(checkpoint: Checkpoint, lang: str) -> str:
+    """A diagram's caption as printed: its moment, then the example's caption for it, or else what the step it
+    shows did ("After step 3: Ann plants the rose moth on b2"); the caption alone for a diagram the replay gave
+    no moment."""
+    said = checkpoint.caption or checkpoint.said.get(lang) or next(iter(checkpoint.said.values()), "")
+    if not checkpoint.moment:
+        return said
+    return f"{checkpoint.moment}: {said}" if said else checkpoint.moment
+
+
 def _diagrams(result: ExampleResult, book: Book, link: Linker) -> list[str]:
-    """Each diagram once, its caption once, below it; the text alternative is the engine's narration."""
+    """Each diagram once, its caption once, below it, saying the moment it shows; the text alternative is the
+    engine's narration."""
     lines: list[str] = []
+    lang = getattr(book, "language", "en")
     for name, checkpoint in result.checkpoints.items():
         if checkpoint.svg is None:
             continue
-        caption = checkpoint.caption or ""
+        caption = diagram_caption(checkpoint, lang)
         alt = escape_md(state_narration(result, book, checkpoint.shown) or caption or words(book)("diagram"))
         # Focusable: on a phone the site scrolls a diagram sideways rather than shrink its labels (theme CSS).
         lines += ['<figure class="diagram" markdown="span" tabindex="0">',
                   f"![{html.escape(alt)}]({link.diagram(result.example.id, name)})"]
         if caption:
-            lines.append(f"<figcaption>{html.escape(caption)}</figcaption>")
+            moment = checkpoint.moment
+            body = html.escape(caption)
+            if moment and caption.startswith(moment):
+                body = f'<span class="moment">{html.escape(moment)}</span>{html.escape(caption[len(moment):])}'
+            lines.append(f"<figcaption>{body}</figcaption>")
         lines += ["</figure>", ""]
     return lines
 
@@ -385,15 +405,20 @@ def _step_line(entry: TranscriptLine, book: Book, link: Linker, designer: bool) 
             text = t("setting_up") + " " + text.removeprefix("set up: ").rstrip(".") + "."
     else:
         text = entry.narration
-    number = f"{entry.step}. " if designer else "1. "  # players read a plain sequence, designers step indices
+    # One plain sequence in every edition, as the diagrams' numbered callouts count the steps; the designer's
+    # edition adds the step's index in the example's file.
+    number = "1. "
+    where = f" <span class=\"step-index\">(step {entry.step})</span>" if designer else ""
     if entry.rejected_by:
         if rule is None:
             why = entry.rejected_by if designer else t("refused")
         else:
             why = (f"[{t('rule_ref', number=rule.number)}]({link.rule(rule.id)}){{.ref}}"
                    + (f" `{rule.id}`" if designer else ""))
-        return f"{number}<del>{escape_md(text)}</del> — {t('not_allowed')} ({why})"
-    return f"{number}{escape_md(text)}"
+        # A refused move reads as a move tried and refused, never as deleted text (the diagram strikes its arrow).
+        return (f'{number}<span class="refused">{escape_md(text)}</span> — '
+                f'<span class="not-allowed">{t("not_allowed")}</span> ({why}){where}')
+    return f"{number}{escape_md(text)}{where}"
 
 
 def state_narration(result: ExampleResult, book: Book, snapshot: dict[str, Any], lang: str | None = None) -> str:

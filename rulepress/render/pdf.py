@@ -48,7 +48,7 @@ from rulepress.errors import BuildRefused
 from rulepress.i18n import language
 from rulepress.load import audience
 from rulepress.proof import Proof
-from rulepress.render import cover, page_flow, turn_summary
+from rulepress.render import book_figures, cover, page_flow, turn_summary
 from rulepress.render import markdown as render
 from rulepress.render import palette as colours
 from rulepress.render import weasyprint_patches as patches
@@ -417,8 +417,14 @@ def _base_fragments(job: PrintInput) -> dict[str, Any]:
     t = render.words(book)
     uris = _diagrams(check, job.screen)
     alts = _alt_texts(check, uris)
-    short, restore = _tokens(uris)
+    drawn = book_figures.figure_files(check.figures, t.lang)  # the components, the setup diagram, the key
+    shown = {name: _data_uri(svg if job.screen is None else job.screen.svg(svg)) for name, svg in drawn.items()}
+    short, restore = _tokens({**uris, **{("figure", name): uri for name, uri in shown.items()}})
     link = _linker(check, short)
+    placed = book_figures.placed(check.figures, t, lambda name, svg: short[("figure", name)])
+    # The key to the diagrams, once: under the components section, else before the book's first diagram.
+    legend = "" if book_figures.keyed_with_components(check.figures) else book_figures.legend_markdown(
+        check.figures, t, lambda name, svg: shown[name])
 
     # The language's "p." and "rule", and the engines' own "rule" (their messages, printed in the designer's steps).
     joined = (t("page_abbrev"), t("rule_ref", number="").strip(), "rule")
@@ -452,7 +458,7 @@ def _base_fragments(job: PrintInput) -> dict[str, Any]:
              "html": as_html(render.coverage_markdown(book, check.trace, link))},
         ]
     return {"toc": toc, "designer": designer, "beside": beside, "results": results, "reader": reader,
-            "example_html": example_html, "as_html": as_html, "link": link}
+            "example_html": example_html, "as_html": as_html, "link": link, "placed": placed, "legend": legend}
 
 
 def _chapters(job: PrintInput, base: dict[str, Any]) -> dict[str, Any]:
@@ -460,8 +466,10 @@ def _chapters(job: PrintInput, base: dict[str, Any]) -> dict[str, Any]:
     with its ID for the page flow (``rulepress.render.page_flow``); or the examples in a chapter of their own."""
     check, book = job.check, job.check.book
     reader, results, example_html, as_html = base["reader"], base["results"], base["example_html"], base["as_html"]
+    legend = base["legend"]  # the key to the diagrams, before the first example that prints one (unless placed)
     slots: dict[str, str] = {}  # a placeholder in a chapter's Markdown -> the examples it stands for, as HTML
     after: dict[str, str] = {}
+    drawing: set[str] = set()  # the placeholders whose examples print a diagram
     if base["beside"]:
         for rule_id, results_here in render.example_sections(book, results, reader).items():
             slot = f"rulepress-examples-{secrets.token_hex(8)}"
@@ -469,22 +477,31 @@ def _chapters(job: PrintInput, base: dict[str, Any]) -> dict[str, Any]:
             slots[after[rule_id]] = ('<aside class="examples">' + "".join(
                 f'<section class="example" data-example="{html.escape(r.example.id)}">{example_html(r)}</section>'
                 for r in results_here) + "</aside>")
+            if any(cp.svg for r in results_here for cp in r.checkpoints.values()):
+                drawing.add(after[rule_id])
     counter = iter(range(1, 1_000_000))
     chapters = []
     sections = render.sections(book)
     uses: dict[str, str] = {}
+    keyed = False
     for chapter in book.chapters:
         if reader == audience.PLAYERS and chapter.rules[0].designer:
             continue  # a chapter for the designer alone (its examples are the designer's too)
         fragment = as_html(render.chapter_markdown(chapter, book, base["link"], designer=job.designer,
                                                    trace=check.trace, after=after, audience=reader,
-                                                   index_words=list(book.data.get("index") or [])))
+                                                   index_words=list(book.data.get("index") or []),
+                                                   figures=base["placed"]))
         for placeholder, examples in slots.items():
+            if legend and not keyed and placeholder in drawing and placeholder in fragment:
+                examples = examples.replace('<aside class="examples">', '<aside class="examples">' + legend, 1)
+                keyed = True
             fragment = fragment.replace(placeholder, examples)
         fragment = _mark_terms(fragment, counter)
         uses.update(_use_sections(fragment, sections))
         chapters.append({"id": chapter.id, "html": fragment, "aid": "aid" in chapter.rules[0].classes})
     examples = [] if base["beside"] else [{"html": example_html(r)} for r in results]
+    if examples and legend and not keyed:
+        examples[0]["html"] = legend + examples[0]["html"]
     return {"chapters": chapters, "examples": examples, "uses": uses}
 
 
@@ -511,8 +528,8 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
                                                         "beside": True}
     game = colours.game_palette(check.engine)
     back = cover.cover_text(book, game)
-    # The book's own SVG, or the motif drawn from its palette.
-    art = cover.cover_art(book, check.cover_art, game, job.screen, t)
+    # The book's own SVG, its engine's drawing of its game, or the motif drawn from its palette.
+    art = cover.cover_art(book, check.cover_art, game, job.screen, t, check.figures.cover)
     palette = {name: colours.css(value, job.screen) for name, value in {**game, **colours.HOUSE}.items()}
     palette["cover"] = colours.css(game[back.background], job.screen)
     palette["cover_ink"] = colours.css(game[back.ink], job.screen)

@@ -18,7 +18,7 @@ from typing import Any
 
 from rulepress.analyze.report import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.load.book import Book
-from rulepress.render import in_browser, languages, stepper
+from rulepress.render import book_figures, in_browser, languages, stepper
 from rulepress.render import markdown as render
 from rulepress.render.player_text import check_player_text
 from rulepress.render.strings import Strings, strings
@@ -297,9 +297,15 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None, lang: str | Non
                     f'<a class="md-button" href="{pdf}/{name}.pdf">{t("print_pdf")}</a> '
                     f'<a class="md-button" href="{pdf}/{name}-digital.pdf">{t("digital_pdf_accessible")}</a> '
                     f'<a class="md-button" href="{pdf}/{name}-designer.pdf">{t("designer_pdf")}</a>\n')
+    drawn = book_figures.figure_files(check.figures, t.lang)  # the components, the setup diagram, the key
+    files.update({f"{book.id}/figures/{name}": svg_rgb(svg) for name, svg in drawn.items()})
+
+    def figure_at(page: str) -> book_figures.Source:
+        return lambda name, svg: posixpath.relpath(f"{book.id}/figures/{name}", posixpath.dirname(page))
     for chapter in book.chapters:
         page = chapter_page(book.id, chapter.id)
-        files[page] = render.chapter_markdown(chapter, book, linker(check, page), by_rule)
+        files[page] = render.chapter_markdown(chapter, book, linker(check, page), by_rule,
+                                              figures=book_figures.placed(check.figures, t, figure_at(page)))
     page = f"{book.id}/examples/index.md"
     link = linker(check, page)
     # Where an example comes from (seed or authored) is a designer's note: the player edition leaves it out.
@@ -313,7 +319,9 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None, lang: str | Non
     for result in check.results:
         page = example_page(book.id, result.example.id)
         block, shown = stepper.example_block(result, book, t, page, lang, tries, check.proof)
-        files[page] = render.example_markdown(result, book, linker(check, page), heading="#") + "\n" + block
+        key = book_figures.legend_markdown(check.figures, t, figure_at(page), folded=True) if any(
+            cp.svg for cp in result.checkpoints.values()) or result.frames else ""
+        files[page] = render.example_markdown(result, book, linker(check, page), heading="#") + "\n" + key + block
         files.update(shown)
         for name, checkpoint in result.checkpoints.items():
             if checkpoint.svg is not None:

@@ -85,6 +85,9 @@ def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang
         # The text alternative: the engine's words for the position, else a caption, as the page's diagrams have.
         alt = _in(frame.alts, t.lang) or " ".join(captions) or t("diagram")
         parts.append(f'<span class="rp-alt">{escape(alt)}</span>')
+        moment = _in(frame.moments, t.lang) if frame.moments else ""
+        if moment:  # what the frame shows ("After step 3"): its diagram's title says the same
+            parts.append(f'<span class="rp-moment">{escape(moment)}</span>')
         parts += [f'<span class="rp-note">{escape(caption)}</span>' for caption in captions]
         attributes = _attributes({"data-svg": posixpath.relpath(path, here),
                                   "data-rule": _rule_link(frame.rejected_by, book, here),

@@ -11,9 +11,11 @@ from __future__ import annotations
 import inspect
 import re
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; expat resolves no external entities
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rulepress.change import Change
 from rulepress.verify import labels
 
 SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
@@ -23,18 +25,29 @@ _CSS_IMPORT = re.compile(r"@import\s+['\"]?([^;'\")]*)", re.IGNORECASE)
 _ACTIVE = {"script", "foreignObject", "iframe", "object", "embed", "audio", "video"}
 
 
-def problem(svg: Any) -> str | None:
-    """What is wrong with ``svg`` as a book's diagram (None when nothing is)."""
+# What could make a diagram fetch, run or embed anything: only an SVG holding one of these is walked element by
+# element (the walk is the gate's largest cost of drawing: every step of every example is a diagram).
+_SUSPECT = ("href", " src", "url(", "@import", "<style", " style", "script", "foreignobject", "iframe", "object",
+            "embed", "audio", "video")
+_HANDLER = re.compile(r"\son[a-z]*\s*=")  # an event handler attribute (in the lowered text)
+
+
+def problem(svg: Any, root: ET.Element | None = None) -> str | None:
+    """What is wrong with ``svg`` as a book's diagram (None when nothing is); ``root``: it parsed already."""
     if not isinstance(svg, str):
         return f"is {type(svg).__name__}, not SVG text"
-    if re.search(r"<!(DOCTYPE|ENTITY)", svg, re.IGNORECASE):
+    lowered = svg.lower()
+    if "<!doctype" in lowered or "<!entity" in lowered:
         return "declares a DOCTYPE or entities (a diagram is plain SVG)"
-    try:
-        root = ET.fromstring(svg)
-    except ET.ParseError as exc:
-        return f"is not well-formed XML: {exc}"
+    if root is None:
+        try:
+            root = ET.fromstring(svg)
+        except ET.ParseError as exc:
+            return f"is not well-formed XML: {exc}"
     if root.tag != f"{SVG_NAMESPACE}svg":
         return f"is not SVG: its root is <{_local(root.tag)}>, not <svg xmlns=\"http://www.w3.org/2000/svg\">"
+    if not any(token in lowered for token in _SUSPECT) and not _HANDLER.search(lowered):
+        return None
     for element in root.iter():
         tag = _local(element.tag)
         if tag in _ACTIVE:
@@ -50,6 +63,65 @@ def problem(svg: Any) -> str | None:
         if tag == "style" and (outside := _css_outside(element.text or "")):
             return f"<style> refers to {outside!r}: a diagram must be self-contained"
     return labels.overflow(root)  # every label inside its box, in this language (rulepress/verify/labels.py)
+
+
+def render(game: Any, state: Any, caption: str | None, seat: str | None, change: Change | None) -> str:
+    """The game's diagram of ``state`` for ``seat``, given what the steps it illustrates changed (``change=``) when
+    its ``render_svg`` takes it (rulepress.basegame's does); one that does not is asked without it, and
+    :func:`unmarked` refuses what it draws."""
+    given: dict[str, Any] = {"change": change} if change is not None and _takes_change(
+        getattr(type(game), "render_svg", None)) else {}
+    if seat is None:
+        return str(game.render_svg(state, caption, **given))
+    return str(game.render_svg(state, caption, seat, **given))
+
+
+@cache
+def _takes_change(method: Any) -> bool:
+    """Whether a ``render_svg`` takes ``change=`` (asked of the function itself: a test may replace it)."""
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return "change" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+MARK_CLASS = "rp-mark"  # what every mark of a change carries (rulepress/marks.py)
+
+
+def checked(svg: Any, change: Change | None) -> str | None:
+    """What is wrong with a diagram of ``change`` (:func:`problem`, then :func:`unmarked`), parsed once."""
+    if not isinstance(svg, str):
+        return problem(svg)
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError:
+        return problem(svg)
+    return problem(svg, root) or unmarked(svg, change, root)
+
+
+def unmarked(svg: str, change: Change | None, root: ET.Element | None = None) -> str | None:
+    """What the diagram of ``change`` fails to show, read back from its SVG: its moment (the ``<title>``, "After
+    step 3"), and, when a step it illustrates changed the position or was refused, a mark of it (an element whose
+    class is ``rp-mark``: an outline, a callout, an arrow, a struck-out arrow).  None when it shows both."""
+    if change is None:
+        return None
+    if root is None:
+        try:
+            root = ET.fromstring(svg)
+        except ET.ParseError as exc:
+            return f"is not well-formed XML: {exc}"
+    title = root.find(f"{SVG_NAMESPACE}title")
+    said = " ".join((title.text or "").split()) if title is not None else ""
+    steps = ", ".join(str(step.number) for step in change.steps)
+    how = ("accept render_svg(..., change=) and draw what it says (rulepress.basegame.BaseGame does: `rulepress "
+           "guide engine`, \"Diagrams that show the move\")")
+    if said != " ".join(change.moment.split()):
+        return (f"does not state its moment: its <title> should read {change.moment!r}, not {said!r}; {how}")
+    if change and not any(MARK_CLASS in (element.get("class") or "").split() for element in root.iter()):
+        return (f"marks nothing of what step{'s' if len(change.steps) > 1 else ''} {steps} changed or tried "
+                f"({change.moment}): no element has class=\"{MARK_CLASS}\"; {how}")
+    return None
 
 
 def _local(tag: str) -> str:
@@ -71,10 +143,16 @@ def _css_outside(css: str) -> str | None:
 
 
 def drawn_by(game: Any, root: Path) -> str:
+    """Where the game draws (see :func:`_drawn_by`), found once for the same two methods."""
+    kind = type(game)
+    return _drawn_by(getattr(kind, "render_svg", None), getattr(kind, "draw", None), root)
+
+
+@cache
+def _drawn_by(render_svg: Any, draw: Any, root: Path) -> str:
     """Where the game draws (``render_svg (engine/mini/__init__.py:88)``), for the message: ``render_svg``, or
     for a game on rulepress.basegame, whose ``render_svg`` is the pipeline's, its ``draw``."""
-    for name in ("render_svg", "draw"):
-        method = getattr(type(game), name, None)
+    for name, method in (("render_svg", render_svg), ("draw", draw)):
         try:
             path = Path(inspect.getsourcefile(method) or "").resolve()  # type: ignore[arg-type]
             line = inspect.getsourcelines(method)[1]  # type: ignore[arg-type]

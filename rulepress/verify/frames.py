@@ -20,10 +20,12 @@ from __future__ import annotations
 import pickle
 import random
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; the SVG passed diagram.problem
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from rulepress import i18n
+from rulepress.change import Change
 from rulepress.protocol import PUBLIC, Chance, Game, Observer, narrator_of
 from rulepress.verify import diagram, hidden
 
@@ -43,6 +45,7 @@ class StepFrame:
     seat: str | None = None  # whose view it shows (a player or PUBLIC), with an observer
     position: bytes | None = None  # the state a reader may try a move in (pickled), as ``seat`` knows it
     player: str | None = None  # the seat whose moves may be tried there (None: the moves of whoever is to move)
+    moments: dict[str, str] = field(default_factory=dict)  # what it shows ("After step 3"), in each language
 
 
 class FrameError(Exception):
@@ -50,29 +53,34 @@ class FrameError(Exception):
 
 
 def make_frame(game: Game, state: Any, step: int, languages: list[str], observer: Observer | None,
-               seat: str | None, drawn_by: str) -> StepFrame:
+               seat: str | None, drawn_by: str, change: Callable[[str], Change | None] | None = None) -> StepFrame:
     """The frame of ``state`` after step ``step``: drawn and told in every language, checked as every diagram is.
 
-    ``seat``: the seat the example is told from (None: no one).  Raises :class:`FrameError` for a diagram that is
-    not plain, self-contained SVG, or that shows what its seat cannot see."""
+    ``seat``: the seat the example is told from (None: no one); ``change``: what the step changed, worded in a
+    language (verify/changes.py).  Raises :class:`FrameError` for a diagram that is not plain, self-contained SVG,
+    that does not mark what its step changed, or that shows what its seat cannot see."""
     shown_seat = (seat or PUBLIC) if observer is not None else None
     view = observer.view(state, shown_seat) if observer is not None and shown_seat is not None else None
-    svgs = i18n.in_languages(languages, lambda: _drawn(game, state, shown_seat))
+    changes = {lang: change(lang) if change is not None else None for lang in languages}
+    svgs = i18n.in_languages(languages, lambda: diagram.render(game, state, None, shown_seat,
+                                                               changes[i18n.current_language()]))
     position = "the starting position" if step == 0 else f"the position after step {step}"
     for lang, svg in svgs.items():
-        wrong = diagram.problem(svg)
+        wrong = diagram.checked(svg, changes[lang])
         if wrong is not None:
             shown = "" if lang == languages[0] else f" ({lang})"
             raise FrameError(f"the diagram{shown} of {position} from {drawn_by} {wrong}")
     if observer is not None and shown_seat is not None and view is not None:
-        leak = hidden.diagram_leak(game, observer, state, shown_seat, None, svgs[languages[0]], view)
+        leak = hidden.diagram_leak(game, observer, state, shown_seat, None, svgs[languages[0]], view,
+                                   changes[languages[0]])
         if leak is not None:
             raise FrameError(f"{position}: {leak} ({drawn_by})")
     narrator = narrator_of(game)
     told = view if view is not None else game.snapshot(state)
     alts = (i18n.in_languages(languages, lambda: narrator.narrate_state(game, told)) if narrator is not None
             else {lang: _described(svg) for lang, svg in svgs.items()})
-    frame = StepFrame(step, svgs, alts, seat=shown_seat, player=seat if observer is not None else None)
+    frame = StepFrame(step, svgs, alts, seat=shown_seat, player=seat if observer is not None else None,
+                      moments={lang: said.moment for lang, said in changes.items() if said is not None})
     known = state if observer is None or shown_seat is None else seat_position(game, observer, state, shown_seat, step)
     try:
         frame.position = pickle.dumps(known, protocol=PICKLE_PROTOCOL)
@@ -89,10 +97,6 @@ def _described(svg: str) -> str:
     except ET.ParseError:
         return ""
     return " ".join((found.text or "").split()) if found is not None else ""
-
-
-def _drawn(game: Game, state: Any, seat: str | None) -> str:
-    return game.render_svg(state, None) if seat is None else game.render_svg(state, None, seat)  # type: ignore[call-arg]
 
 
 def seat_position(game: Game, observer: Observer, state: Any, seat: str, step: int) -> Any:

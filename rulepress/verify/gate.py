@@ -20,7 +20,7 @@ from rulepress.load.yamlsrc import line_of
 from rulepress.project import load_engine
 from rulepress.proof import Proof
 from rulepress.store import key_of, sources_digest, watched_digest
-from rulepress.verify import decisions, diagram, trace, translated
+from rulepress.verify import decisions, diagram, figures, trace, translated
 from rulepress.verify.cached import catalog_problems, replay_all, replay_inputs
 from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
 from rulepress.verify.replay import ExampleResult, engine_folder
@@ -45,6 +45,7 @@ class BookCheck:
     # renderers read these, never the translation's files.
     translations: dict[str, BookCheck] = field(default_factory=dict)
     translation: Translation | None = None  # a translated check's: what its files recorded (hashes, places)
+    figures: figures.BookFigures = field(default_factory=figures.BookFigures)  # the key, components, setup, cover
     cover_art: str | None = None  # the SVG book.yaml's ``cover.art`` names, checked (check_cover); None: none
     # What the book's inks look like on a screen: through its own output intent (a translation prints with its
     # source's), for every colour of the site, the referee and the digital edition.
@@ -168,6 +169,8 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> R
         check.results = replay_all(check.examples, check.book, check.engine, draw=draw, shared=shared,
                                    shown=lambda examples, book_id=book_id: progress.iterate(
                                        examples, f"verify {book_id}", unit="example"))
+        check.figures, drawn = figures.book_figures(book, engine, check.examples)
+        report.problems.extend(drawn)
         check.trace = trace.build_trace(check, root)
         report.problems.extend(check.trace.problems)
         # Every engine decision names a designer question (rulepress.verify.decisions): an error stops the build.

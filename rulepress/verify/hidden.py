@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rulepress.protocol import PUBLIC, Game, Observer
+from rulepress.verify import diagram
 
 VIEW_KEYS = ("views", "public_view", "information_state")  # what a checkpoint may expect of the observer
 
@@ -31,7 +32,7 @@ def who(seat: str) -> str:
 
 
 def diagram_leak(game: Game, observer: Observer, state: Any, seat: str, caption: str | None, svg: str,
-                 view: Mapping[str, Any]) -> str | None:
+                 view: Mapping[str, Any], change: Any = None) -> str | None:
     """Why the diagram drawn for ``seat`` shows something the seat cannot see, or None when it shows nothing of the
     kind: each hidden part is dealt again, and the view and the drawing must stay as they are."""
     for part, seen_by in observer.hidden.items():
@@ -41,7 +42,7 @@ def diagram_leak(game: Game, observer: Observer, state: Any, seat: str, caption:
         if changed is not None:
             return (f"the observer's view for {who(seat)} changes when only {part} ({seen_by}) is dealt again "
                     f"({changed}): a view shows only what its seat sees")
-        if game.render_svg(twin, caption, seat) != svg:
+        if diagram.render(game, twin, caption, seat, change) != svg:
             return (f"the diagram drawn for {who(seat)} changes when only {part} ({seen_by}) is dealt again: it "
                     f"shows what {who(seat)} cannot see; draw it from the seat's view (`rulepress guide engine`, "
                     f"\"Hidden information\")")

@@ -10,7 +10,7 @@ import copy
 import difflib
 import pickle
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -24,6 +24,7 @@ from rulepress.load.yamlsrc import line_of
 from rulepress.protocol import PUBLIC, DescriptionError, Event, Game, Observer, RuleViolation, narrator_of, observer_of
 from rulepress.verify import diagram, hidden
 from rulepress.verify import steps as shapes
+from rulepress.verify.changes import Changes, Seat, StepRecord
 from rulepress.verify.frames import FrameError, StepFrame, make_frame
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 
@@ -39,6 +40,9 @@ class Checkpoint:
     caption: str | None = None
     svg: str | None = None
     svgs: dict[str, str] = field(default_factory=dict)  # the diagram in each language of the book (svg: the source)
+    moments: dict[str, str] = field(default_factory=dict)  # the moment it shows ("After step 3"), in each language
+    moment: str = ""  # that moment in the book's language (a translation's: its own)
+    said: dict[str, str] = field(default_factory=dict)  # the last step it illustrates, in players' words, per language
     # With an observer (protocol.Observer): whose view the diagram shows (a player, or PUBLIC) and that view, which
     # its alternative text narrates; and the view of the seat the example is told from, which its prose prints.
     seat: str | None = None
@@ -198,6 +202,8 @@ class _Replay:
         self.forcing: tuple[str, list[Any]] | None = None  # the last chance step (or start.chance), its outcomes
         self.guard = engine_guard(engine_folder(engine, book), book.root, replay_seconds())
         self._narrator: Any = _MISSING
+        self.changes: Changes | None = None  # what each step changed, for the diagrams (drawn replays only)
+        self.diagrams: list[tuple[Checkpoint, Any, int, str]] = []  # each checkpoint to draw, its position, when
 
     def narrator(self, game: Game) -> Any:
         """The engine's narration (:func:`~rulepress.protocol.narrator_of`), looked up once per replay."""
@@ -248,6 +254,8 @@ class _Replay:
         self.observer = self.observer_of(game)
         try:
             self.all_drawn(game, state, "by the setup")
+            if self.draw:
+                self.changes = self.track_changes(game, state)
             self.frame(game, state, None)
         except (_Mismatch, _Broken):
             raise
@@ -289,7 +297,8 @@ class _Replay:
                         self.outcome.frames[-1].checkpoints.append(str(step.data["checkpoint"]))
                 else:
                     pending.extend(self.act(step, game, state))
-                    self.frame(game, state, step)
+                    record = self.record_step(step, state)
+                    self.frame(game, state, step, record)
             except (_Mismatch, _Broken):
                 raise
             except Exception as exc:
@@ -297,6 +306,7 @@ class _Replay:
         self.where = f"end (after step {len(self.example.steps)})"
         try:
             self.all_drawn(game, state, "at the end of the example")
+            self.draw_diagrams(game)
             self.outcome.exercised.update(e["rule"] for e in pending)
             self.outcome.final = _frozen(game.snapshot(state))
             self.outcome.result = _frozen(game.result(state))
@@ -310,28 +320,99 @@ class _Replay:
         except Exception as exc:
             raise self.crashed(exc) from exc
 
-    def frame(self, game: Game, state: Any, step: Step | None) -> None:
-        """The position after ``step`` (None: the setup) for the site's step-through (verify/frames.py); a refused
-        step keeps the position before it."""
+    def track_changes(self, game: Game, state: Any) -> Changes:
+        """What each step changes, as each seat a diagram or frame is drawn for sees it (verify/changes.py)."""
+        observer = self.observer
+        seats: list[Seat] = [None]
+        if observer is not None:
+            seats = [self.example.seat or PUBLIC]
+            seats += [self.example.diagram_seat(step) or PUBLIC for step in self.example.steps if step.draws]
+        def view(position: Any, seat: Seat) -> Any:
+            return game.snapshot(position) if observer is None or seat is None else observer.view(position, seat)
+        changes = Changes(list(dict.fromkeys(seats)), view, setup="setup" in self.example.start)
+        changes.start(state)
+        return changes
+
+    def record_step(self, step: Step, state: Any) -> StepRecord | None:
+        """The step just replayed, for the diagrams: what it changed, or the rule that refused it."""
+        if self.changes is None:
+            return None
+        line = self.outcome.transcript[-1]
+        rule = self.book.rules.get(line.rejected_by or "")
+        number = rule.number if rule is not None else line.rejected_by
+        # Without a narrator the step's notation, as the step list prints it.
+        said = line.narrations or {lang: line.narration or line.text for lang in self.languages}
+        return self.changes.step(step.data, state, line.rejected_by, number, said)
+
+    def frame(self, game: Game, state: Any, step: Step | None, record: StepRecord | None = None) -> None:
+        """The position after ``step`` (None: the setup) for the site's step-through (verify/frames.py), marked
+        with what the step changed; a refused step shows the position before it, and the move refused."""
         if not self.draw:
             return
         frames = self.outcome.frames
+        changes = self.changes
+        seat = (self.example.seat or PUBLIC) if self.observer is not None else None
         if step is None:
-            made = self.new_frame(game, state, 0)
+            records: list[StepRecord] = []
         else:
+            records = [record] if record is not None else []
+
+        def change(lang: str) -> Any:
+            if changes is None:
+                return None
+            return changes.change(records, False, [r.number for r in records], seat, lang)
+        made = self.new_frame(game, state, 0 if step is None else step.index, change)
+        if step is not None:
             line = self.outcome.transcript[-1]
-            made = (replace(frames[-1], step=step.index, checkpoints=[]) if line.rejected_by and frames
-                    else self.new_frame(game, state, step.index))
             made.narrations = dict(line.narrations) or {lang: "" for lang in self.languages}
             made.rejected_by = line.rejected_by
+            if line.rejected_by and frames:  # the position stays as it was: a move is tried from the same one
+                made.position, made.alts = frames[-1].position, frames[-1].alts
         frames.append(made)
 
-    def new_frame(self, game: Game, state: Any, index: int) -> StepFrame:
+    def new_frame(self, game: Game, state: Any, index: int, change: Any = None) -> StepFrame:
         try:
             return make_frame(game, state, index, self.languages, self.observer, self.example.seat,
-                              diagram.drawn_by(game, self.book.root))
+                              diagram.drawn_by(game, self.book.root), change)
         except FrameError as exc:  # the site shows every frame: refused here, as a checkpoint's diagram is
             raise _Broken(f"{self.where}: {exc}") from exc
+
+    def draw_diagrams(self, game: Game) -> None:
+        """Each checkpoint's diagram, drawn once the whole example has replayed: it marks the steps it illustrates
+        (verify/changes.py), which may be steps still to come when it was reached."""
+        changes = self.changes
+        if changes is None:
+            return
+        total = len(changes.records)
+        dones = [done for _, _, done, _ in self.diagrams]
+        for index, (checkpoint, state, done, where) in enumerate(self.diagrams):
+            self.where = where
+            before = dones[index - 1] if index else 0
+            after = dones[index + 1] if index + 1 < len(dones) else total
+            records, coming, named = changes.for_diagram(done, before, after)
+            seat = checkpoint.seat
+            told = {lang: changes.change(records, coming, named, seat, lang) for lang in self.languages}
+            checkpoint.moments = {lang: change.moment for lang, change in told.items()}
+            checkpoint.moment = checkpoint.moments[self.languages[0]]
+            shown = [r for r in records if r.refused_by is None] or records
+            if shown and not coming and len(named) == 1:  # "After step 3: Ann plants the rose moth on b2"
+                checkpoint.said = dict(shown[-1].narrations)
+            checkpoint.svgs = i18n.in_languages(
+                self.languages, lambda state=state, checkpoint=checkpoint, told=told: self.drawn(
+                    game, state, checkpoint, told[i18n.current_language()]))
+            checkpoint.svg = checkpoint.svgs[self.languages[0]]
+            for lang, svg in checkpoint.svgs.items():
+                wrong = diagram.checked(svg, told[lang])
+                if wrong is not None:  # every edition prints it: refused here, naming who drew it and where
+                    shown = "" if lang == self.languages[0] else f" ({lang})"
+                    raise _Broken(f"{where}: the diagram{shown} from {diagram.drawn_by(game, self.book.root)} "
+                                  f"{wrong}")
+            observer = self.observer
+            if observer is not None and checkpoint.seat is not None and checkpoint.view is not None:
+                leak = hidden.diagram_leak(game, observer, state, checkpoint.seat, checkpoint.caption,
+                                           checkpoint.svg, checkpoint.view, told[self.languages[0]])
+                if leak is not None:  # every edition prints it: nothing hidden from its seat may show
+                    raise _Broken(f"{where}: {leak} ({diagram.drawn_by(game, self.book.root)})")
 
     def all_drawn(self, game: Game, state: Any, when: str) -> None:
         """Every outcome the last ``chance:`` (or ``start.chance``) forced has been drawn: one left over would
@@ -449,26 +530,13 @@ class _Replay:
             if observer is not None:
                 seat = checkpoint.seat = self.example.diagram_seat(step) or PUBLIC
                 checkpoint.view = _frozen(observer.view(state, seat))
-            if self.draw:
-                checkpoint.svgs = i18n.in_languages(self.languages, lambda: self.drawn(game, state, checkpoint))
-                checkpoint.svg = checkpoint.svgs[self.languages[0]]
-                for lang, svg in checkpoint.svgs.items():
-                    wrong = diagram.problem(svg)
-                    if wrong is not None:  # every edition prints it: refused here, naming who drew it and where
-                        shown = "" if lang == self.languages[0] else f" ({lang})"
-                        raise _Broken(f"{where}: the diagram{shown} from {diagram.drawn_by(game, self.book.root)} "
-                                      f"{wrong}")
-                if observer is not None and checkpoint.seat is not None and checkpoint.view is not None:
-                    leak = hidden.diagram_leak(game, observer, state, checkpoint.seat, checkpoint.caption,
-                                               checkpoint.svg, checkpoint.view)
-                    if leak is not None:  # every edition prints it: nothing hidden from its seat may show
-                        raise _Broken(f"{where}: {leak} ({diagram.drawn_by(game, self.book.root)})")
+            if self.draw:  # drawn at the end, with the steps it illustrates (draw_diagrams)
+                self.diagrams.append((checkpoint, game.clone(state),
+                                      len(self.changes.records) if self.changes is not None else 0, where))
         return checkpoint
 
-    def drawn(self, game: Game, state: Any, checkpoint: Checkpoint) -> str:
-        if checkpoint.seat is None:
-            return game.render_svg(state, checkpoint.caption)
-        return game.render_svg(state, checkpoint.caption, checkpoint.seat)
+    def drawn(self, game: Game, state: Any, checkpoint: Checkpoint, change: Any) -> str:
+        return diagram.render(game, state, checkpoint.caption, checkpoint.seat, change)
 
     def seen_by(self, snapshot: dict[str, Any], asked: set[str], step: Step, state: Any) -> None:
         """What a checkpoint's ``expect`` may ask of the observer: each player's view (``views``), the public view

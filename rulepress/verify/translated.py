@@ -53,6 +53,7 @@ def translated_check(check: BookCheck, lang: str) -> BookCheck:
             results.append(translated_result(result, example) if example is not None else result)
     found.raise_if_any()
     return BookCheck(book, check.engine, list(examples), results, check.trace, inputs=check.inputs,
+                     figures=check.figures,
                      translation=details, cover_art=check.cover_art)  # the artwork itself is the source's
 
 
@@ -62,7 +63,8 @@ def translated_result(result: ExampleResult, example: TranslatedExample) -> Exam
     the source's where the engine has no catalog for it)."""
     lang = example.language
     checkpoints = {name: dataclasses.replace(checkpoint, caption=example.caption(name, checkpoint.caption),
-                                             svg=checkpoint.svgs.get(lang, checkpoint.svg))
+                                             svg=checkpoint.svgs.get(lang, checkpoint.svg),
+                                             moment=checkpoint.moments.get(lang, checkpoint.moment))
                    for name, checkpoint in result.checkpoints.items()}
     transcript = [dataclasses.replace(line, narration=line.narrations.get(lang, line.narration))
                   for line in result.transcript]

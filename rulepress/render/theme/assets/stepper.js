@@ -52,6 +52,7 @@
         said: text(".rp-said"),
         refused: text(".rp-refused"),
         alt: text(".rp-alt"),
+        moment: text(".rp-moment"),
         notes: Array.prototype.map.call(item.querySelectorAll(".rp-note"), function (note) {
           return note.textContent;
         }),
@@ -123,8 +124,12 @@
     var words = this.words;
     this.image.src = frame.svg;
     this.image.alt = frame.alt || "";
-    this.notes.textContent = frame.notes.join(" ");
-    this.notes.hidden = !frame.notes.length;
+    // The moment the frame shows ("After step 3"), as the printed captions lead with it, then the checkpoints' captions.
+    this.notes.textContent = "";
+    if (frame.moment) this.notes.appendChild(element("strong", "rp-moment", frame.moment));
+    var notes = frame.notes.join(" ");
+    if (notes) this.notes.appendChild(document.createTextNode((frame.moment ? ": " : "") + notes));
+    this.notes.hidden = !frame.moment && !frame.notes.length;
     this.count.textContent = fill(words.stepper_position || "{n} / {total}", { n: index + 1, total: this.frames.length });
     this.narration.textContent = "";
     var said = element("span", "rp-said", frame.said);

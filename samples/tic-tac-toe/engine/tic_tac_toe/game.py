@@ -4,13 +4,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rulepress.basegame import BaseGame, Move, cmyk, shape, text
+from rulepress.basegame import BaseGame, Box, Figure, Move, cmyk, shape, text
 from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation
 
 BOOK_ID = "tic-tac-toe"
 MARKS = ("x", "o")  # the first player listed marks x and starts (OpenSpiel's player 0)
-CROSS, NOUGHT = cmyk(0, 80, 95, 0), cmyk(90, 45, 0, 0)  # the diagram's palette, in CMYK percentages
-CELL, TOP = 100, 36
+CROSS, NOUGHT, CELL, TOP = cmyk(0, 80, 95, 0), cmyk(90, 45, 0, 0), 100, 36  # the diagram's palette (CMYK), sizes
 
 
 @dataclass
@@ -94,14 +93,14 @@ class TicTacToe(BaseGame):
         returns = [0, 0] if winner is None else [1 if player == winner else -1 for player in state.players]
         return {"winner": winner, "draw": winner is None and self.is_terminal(state), "returns": returns}
 
-    def draw(self, state: State) -> list[str]:
+    def draw(self, state: State) -> Figure:  # a square (grid.1.0, its row and column; b2) is where marks go
         left, d, winner = (self.WIDTH - CELL * len(self.rows)) / 2, CELL * 0.28, state.winner
         status = f"{winner} wins" if winner else "A draw" if self.is_terminal(state) else f"{state.current} to play"
-        parts, centre = [text(self.WIDTH / 2, 22, status, 14, weight="bold")], {}
+        parts, places = [text(self.WIDTH / 2, 22, status, 14, weight="bold")], {}
         for r, row in enumerate(self.rows):
             for c, square in enumerate(row):
-                x, y = left + c * CELL, TOP + r * CELL
-                cx, cy = centre[square] = (x + CELL / 2, y + CELL / 2)
+                box = places[f"grid.{r}.{c}"] = places[square] = Box(left + c * CELL, TOP + r * CELL, CELL, CELL)
+                (x, y), (cx, cy) = (box.x, box.y), box.centre
                 parts += [shape("rect", x=x, y=y, width=CELL, height=CELL), text(x + 6, y + 16, square, 10, "start")]
                 if state.marks.get(square) == "x":
                     path = f"M{cx - d},{cy - d}L{cx + d},{cy + d}M{cx - d},{cy + d}L{cx + d},{cy - d}"
@@ -109,6 +108,6 @@ class TicTacToe(BaseGame):
                 elif state.marks.get(square) == "o":
                     parts.append(shape("circle", stroke=NOUGHT, line_width=8, cx=cx, cy=cy, r=d))
         if state.line:
-            (x1, y1), (x2, y2) = centre[state.line[0]], centre[state.line[-1]]
+            (x1, y1), (x2, y2) = (places[square].centre for square in (state.line[0], state.line[-1]))
             parts.append(shape("line", line_width=4, x1=x1, y1=y1, x2=x2, y2=y2))
-        return parts
+        return Figure(parts, places=places)
