@@ -27,7 +27,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from rulepress.analyze.translations import gate_findings
     from rulepress.verify.gate import verify
 
-    report = verify(_root(args), args.book or None, draw=False)
+    report = verify(_root(args), args.book or None, draw=False, site=True)
     warnings = []  # translations missing or stale: visible, fatal only with --strict
     for check in report.books:
         errors, found = gate_findings(check.book, check.examples)

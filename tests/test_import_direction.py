@@ -22,7 +22,7 @@ PACKAGE = Path(rulepress.__file__).parent
 
 RANKS = {
     # no stage: the engine protocol and its base class, errors, progress bars, the store, the inks
-    "__init__": 0, "errors": 0, "progress": 0, "protocol": 0, "store": 0, "cmyk": 0, "basegame": 0,
+    "__init__": 0, "errors": 0, "progress": 0, "protocol": 0, "store": 0, "cmyk": 0, "basegame": 0, "codec": 0,
     "environment": 0, "account": 0, "data": 0, "guides": 0,  # environment variables; CPU by part; package data; guides
     "load": 1, "i18n": 1,  # reading sources; gettext catalogs are sources read through load.confine
     "verify": 2, "project": 2,  # the gate; importing a project's engines under the gate's time limits

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,9 +95,9 @@ def test_an_unreadable_entry_is_discarded(tmp_path: Path, monkeypatch: pytest.Mo
     kept.put("yaml", key, b"data")
     path = kept.path("yaml", key)
     if os.geteuid() == 0:  # root reads a file of mode 000: fail its read as an unprivileged user's would
-        real = Path.read_bytes
-        monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(PermissionError(13, "Permission "
-                            "denied")) if self == path else real(self))
+        real = store.read_regular
+        monkeypatch.setattr(store, "read_regular", lambda where, most=None: (_ for _ in ()).throw(PermissionError(
+                            13, "Permission denied")) if where == path else real(where, most))
     path.chmod(0)
     assert kept.get("yaml", key) is None
     assert "cannot be read (Permission denied)" in capsys.readouterr().err
@@ -154,9 +153,9 @@ def test_kept_data_made_again_for_a_damaged_entry(tmp_path: Path, capsys: pytest
     assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1]
     assert "trace/" in capsys.readouterr().err
     store.forget()
-    entry.write_bytes(seal(f"trace/{entry.name}", b"not a pickle"))  # sealed, yet no pickle: still made again
+    entry.write_bytes(seal(f"trace/{entry.name}", b"not data"))  # sealed, yet not the codec's: still made again
     assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1, 1]
-    assert pickle.loads(unseal(f"trace/{entry.name}", entry.read_bytes()) or b"") == {"a": [1, 2]}
+    assert json.loads(unseal(f"trace/{entry.name}", entry.read_bytes()) or b"") == {"a": [1, 2]}  # JSON, no pickle
 
 
 # -- kept folders ---------------------------------------------------------------------------------------------

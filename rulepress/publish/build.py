@@ -21,7 +21,6 @@ from rulepress import account
 from rulepress.analyze.impact import cached_impacts, impacts_kept
 from rulepress.analyze.translations import cached_gate_findings
 from rulepress.errors import BuildRefused, SourceError, os_problem
-from rulepress.load import site_folders
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import (
     check_replaceable,
@@ -188,7 +187,7 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
     from rulepress.analyze.record import unreviewed
 
     with account.part("verify: sources loaded, examples replayed, diagrams drawn"):
-        report = verify(root, books or None, draw=True)
+        report = verify(root, books or None, draw=True, site=True)  # the site's sources too, at their lines
     lint_problems = []
     for check in report.books:
         report.warnings.extend(unlogged_changes(root, check.book))
@@ -198,11 +197,6 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         errors, warnings = cached_gate_findings(check)
         lint_problems += errors  # a translation's bad file; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
-    # The folders mkdocs copies into the site, confined before mkdocs or the cache reads them.
-    try:
-        lint_problems += [str(problem) for problem in site_folders.problems(root)]
-    except SourceError as exc:  # mkdocs.yml itself cannot be read
-        lint_problems.append(str(exc))
     problems = report.failures() + lint_problems + (report.warnings + report.lint_warnings if strict else [])
     if not problems:  # no unchecked example in the player editions; their text is checked as it is rendered
         problems = unreviewed(report)  # (the site's by the plugin, see render_site; each PDF's by render/pdf.py)
@@ -316,7 +310,10 @@ def _config_problems(root: Path, records: list[logging.LogRecord]) -> list[str]:
     for record in records:
         if record.levelno < logging.ERROR:
             continue
-        said = _tidy(record.getMessage())
+        lines = record.getMessage().splitlines()
+        if any(line.lstrip().startswith('File "') for line in lines[1:]):  # a traceback: its first and last lines
+            lines = [lines[0], lines[-1]]
+        said = _tidy("\n".join(lines))
         key = re.match(r"Config value '([^']+)'", said)
         line, value = project_setting(root, key.group(1)) if key else (None, None)
         where = f"{CONFIG}:{line}" if line else CONFIG

@@ -28,7 +28,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 
-from rulepress.store import Store, code_digest, declare, enabled, key_of
+from rulepress.store import code_digest, enabled, key_of
 
 _SEARCH = Path("search") / "search_index.json"
 
@@ -45,8 +45,8 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
     """Marks unchanged generated pages as not modified; merges the search index afterwards."""
 
     def __init__(self, previous: dict[str, Any] | None, previous_index: list[dict[str, Any]],
-                 templates: Store | None = None) -> None:
-        self.templates = templates  # where the theme's compiled templates are kept (None: nowhere)
+                 templates: bool = False) -> None:
+        self.templates = templates  # whether the theme's compiled templates are remembered
         self.previous: dict[str, str] = (previous or {}).get("pages", {})
         self.previous_titles: dict[str, str] = (previous or {}).get("titles", {})
         self.previous_index = previous_index
@@ -85,11 +85,12 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
 
     @event_priority(-100)
     def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
-        if self.templates is not None and not callable(env.autoescape):  # (a function would decide per name)
+        if self.templates and not callable(env.autoescape):  # (a function would decide per name)
             # mkdocs makes a new Jinja environment for every build, which compiles every theme template again
             # (a second or so a site); Jinja's bytecode cache keeps the compiled code, checked against each source,
-            # in the store (which checks the bytes).
-            env.bytecode_cache = _KeptTemplates(self.templates, _environment_digest(env))
+            # in this process (a language's site after the root's, a serve session's every rebuild).  Never on disk:
+            # compiled code is code, and nothing read from the store may run.
+            env.bytecode_cache = _KeptTemplates(_environment_digest(env))
         pages = files.documentation_pages()
         self.titles = {file.src_uri: file.page.title for file in pages
                        if file.page is not None and file.page.title is not None}
@@ -119,24 +120,25 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
             script.write_text(f"var __index = {text}", encoding="utf-8")
 
 
-TEMPLATES = declare("jinja", keep=1000)  # the theme's compiled templates, for each environment
+COMPILED: dict[str, bytes] = {}  # this process's compiled theme templates, for each environment
+MOST_COMPILED = 1000
 
 
 class _KeptTemplates(jinja2.BytecodeCache):
-    """Jinja's compiled templates kept in the store: Jinja checks each against its template's source, the store
-    checks the bytes."""
+    """Jinja's compiled templates remembered in this process: Jinja checks each against its template's source."""
 
-    def __init__(self, store: Store, environment: str) -> None:
-        self.store = store
+    def __init__(self, environment: str) -> None:
         self.environment = environment
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        data = self.store.get(TEMPLATES, key_of(self.environment, bucket.key))
+        data = COMPILED.get(key_of(self.environment, bucket.key))
         if data is not None:
             bucket.bytecode_from_string(data)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.store.put(TEMPLATES, key_of(self.environment, bucket.key), bucket.bytecode_to_string())
+        if len(COMPILED) >= MOST_COMPILED:
+            del COMPILED[next(iter(COMPILED))]
+        COMPILED[key_of(self.environment, bucket.key)] = bucket.bytecode_to_string()
 
 
 def _environment_digest(env: jinja2.Environment) -> str:
@@ -214,7 +216,7 @@ class Renderer:
             shared = [lang for lang in langs if lang is not None and lang in skipped] if self.share else []
             _copy_site(previous, target, shared)
         plugins: dict[str, _Unchanged] = {}
-        templates = Store(root) if enabled() else None
+        templates = enabled()
 
         def prepare(lang: str | None, config: MkDocsConfig) -> bool | None:
             name = _name(lang)

@@ -157,10 +157,8 @@ class Session:
         return renewed
 
     def _site_folder_problems(self) -> list[str]:
-        try:
-            return [str(problem) for problem in site_folders.problems(self.root)]
-        except SourceError as exc:  # mkdocs.yml itself cannot be read
-            return [str(exc)]
+        """mkdocs.yml, the folders it names and their files (load/site_folders.py), before anything reads them."""
+        return [str(problem) for problem in site_folders.site_problems(self.root)]
 
     def render(self, renewed: list[str], full: bool = False) -> None:
         """The site from every book's last good check into a new folder; the old one stays if this fails.
