@@ -175,11 +175,16 @@ def site_path_problem(value: str) -> str | None:
     ``/\\host`` too) as another host."""
     seen = _CONTROLS.sub("", html.unescape(value)).lower()
     if _SCHEME.match(seen):
-        return f"'{seen.split(':')[0]}:' is fetched from elsewhere"
+        scheme = seen.split(":")[0]
+        if scheme in ("javascript", "vbscript"):
+            return f"a '{scheme}:' address runs a script"
+        if scheme == "data":
+            return "a 'data:' address carries its own content, no file of the project"
+        return f"'{scheme}:' is fetched from elsewhere"
     if seen.startswith(("//", "\\\\", "/\\", "\\/")):
         return "a browser reads it as another host's"
     if seen.startswith(("/", "\\")):
-        return "an absolute path leaves the site (from file:// it is the reader's own disk)"
+        return "an absolute path leaves the site: from file:// it names the reader's own disk"
     if "\\" in value:
         return "a browser reads '\\' as '/'"
     if _HTML_SPECIAL.search(value):

@@ -250,6 +250,8 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
                     # reports that only as an abort, so the problems themselves are the refusal.
                     if site_pages.PREPARED is not None and site_pages.PREPARED.refused:
                         raise BuildRefused(site_pages.PREPARED.refused) from None
+                    if _sandbox_refused(sys.exc_info()[1]):  # a project's template: its file and line
+                        raise BuildRefused([str(_template_error(sys.exc_info()[1], root))]) from None
                     said = _Collect.fatal_of(logged.records[start:], "mkdocs")
                     if said:  # a plugin's or the theme's error: mkdocs logged its words, then aborted
                         raise BuildRefused(said) from None
@@ -287,6 +289,12 @@ def checked_site_config(root: Path) -> dict[str, Any]:
     return merged
 
 
+def _sandbox_refused(exc: BaseException | None) -> bool:
+    import jinja2.sandbox
+
+    return isinstance(exc, jinja2.sandbox.SecurityError)
+
+
 def _template_error(exc: BaseException | None, root: Path) -> str | None:
     """A theme template's error (Jinja's), with the template's file (the project's, relative to it) and line."""
     import jinja2
@@ -296,8 +304,15 @@ def _template_error(exc: BaseException | None, root: Path) -> str | None:
     if not isinstance(exc, jinja2.TemplateError):
         return None
     filename = getattr(exc, "filename", None)
-    where = relative(Path(filename), root) if filename else getattr(exc, "name", None) or "a theme template"
     line = getattr(exc, "lineno", None)
+    if filename is None:  # a runtime error (the sandbox's refusal): the project's template frame Jinja left
+        import traceback
+
+        project = root.resolve()
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if frame.filename.endswith((".html", ".xml")) and Path(frame.filename).resolve().is_relative_to(project):
+                filename, line = frame.filename, frame.lineno
+    where = relative(Path(filename), root) if filename else getattr(exc, "name", None) or "a theme template"
     return f"{where}{f':{line}' if line else ''}: mkdocs: {type(exc).__name__}: {exc}"
 
 

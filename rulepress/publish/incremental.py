@@ -149,7 +149,8 @@ def _environment_digest(env: jinja2.Environment) -> str:
                 env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix,
                 env.trim_blocks, env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized,
                 env.autoescape, getattr(env, "newstyle_gettext", None))
-    return key_of(code_digest(), repr(settings), repr(sorted(env.extensions)), version("jinja2"), version("mkdocs"),
+    return key_of(code_digest(), type(env).__name__, repr(settings), repr(sorted(env.extensions)), version("jinja2"),
+                  version("mkdocs"),
                   version("mkdocs-material"))[:32]
 
 
