@@ -90,6 +90,9 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
             with new_process():
                 build(work, site_dir=folder / f"cold-{state}")
             cold[state] = digests(folder / f"cold-{state}")
+            # The referee's files are compared too: its bundle, its settings and each example's positions.
+            assert {"mini/referee/bundle.zip", "mini/referee/config.json"} <= set(cold[state])
+            assert any(name.startswith("mini/referee/mini-") for name in cold[state])
             shutil.rmtree(work)
         patch.setenv("RULEPRESS_CACHE", "1")
         shutil.copytree(sources, work)

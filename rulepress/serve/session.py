@@ -110,7 +110,7 @@ class Session:
         self.stamp = now
         if not paths:
             return False
-        reached = watcher.reach(paths, self.engines())
+        reached = watcher.reach(paths, self.engines(), watcher.site_tops(self.root))
         # An engine whose new code failed is still on disk: a book that uses it must try it again, not pass
         # with the old modules kept for rendering.
         retry = {package for book, package in self.engines().items() if book in reached.books} & self.stale
