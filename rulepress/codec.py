@@ -37,7 +37,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 TAG = "#"  # the key of a tagged value; a dict with a string key "#" of its own is written as pairs
-_SCALARS = (str, int, float, bool, type(None))
+_AS_THEY_ARE = frozenset({str, int, bool, type(None)})  # written as JSON writes them (a float may be nan)
+_READ_AS_THEY_ARE = frozenset({str, int, bool, float, type(None)})  # what JSON reads back as itself
 _BUILTINS = (dict, list, tuple, set, frozenset, str, bytes, int, float)  # what a class of the codec may subclass
 MAX_DEPTH = 200  # nesting of a value (a state nests a few levels; a replay ten or so)
 
@@ -177,11 +178,11 @@ class _Encoder:
             return value if math.isfinite(value) else {TAG: "float", "v": repr(value)}
         deeper = depth + 1
         if kind is list:
-            return self._number(value) or [self.value(item, deeper) for item in value]
+            return self._number(value) or self._items(value, deeper)
         if kind is dict:
             return self._number(value) or self._dict(value, deeper)
         if kind is tuple:
-            return {TAG: "tuple", "v": [self.value(item, deeper) for item in value]}
+            return {TAG: "tuple", "v": self._items(value, deeper)}
         if kind is set or kind is frozenset:
             name = "set" if kind is set else "frozenset"
             return (kind is set and self._number(value)) or {TAG: name, "v": self._members(value, deeper)}
@@ -208,16 +209,26 @@ class _Encoder:
             raise CodecError(f"a {_kind(value)} ({value.__qualname__}) is not data")
         return self._object(value, deeper)
 
+    def _items(self, value: Iterable[Any], depth: int) -> list[Any]:
+        """Items written in order; text, whole numbers, booleans and None as they are (most of a state), without
+        a call each."""
+        encode = self.value
+        return [item if type(item) in _AS_THEY_ARE else encode(item, depth) for item in value]
+
     def _dict(self, value: Mapping[Any, Any], depth: int) -> Any:
         if all(type(key) is str for key in value) and TAG not in value:
-            return {key: self.value(item, depth) for key, item in value.items()}
+            encode = self.value
+            return {key: item if type(item) in _AS_THEY_ARE else encode(item, depth) for key, item in value.items()}
         return {TAG: "dict", "v": [[self.value(key, depth), self.value(item, depth)] for key, item in value.items()]}
 
     def _members(self, value: Iterable[Any], depth: int) -> list[Any]:
         """A set's members in a stable order (a set of strings iterates in another order in each process): sorted
         by how each is written on its own, then written in that order, so references number alike."""
+        items = list(value)
+        if all(type(item) is int for item in items) or all(type(item) is str for item in items):
+            return sorted(items)  # (written as themselves: no reference to number)
         ranked = sorted(((json.dumps(_Encoder(self.codec).value(item, depth), sort_keys=True), n, item)
-                         for n, item in enumerate(value)), key=lambda entry: entry[0])
+                         for n, item in enumerate(items)), key=lambda entry: entry[0])
         return [self.value(item, depth) for _, _, item in ranked]
 
     def _object(self, value: Any, depth: int) -> Any:
@@ -273,22 +284,25 @@ class _Decoder:
         deeper = depth + 1
         if kind is list:
             made: list[Any] = self._keep([])
-            made.extend(self.value(item, deeper) for item in data)
+            decode = self.value
+            made.extend(item if type(item) in _READ_AS_THEY_ARE else decode(item, deeper) for item in data)
             return made
         if kind is not dict:
             raise CodecError(f"not a value this codec wrote (a {kind.__name__})")
         tag = data.get(TAG)
         if tag is None:
             mapping: dict[str, Any] = self._keep({})
+            decode = self.value
             for key, item in data.items():
-                mapping[key] = self.value(item, deeper)
+                mapping[key] = item if type(item) in _READ_AS_THEY_ARE else decode(item, deeper)
             return mapping
         return self._tagged(tag, data, deeper)
 
     def _items(self, data: Any, depth: int) -> list[Any]:
         if type(data) is not list:
             raise CodecError("not a value this codec wrote (items that are not a list)")
-        return [self.value(item, depth) for item in data]
+        decode = self.value
+        return [item if type(item) in _READ_AS_THEY_ARE else decode(item, depth) for item in data]
 
     def _pairs(self, data: Any, depth: int, into: dict[Any, Any]) -> dict[Any, Any]:
         if type(data) is not list:

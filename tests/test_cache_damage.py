@@ -110,6 +110,7 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
         assert pruned and kinds <= pruned[0]  # every kind kept has a budget where it is pruned
         assert {"yaml", "replay", "trace", "catalogs", "impact", "pages", "player", "site", "pdf",
                 "preflight"} <= kinds
+        assert "jinja" not in kinds  # compiled templates are code: remembered in the process, never kept on disk
         assert not any(path.read_bytes()[:2] == b"\x80\x05" or b"\n\x80" in path.read_bytes()[:120]
                        for path in content.rglob("*") if path.is_file() and path.suffix != ".pdf")  # no pickle
         snapshot = folder / "snapshot"
