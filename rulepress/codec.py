@@ -23,6 +23,7 @@ package name the engine is imported as, the browser's included) and rulepress's 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime
 import enum
 import functools
@@ -409,6 +410,10 @@ class _Decoder:
         fields = data.get("v", {})
         if type(fields) is not dict:
             raise CodecError("an object's attributes must be a mapping")
+        if dataclasses.is_dataclass(klass):  # a record is read whole, or not at all
+            missing = {field.name for field in dataclasses.fields(klass)} - set(fields)
+            if missing:
+                raise CodecError(f"{data.get('c')} lacks {', '.join(sorted(missing))}")
         for name, item in fields.items():
             object.__setattr__(made, name, self.value(item, depth))
         return made

@@ -159,3 +159,10 @@ def test_a_kept_replay_is_json_and_reads_back_whole(tmp_path: Path, monkeypatch:
     again = RESULTS.loads(data)
     assert again.frames == made.frames and again.checkpoints == made.checkpoints and again.status == "passed"
     assert cached_replay(check.examples[0], check.book, check.engine).frames == made.frames
+
+
+def test_a_record_missing_a_field_is_not_read() -> None:
+    from rulepress.verify.cached import RESULTS
+
+    with pytest.raises(CodecError, match="lacks"):
+        RESULTS.decode({"#": "object", "c": "replay:ExampleResult", "v": {"status": "passed"}})
