@@ -420,8 +420,9 @@ class Store:
             files[relative] = digest
             if before is not None and earlier is not None and before["files"].get(relative) == digest:
                 try:
-                    now, then = os.stat(name), (earlier / relative).stat()
-                    if (now.st_size, now.st_mtime_ns) == (then.st_size, then.st_mtime_ns):
+                    now, then = os.stat(name), os.lstat(earlier / relative)
+                    if stat.S_ISREG(then.st_mode) and (now.st_size, now.st_mtime_ns) == (then.st_size,
+                                                                                      then.st_mtime_ns):
                         os.link(earlier / relative, target)
                         return
                 except OSError:  # gone from the previous folder, or no links here: a copy
