@@ -97,7 +97,7 @@ def _reading_only(entry: Any, root: Path, read: Any) -> Any:
     folders = [named] if isinstance(named, str) else list(named or [])
     if not folders:
         pages = mkdocs_yml.pages_folder(root, read)
-        folders = [str(pages.relative_to(root))] if pages is not None else []
+        folders = [str(pages)] if pages is not None else []
     absolute = [str((root / folder).resolve()) for folder in folders]
     if name == "pymdownx.b64":
         options[option] = absolute[0] if absolute else str((root / ".rulepress-no-files").resolve())
