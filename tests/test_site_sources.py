@@ -147,3 +147,33 @@ def test_a_stylesheet_fetches_nothing_from_elsewhere(css: str, refused: bool) ->
             site_content.check_style(css, "x.css", 1)
     else:
         site_content.check_style(css, "x.css", 1)
+
+
+def test_compiled_templates_are_kept_only_for_the_installed_themes_and_sealed(
+        mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jinja's compiled templates are code: never in a project's cache.  Those of the installed themes (as
+    Python's own __pycache__) are kept in the user's cache, sealed with the store's key; a project's own
+    templates are compiled afresh each time; a kept one that is not sealed with the key is compiled again."""
+    import jinja2
+
+    from rulepress.publish import incremental
+    from rulepress.render.site_config import overrides_folder
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    cache = incremental._KeptTemplates("an environment")
+    env = jinja2.Environment(bytecode_cache=cache, loader=jinja2.FileSystemLoader(
+        [str(mini / "overrides"), str(overrides_folder())]))
+    (mini / "overrides").mkdir()
+    (mini / "overrides" / "own.html").write_text("<p>{{ 1 + 1 }}</p>\n")
+    shipped = sorted(path.relative_to(overrides_folder()).as_posix() for path in overrides_folder().rglob("*.html"))[0]
+    env.get_template(shipped)
+    env.get_template("own.html")
+    kept = [path for path in (tmp_path / "home" / incremental.TEMPLATES_FOLDER).rglob("*") if path.is_file()]
+    assert len(kept) == 1  # the installed theme's only
+    assert not (mini / ".rulepress-cache").exists()
+    kept[0].write_bytes(b"rulepress-entry hmac-sha256 " + kept[0].read_bytes()[28:-1] + b"!")  # not its seal
+    incremental.COMPILED.clear()
+    bucket = cache.get_bucket(env, shipped, str(overrides_folder() / shipped), (overrides_folder() / shipped)
+                              .read_text())
+    cache.load_bytecode(bucket)
+    assert bucket.code is None  # not loaded: compiled again
