@@ -42,6 +42,7 @@ _AS_THEY_ARE = frozenset({str, int, bool, type(None)})  # written as JSON writes
 _READ_AS_THEY_ARE = frozenset({str, int, bool, float, type(None)})  # what JSON reads back as itself
 _BUILTINS = (dict, list, tuple, set, frozenset, str, bytes, int, float)  # what a class of the codec may subclass
 MAX_DEPTH = 200  # nesting of a value (a state nests a few levels; a replay ten or so)
+LONG = 200  # characters from which Codec.pack writes a text apart
 
 
 class CodecError(ValueError):
@@ -127,6 +128,40 @@ class Codec:
             raise CodecError(f"not JSON ({type(exc).__name__})") from None
         return self.decode(data)
 
+    def pack(self, value: Any) -> bytes:
+        """``value`` as the store keeps it: one line of JSON (the value, and the length of each long text), then
+        the long texts themselves, one after another as UTF-8.  A replay is mostly diagrams' SVG, whose every quote
+        JSON would escape and unescape; apart, they are copied as they are."""
+        table: list[str] = []
+        encoded = _Encoder(self, table).value(value, 0)
+        texts = [text.encode("utf-8", "surrogatepass") for text in table]
+        head = json.dumps({"v": encoded, "t": [len(text) for text in texts]}, ensure_ascii=False,
+                          separators=(",", ":"), allow_nan=False).encode("utf-8", "surrogatepass")
+        return b"".join([head, b"\n", *texts])
+
+    def unpack(self, data: bytes) -> Any:
+        """The value :meth:`pack` wrote as ``data``; :class:`CodecError` for anything else."""
+        head, _, rest = data.partition(b"\n")
+        try:
+            found = json.loads(head)
+            lengths = found["t"]
+            if type(lengths) is not list or not all(type(n) is int and n >= 0 for n in lengths) \
+                    or sum(lengths) != len(rest):
+                raise ValueError("the texts' lengths are not the data's")
+            table, start = [], 0
+            for length in lengths:
+                table.append(rest[start:start + length].decode("utf-8", "surrogatepass"))
+                start += length
+            encoded = found["v"]
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            raise CodecError(f"not a value this codec packed ({type(exc).__name__})") from None
+        try:
+            return _Decoder(self, table).value(encoded, 0)
+        except CodecError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, RecursionError) as exc:
+            raise CodecError(f"not a value this codec wrote ({type(exc).__name__}: {exc})") from None
+
 
 def _kind(value: Any) -> str:
     return "class" if isinstance(value, type) else "function" if callable(value) else type(value).__name__
@@ -155,10 +190,12 @@ def _fields(value: Any) -> list[tuple[str, Any]]:
 
 
 class _Encoder:
-    def __init__(self, codec: Codec) -> None:
+    def __init__(self, codec: Codec, table: list[str] | None = None) -> None:
         self.codec = codec
         self.seen: dict[int, int] = {}  # id of a mutable value -> its number, in the order first met
         self.held: list[Any] = []  # what was numbered (so no id is reused while encoding)
+        self.table = table  # long texts, written apart (see Codec.pack)
+        self.inline = _AS_THEY_ARE if table is None else _AS_THEY_ARE - {str}
 
     def _number(self, value: Any) -> dict[str, Any] | None:
         """A reference to ``value`` when it was met before; else None, and it gets the next number."""
@@ -173,7 +210,12 @@ class _Encoder:
         if depth > MAX_DEPTH:
             raise CodecError(f"nested deeper than {MAX_DEPTH} levels")
         kind = type(value)
-        if kind is str or kind is bool or kind is int or value is None:
+        if kind is str:
+            if self.table is None or len(value) < LONG:
+                return value
+            self.table.append(value)
+            return {TAG: "text", "v": len(self.table) - 1}
+        if kind is bool or kind is int or value is None:
             return value
         if kind is float:
             return value if math.isfinite(value) else {TAG: "float", "v": repr(value)}
@@ -213,13 +255,13 @@ class _Encoder:
     def _items(self, value: Iterable[Any], depth: int) -> list[Any]:
         """Items written in order; text, whole numbers, booleans and None as they are (most of a state), without
         a call each."""
-        encode = self.value
-        return [item if type(item) in _AS_THEY_ARE else encode(item, depth) for item in value]
+        encode, inline = self.value, self.inline
+        return [item if type(item) in inline else encode(item, depth) for item in value]
 
     def _dict(self, value: Mapping[Any, Any], depth: int) -> Any:
         if all(type(key) is str for key in value) and TAG not in value:
-            encode = self.value
-            return {key: item if type(item) in _AS_THEY_ARE else encode(item, depth) for key, item in value.items()}
+            encode, inline = self.value, self.inline
+            return {key: item if type(item) in inline else encode(item, depth) for key, item in value.items()}
         return {TAG: "dict", "v": [[self.value(key, depth), self.value(item, depth)] for key, item in value.items()]}
 
     def _members(self, value: Iterable[Any], depth: int) -> list[Any]:
@@ -266,9 +308,10 @@ class _Encoder:
 
 
 class _Decoder:
-    def __init__(self, codec: Codec) -> None:
+    def __init__(self, codec: Codec, table: list[str] | None = None) -> None:
         self.codec = codec
         self.numbered: list[Any] = []
+        self.table = table or []
 
     def _keep(self, value: Any) -> Any:
         self.numbered.append(value)
@@ -320,6 +363,10 @@ class _Decoder:
             if type(item) is not int or not 0 <= item < len(self.numbered):
                 raise CodecError("a reference to nothing written before it")
             return self.numbered[item]
+        if tag == "text":
+            if type(item) is not int or not 0 <= item < len(self.table):
+                raise CodecError("a text that is not in the table")
+            return self.table[item]
         if tag == "float":
             if item not in ("nan", "inf", "-inf"):
                 raise CodecError(f"not a float this codec wrote: {item!r}")

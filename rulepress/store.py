@@ -601,15 +601,15 @@ def kept_data(root: Path, kind: str, key: str, make: Callable[[], Any]) -> Any:
         data = store.get(kind, key)
         if data is not None:
             try:
-                codec.loads(data)
+                codec.PLAIN.unpack(data)
                 return data
             except codec.CodecError as exc:
                 store.discard(store.path(kind, key), f"cannot be decoded ({exc})")
-        data = codec.dumps(make()).encode("utf-8")
+        data = codec.PLAIN.pack(make())
         store.put(kind, key, data)
         return data
 
-    return codec.loads(remembered(kind, key, load))
+    return codec.PLAIN.unpack(remembered(kind, key, load))
 
 
 class _NotPlain(Exception):

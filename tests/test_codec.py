@@ -155,8 +155,9 @@ def test_a_kept_replay_is_json_and_reads_back_whole(tmp_path: Path, monkeypatch:
     made = cached_replay(check.examples[0], check.book, check.engine)
     [entry] = (root / ".rulepress-cache" / "content" / "replay").glob("*/*")
     data = entry.read_bytes().split(b"\n", 1)[1]
-    assert json.loads(data)["#"] == "object" and b"\x80\x05" not in data
-    again = RESULTS.loads(data)
+    head, _, texts = data.partition(b"\n")
+    assert json.loads(head)["v"]["#"] == "object" and b"<svg" in texts and b"\x80\x05" not in data
+    again = RESULTS.unpack(data)
     assert again.frames == made.frames and again.checkpoints == made.checkpoints and again.status == "passed"
     assert cached_replay(check.examples[0], check.book, check.engine).frames == made.frames
 
@@ -166,3 +167,14 @@ def test_a_record_missing_a_field_is_not_read() -> None:
 
     with pytest.raises(CodecError, match="lacks"):
         RESULTS.decode({"#": "object", "c": "replay:ExampleResult", "v": {"status": "passed"}})
+
+
+def test_a_packed_value_keeps_its_long_texts_apart_and_whole() -> None:
+    """The store's form (Codec.pack): long texts (a replay's SVG) after one line of JSON, copied as they are."""
+    svg = '<svg xmlns="http://www.w3.org/2000/svg">' + "é\n\"x\"" * 300 + "</svg>"
+    value = {"svgs": {"en": svg, "fr": svg + "!"}, "short": "a\nb", "list": [svg, 1]}
+    packed = codec.PLAIN.pack(value)
+    assert packed.count(b"\n") >= 1 and svg.encode() in packed and codec.PLAIN.unpack(packed) == value
+    for broken in (packed[:-1], packed + b"x", b"not json\n", packed.replace(b'"t":[', b'"t":[1,', 1)):
+        with pytest.raises(CodecError):
+            codec.PLAIN.unpack(broken)

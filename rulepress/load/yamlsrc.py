@@ -205,12 +205,12 @@ def cached_parse(root: Path, text: str, parse: Callable[[], Any]) -> Any:
     if not kept.enabled:
         return parse()
     key = store.key_of(store.code_digest(), text)
-    found = kept.load(KIND, key, lambda data: (PARSED.loads(data),))  # a tuple: a file may hold None
+    found = kept.load(KIND, key, lambda data: (PARSED.unpack(data),))  # a tuple: a file may hold None
     if found is not None:
         return found[0]
     value = parse()
     try:
-        kept.put(KIND, key, PARSED.dumps(value).encode("utf-8"))
+        kept.put(KIND, key, PARSED.pack(value))
     except CodecError:  # a value that is not data (never from this parser) is just not kept
         pass
     return value

@@ -74,7 +74,7 @@ def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: boo
     result = replay(example, book, engine, draw=draw, prose=prose, options=options)
     if result.ok:  # a failure may be a time limit on a loaded machine: never remember one
         try:
-            store.put(REPLAYS, key, RESULTS.dumps(replace(result, example=None)).encode("utf-8"))
+            store.put(REPLAYS, key, RESULTS.pack(replace(result, example=None)))
         except CodecError:  # a snapshot holding what is not data is just not kept
             pass
     return result
@@ -154,7 +154,7 @@ def _replay_into_store(examples: list[Example], book: Book, engine: ModuleType, 
 
 
 def _result(data: bytes) -> ExampleResult:
-    found = RESULTS.loads(data)
+    found = RESULTS.unpack(data)
     if not isinstance(found, ExampleResult):
         raise TypeError(f"a {type(found).__name__}, not a replay")
     return found
