@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rulepress import environment
-from rulepress.errors import BuildRefused, SourceError, bounded, os_problem
+from rulepress.errors import BuildRefused, SourceError, bounded, excerpt, os_problem
 from rulepress.project import project_root
 from rulepress.serve.cli import add_serve
 
@@ -27,7 +27,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from rulepress.analyze.translations import gate_findings
     from rulepress.verify.gate import verify
 
-    report = verify(_root(args), args.book or None, draw=False)
+    report = verify(_root(args), args.book or None, draw=False, site=True)
     warnings = []  # translations missing or stale: visible, fatal only with --strict
     for check in report.books:
         errors, found = gate_findings(check)
@@ -347,6 +347,16 @@ def cmd_record(args: argparse.Namespace) -> int:
     return run_record(_root(args), args)
 
 
+MOST_SEED = 2**64 - 1  # as an example's seed (rulepress/load/schemas/example.yaml)
+
+
+def seed_number(text: str) -> int:
+    """A seed given on the command line: a whole number from 0 to 2**64 - 1, as an example's ``seed`` is."""
+    if not text.isascii() or not text.isdigit() or len(text) > 20 or int(text) > MOST_SEED:
+        raise argparse.ArgumentTypeError(f"{excerpt(text)} is not a seed: a whole number from 0 to {MOST_SEED}")
+    return int(text)
+
+
 def _add_authoring(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """``new``, ``explain`` and ``record``: the commands for writing a game (docs/ENGINE.md)."""
     new = sub.add_parser("new", help="write a skeleton book (data, a chapter, an engine, examples) that verifies")
@@ -376,7 +386,8 @@ def _add_authoring(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     record = sub.add_parser("record", help="turn a played game into an example (marked reviewed: false)")
     record.add_argument("book")
     record.add_argument("--policy", help="an engine policy (POLICIES) or 'random' (default: IMPACT_POLICY)")
-    record.add_argument("--seed", type=int, default=0, help="the setup's and the policy's seed (default: 0)")
+    record.add_argument("--seed", type=seed_number, default=0,
+                        help="the setup's and the policy's seed, 0 to 2**64 - 1 (default: 0)")
     record.add_argument("--moves", help="the moves instead, as a YAML list of example steps")
     record.add_argument("--moves-file", help="the moves instead, from a YAML file holding such a list")
     record.add_argument("--players", help="player names, comma separated (default: the fewest the book allows)")
@@ -413,7 +424,8 @@ def _add_analysis(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                          help="games per configuration to start with (default: 500)")
     analyze.add_argument("--budget", type=int, default=None,
                          help="games per configuration at most, played while a finding is undecided (default: 8000)")
-    analyze.add_argument("--seed", type=int, default=0, help="the run's seed: the same seed gives the same analysis")
+    analyze.add_argument("--seed", type=seed_number, default=0,
+                         help="the run's seed, 0 to 2**64 - 1: the same seed gives the same analysis")
     analyze.add_argument("--workers", type=int, default=None, help="local Dask workers (default: one per core; "
                                                                    "0: in this process)")
     analyze.add_argument("--scheduler", help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")

@@ -19,7 +19,9 @@ from typing import Any
 
 from rulepress.errors import SourceError, excerpt
 
-LATEST_EPOCH = 253402300799  # 9999-12-31T23:59:59Z: a PDF date has four digits for the year
+# 2106-02-07T06:28:15Z: the site's sitemap.xml.gz stamps the date in gzip's 32-bit field (a PDF's date would go on
+# to the year 9999, but a build must work over the whole range a variable accepts).
+LATEST_EPOCH = 2**32 - 1
 MOST_JOBS = 1024
 MOST_SECONDS = 86400.0  # a time limit of a day is no limit; more is a typo
 LEAST_SECONDS = 0.001  # a shorter limit than the guard can measure (its alarm has a millisecond's grace)

@@ -9,6 +9,7 @@ the book is one more.  Nothing existing is ever overwritten.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +17,12 @@ from string import Template
 
 import yaml
 
-from rulepress.errors import excerpt
+from rulepress.errors import excerpt, os_problem
 from rulepress.project import MARKER
 
 BOOK_ID = re.compile(r"[a-z][a-z0-9-]*")  # matched whole: "$" would let a name ending in a newline by
 PREFIX = re.compile(r"[a-z]+")
+MOST_ID = 64  # characters of a book ID: it names folders and files (examples/<id>/<id>-first-race.yaml)
 
 
 class ScaffoldError(Exception):
@@ -40,6 +42,9 @@ def names_for(book: str, prefix: str | None = None, title: str | None = None) ->
     if not BOOK_ID.fullmatch(book):
         raise ScaffoldError(f"{excerpt(book)} cannot be a book ID: use lower case letters, digits and '-', "
                             "starting with a letter (e.g. tic-tac-toe)")
+    if len(book) > MOST_ID:
+        raise ScaffoldError(f"{excerpt(book)} cannot be a book ID: at most {MOST_ID} characters (it names folders "
+                            "and files)")
     chosen = prefix if prefix is not None else "".join(part[0] for part in book.split("-") if part)
     if not PREFIX.fullmatch(chosen):
         raise ScaffoldError(f"{excerpt(chosen)} cannot be a rule prefix: use lower case letters only (--prefix)")
@@ -68,16 +73,19 @@ def skeleton(names: Names) -> dict[str, str]:
 def write_skeleton(root: Path, names: Names) -> list[Path]:
     """Write the skeleton under ``root`` (created when missing) and return the files written.
 
-    Refuses, before writing anything, when the book, its engine or its examples exist, or when another book
-    of the project already uses the rule prefix.
+    Everything is checked before anything is written: the book, its engine and its examples must not exist, no
+    other book of the project may use the rule prefix, and every file's way down from ``root`` must be folders
+    of the project (a symlink leading out of it, ``engine/`` linked elsewhere, or a file where a folder goes is
+    refused).  If writing fails all the same (a full disk), what was written is removed again: a refusal leaves
+    nothing behind.
     """
     for folder in (f"rules_src/{names.book}", f"engine/{names.package}", f"examples/{names.book}"):
-        if (root / folder).exists():
+        if os.path.lexists(root / folder):
             raise ScaffoldError(f"{folder} already exists: choose another book ID (nothing was written)")
-    for other in sorted((root / "rules_src").glob("*/book.yaml")):
+    for other in sorted((root / "rules_src").glob("*/book.yaml")) if (root / "rules_src").is_dir() else []:
         try:
             data = yaml.safe_load(other.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
+        except (OSError, yaml.YAMLError, ValueError):
             continue  # a broken book is verify's to report, not ours
         if isinstance(data, dict) and data.get("rule_prefix") == names.prefix:
             raise ScaffoldError(f"rule prefix '{names.prefix}' is already used by {other.relative_to(root)}: "
@@ -85,14 +93,81 @@ def write_skeleton(root: Path, names: Names) -> list[Path]:
     files = skeleton(names)
     if not (root / MARKER).is_file():  # a new project: what makes the folder one, and its first README
         files = {**project_files(names, existing=root), **files}
-    written = []
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with target.open("x", encoding="utf-8") as handle:  # "x": never overwrite
-            handle.write(text)
-        written.append(target)
-    return written
+    for path in files:
+        _check_way(root, path)
+    made: list[Path] = []  # each folder and file written, in order, to be removed again if a later one fails
+    try:
+        for path, text in files.items():
+            target = root / path
+            _folders(target.parent, made)
+            handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            made.append(target)
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(text)
+    except OSError as exc:
+        _remove(made)
+        raise ScaffoldError(f"{os_problem(exc)} (nothing was written)") from None
+    except BaseException:
+        _remove(made)
+        raise
+    return [path for path in made if path.is_file() and not path.is_symlink()]
+
+
+def _check_way(root: Path, path: str) -> None:
+    """Refuse the file ``path`` (under ``root``) unless every part of its way that exists is a folder inside the
+    project and the file itself is not there; and unless the system takes each name (a 250-letter book ID would
+    make ``examples/<book>/<book>-first-race.yaml`` a name too long)."""
+    try:
+        longest = os.pathconf(_existing(root), "PC_NAME_MAX")
+    except (OSError, ValueError):
+        longest = 255
+    base = root.resolve()
+    here = root
+    parts = Path(path).parts
+    for index, part in enumerate(parts):
+        if len(part.encode("utf-8")) > longest:
+            raise ScaffoldError(f"{excerpt(part)} is longer than a file name may be here ({longest} bytes): "
+                                "choose a shorter book ID (nothing was written)")
+        here = here / part
+        if not os.path.lexists(here):
+            continue
+        shown = "/".join(parts[:index + 1])
+        if index == len(parts) - 1:
+            raise ScaffoldError(f"{shown} already exists (nothing was written)")
+        try:
+            resolved = here.resolve()
+        except (OSError, RuntimeError):  # a symlink loop
+            raise ScaffoldError(f"{shown} is a symlink that cannot be followed (nothing was written)") from None
+        if not resolved.is_relative_to(base):
+            raise ScaffoldError(f"{shown} is a symlink to {resolved}, outside the project: rulepress new writes "
+                                "only inside it (nothing was written)")
+        if not here.is_dir():
+            raise ScaffoldError(f"{shown} is a file, where the book's folders go (nothing was written)")
+
+
+def _existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _folders(folder: Path, made: list[Path]) -> None:
+    """Make ``folder`` and its missing parents, each recorded in ``made``."""
+    missing = []
+    while not os.path.lexists(folder):
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir()
+        made.append(path)
+
+
+def _remove(made: list[Path]) -> None:
+    for path in reversed(made):
+        try:
+            path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+        except OSError:
+            pass
 
 
 def project_files(names: Names, existing: Path) -> dict[str, str]:

@@ -7,10 +7,15 @@ and how many of its entries to keep (:func:`declare`).  An entry is found by the
 from (:func:`key_of`), never by a time stamp; "rulepress's own code" (:func:`code_digest`: every file of the
 installed package) is part of every key, so changing rulepress invalidates all of it.
 
-Every entry carries the SHA-256 of its name and bytes, checked when it is read; a kept folder (a site) carries a
-manifest of each file's digest, checked as the folder is copied out.  A damaged, truncated, garbled or unreadable
-entry is discarded with one line on stderr naming it, and the caller makes it again: it is never used, and never
-stops a build.  Only good results are kept: a failed replay, a refused site or a broken PDF is redone every time.
+Every entry carries a keyed digest of its name and bytes (HMAC-SHA256 under the user's own key, kept outside every
+cache: :func:`seal_key`), checked when it is read; a kept folder (a site) carries a manifest of each file's digest,
+itself such an entry, checked file by file as the folder is copied out.  So the store trusts only what was made
+with this key: an entry copied from another machine or a CI cache is not used (one line says so), and no one who
+can write the cache but has not the key can make an entry it accepts.  A damaged, truncated, garbled or unreadable
+entry, or anything but a regular file (a FIFO is never opened), is discarded with one line on stderr naming it,
+and the caller makes it again: it is never used, and never stops a build.  What is kept is data (JSON, text, PDFs,
+the site's files), never a pickle or compiled code: reading an entry runs nothing.  Only good results are kept: a
+failed replay, a refused site or a broken PDF is redone every time.
 
 On top, a process remembers small pure results it made (:func:`remembered`).  ``RULEPRESS_CACHE=0`` turns all of
 it off (nothing read, nothing written, nothing remembered).
@@ -18,12 +23,15 @@ it off (nothing read, nothing written, nothing remembered).
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import hmac
 import io
 import json
 import os
 import pickle
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -109,28 +117,129 @@ def declare(name: str, keep: int) -> str:
     return name
 
 
-# -- sealed entries: the digest of an entry's name and bytes, checked when read ----------------------------------
+# -- sealed entries: a keyed digest of an entry's name and bytes, checked when read -------------------------------
 
-_MAGIC = b"rulepress-entry sha256:"
-_HEADER = len(_MAGIC) + 64 + 1  # the magic, the hex digest, a newline
+KEY_FILE = Path(".local", "state", "rulepress", "store-key")  # under the user's home: never inside any cache
+KEY_BYTES = 32
+_MAGIC = b"rulepress-entry hmac-sha256 "
+_ID = 16  # hex digits of the key's own digest, which tell this store's entries from another key's
+_HEADER = len(_MAGIC) + _ID + 1 + 64 + 1  # the magic, the key's id, a space, the keyed digest, a newline
+_KEY: list[bytes] = []  # this process's key, read once (a forked worker has it too)
 
 
-def _digest(name: str, data: bytes) -> bytes:
-    return hashlib.sha256(name.encode() + b"\0" + data).hexdigest().encode()
+def key_path() -> Path:
+    """Where the store's key lives: the user's own, outside every project and cache (so a cache copied from
+    elsewhere, CI's or another machine's, carries no key that would make its entries trusted here)."""
+    return Path.home() / KEY_FILE
+
+
+def seal_key() -> bytes:
+    """The key every entry is sealed with: read from :func:`key_path`, made there (32 random bytes, mode 0600) the
+    first time.  Where it cannot be kept (no home, a read-only one), a key of this process alone, said once: the
+    cache then serves this run only."""
+    if _KEY:
+        return _KEY[0]
+    path = key_path()
+    try:
+        key = _read_key(path)
+        if key is None:
+            key = _make_key(path)
+    except OSError as exc:
+        print(f"rulepress: warning: the cache's key cannot be kept at {path} ({exc.strerror or exc}): the cache "
+              "serves this run only", file=sys.stderr, flush=True)
+        key = os.urandom(KEY_BYTES)
+    _KEY[:] = [key]
+    return key
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key in ``path``; None when there is none, or what is there is no key (then it is made again)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a symlink in its place
+            return None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return None
+        data = os.read(handle, KEY_BYTES + 1)
+    finally:
+        os.close(handle)
+    return data if len(data) == KEY_BYTES else None
+
+
+def _make_key(path: Path) -> bytes:
+    """A new key in ``path``, written whole before it is in place; if another process made one meanwhile, that one."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key = os.urandom(KEY_BYTES)
+    handle, scratch = tempfile.mkstemp(dir=path.parent, prefix=".tmp-key-")  # mode 0600
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(key)
+        try:
+            os.link(scratch, path)  # fails if a key is there: two processes never keep two keys
+        except FileExistsError:
+            found = _read_key(path)
+            if found is not None:
+                return found
+            os.replace(scratch, path)  # what was there is no key: this one replaces it
+            scratch = ""
+    finally:
+        if scratch:
+            Path(scratch).unlink(missing_ok=True)
+    return key
+
+
+def _key_id(key: bytes) -> bytes:
+    return hashlib.sha256(b"rulepress store key id\0" + key).hexdigest()[:_ID].encode()
+
+
+def _digest(name: str, data: bytes, key: bytes) -> bytes:
+    return hmac.new(key, name.encode() + b"\0" + data, hashlib.sha256).hexdigest().encode()
 
 
 def seal(name: str, data: bytes) -> bytes:
-    """``data`` as it is kept under ``name`` (``<kind>/<key><suffix>``): behind the digest of both."""
-    return _MAGIC + _digest(name, data) + b"\n" + data
+    """``data`` as it is kept under ``name`` (``<kind>/<key><suffix>``): behind the keyed digest of both (HMAC-SHA256
+    with :func:`seal_key`), so no one without the key can make an entry this store accepts."""
+    key = seal_key()
+    return _MAGIC + _key_id(key) + b" " + _digest(name, data, key) + b"\n" + data
+
+
+FOREIGN = "foreign"
 
 
 def unseal(name: str, blob: bytes) -> bytes | None:
     """The data :func:`seal` kept under ``name``, or None when ``blob`` is not exactly that (damaged, truncated,
-    garbled, or another entry's bytes)."""
-    if len(blob) < _HEADER or not blob.startswith(_MAGIC) or blob[_HEADER - 1:_HEADER] != b"\n":
-        return None
+    garbled, another entry's bytes, or sealed with another key)."""
+    found = _unsealed(name, blob)
+    return found if isinstance(found, bytes) else None
+
+
+def _unsealed(name: str, blob: bytes) -> bytes | str:
+    """The data, or why not: ``FOREIGN`` (sealed whole, with another key) or ``"damaged"``."""
+    if len(blob) < _HEADER or not blob.startswith(_MAGIC) or blob[_HEADER - 1:_HEADER] != b"\n" \
+            or blob[len(_MAGIC) + _ID:len(_MAGIC) + _ID + 1] != b" ":
+        return "damaged"
+    key = seal_key()
+    if blob[len(_MAGIC):len(_MAGIC) + _ID] != _key_id(key):
+        return FOREIGN
     data = blob[_HEADER:]
-    return data if blob[len(_MAGIC):_HEADER - 1] == _digest(name, data) else None
+    return data if hmac.compare_digest(blob[len(_MAGIC) + _ID + 1:_HEADER - 1], _digest(name, data, key)) \
+        else "damaged"
+
+
+_FOREIGN_SAID: list[str] = []
+
+
+def say_foreign(folder: str) -> None:
+    """The one line a store of entries sealed elsewhere gets: they are not used (each is made again, quietly)."""
+    if folder not in _FOREIGN_SAID:
+        _FOREIGN_SAID.append(folder)
+        print(f"rulepress: warning: {folder} holds entries sealed with another key (a cache copied from elsewhere): "
+              "none of them is used, each is made again", file=sys.stderr, flush=True)
 
 
 class Damaged(Exception):
@@ -151,6 +260,41 @@ def say_discarded(shown: str, why: str, what: str = "discarded") -> None:
         return
     _WARNED.add(shown)
     print(f"rulepress: warning: cache entry {shown} {why}: {what}, it is made again", file=sys.stderr, flush=True)
+
+
+class NotRegular(OSError):
+    """What is in a file's place is something else (``what``: "a FIFO (named pipe)", "a symlink"...)."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"{path} is {what}")
+        self.what = what
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISLNK, "a symlink"), (stat.S_ISDIR, "a folder"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def _what(mode: int) -> str:
+    return next((what for test, what in _KINDS if test(mode)), "not a file")
+
+
+def read_regular(path: Path, most: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path`` (:class:`NotRegular` for anything else, found before it is opened
+    and again once it is: the read never blocks, never follows a final symlink); ``most``: a bound on its size."""
+    mode = os.lstat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotRegular(path, _what(mode))
+    handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        found = os.fstat(handle)
+        if not stat.S_ISREG(found.st_mode):  # replaced in between
+            raise NotRegular(path, _what(found.st_mode))
+        if most is not None and found.st_size > most:
+            raise NotRegular(path, f"larger than {most} bytes")
+        with os.fdopen(os.dup(handle), "rb") as file:
+            return file.read()
+    finally:
+        os.close(handle)
 
 
 class Store:
@@ -178,23 +322,35 @@ class Store:
         self.misses[kind] = self.misses.get(kind, 0) + 1
 
     def get(self, kind: str, key: str, suffix: str = "") -> bytes | None:
-        """The bytes kept under ``key``, checked; None when there are none, or they are damaged (then discarded)."""
+        """The bytes kept under ``key``, checked; None when there are none, or they are damaged (then discarded).
+
+        What is there is looked at before it is opened: anything but a regular file (a FIFO would block the read, a
+        device never end it, a symlink lead anywhere) is discarded unopened."""
         if not self.enabled:
             self._miss(kind)
             return None
         path = self.path(kind, key, suffix)
         try:
-            blob = path.read_bytes()
+            blob = read_regular(path)
         except FileNotFoundError:
+            self._miss(kind)
+            return None
+        except NotRegular as exc:
+            self.discard(path, f"is {exc.what}, not a regular file")
             self._miss(kind)
             return None
         except OSError as exc:  # a folder where the entry was, no permission, an I/O error
             self.discard(path, f"cannot be read ({exc.strerror or type(exc).__name__})")
             self._miss(kind)
             return None
-        data = unseal(f"{kind}/{key}{suffix}", blob)
-        if data is None:
-            self.discard(path, "is damaged (its bytes do not match their digest)")
+        data = _unsealed(f"{kind}/{key}{suffix}", blob)
+        if data == FOREIGN:
+            say_foreign(self.shown(self.folder))
+            _remove(path, self.folder)
+            self._miss(kind)
+            return None
+        if not isinstance(data, bytes):
+            self.discard(path, "is damaged (its bytes do not match their seal)")
             self._miss(kind)
             return None
         try:
@@ -264,8 +420,9 @@ class Store:
             files[relative] = digest
             if before is not None and earlier is not None and before["files"].get(relative) == digest:
                 try:
-                    now, then = os.stat(name), (earlier / relative).stat()
-                    if (now.st_size, now.st_mtime_ns) == (then.st_size, then.st_mtime_ns):
+                    now, then = os.stat(name), os.lstat(earlier / relative)
+                    if stat.S_ISREG(then.st_mode) and (now.st_size, now.st_mtime_ns) == (then.st_size,
+                                                                                      then.st_mtime_ns):
                         os.link(earlier / relative, target)
                         return
                 except OSError:  # gone from the previous folder, or no links here: a copy
@@ -311,10 +468,19 @@ class Store:
                 if not (target / name).is_dir():
                     (target / name).mkdir(parents=True)
                     made.append(target / name)
+            for name in manifest["dirs"]:  # its folders are folders (a symlink would lead the reads elsewhere)
+                try:
+                    mode = os.lstat(folder / name).st_mode
+                except OSError as exc:
+                    raise Damaged(folder / name, f"cannot be read ({exc.strerror or type(exc).__name__})") from exc
+                if not stat.S_ISDIR(mode):
+                    raise Damaged(folder / name, f"is {_what(mode)}, not a folder")
             for name, digest in manifest["files"].items():
                 kept = folder / name
                 try:
-                    data, stat = kept.read_bytes(), kept.stat()
+                    data, times = read_regular(kept), os.lstat(kept)
+                except NotRegular as exc:
+                    raise Damaged(kept, f"is {exc.what}, not a regular file") from exc
                 except OSError as exc:
                     raise Damaged(kept, f"cannot be read ({exc.strerror or type(exc).__name__})") from exc
                 if hashlib.sha256(data).hexdigest() != digest:
@@ -323,7 +489,7 @@ class Store:
                 with open(target / name, "wb") as file:
                     file.write(data)
                 made.append(target / name)
-                os.utime(target / name, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+                os.utime(target / name, ns=(times.st_atime_ns, times.st_mtime_ns))
         except (Damaged, OSError) as exc:
             for path in reversed(made):  # nothing of it is left for a build to publish
                 if path.is_dir():
@@ -419,11 +585,15 @@ def forget() -> None:
     """Forget what this process remembered (:func:`remembered`): a test reading the disk entries again."""
     _MEMO.clear()
     _WARNED.clear()
+    _FOREIGN_SAID.clear()
 
 
 def kept_data(root: Path, kind: str, key: str, make: Callable[[], Any]) -> Any:
-    """``make()`` (plain data), kept under ``kind`` on disk and in this process; each call returns a fresh copy,
-    so its user may change it.  Errors are not kept: ``make()`` raises again."""
+    """``make()`` (plain data), kept under ``kind`` on disk (as :mod:`rulepress.codec`'s JSON, which reading runs
+    nothing from) and in this process; each call returns a fresh copy, so its user may change it.  Errors are not
+    kept: ``make()`` raises again."""
+    from rulepress import codec  # (the codec imports the engines' base types, which need nothing of the store)
+
     key = key_of(code_digest(), key)
     store = Store(root)
 
@@ -431,15 +601,15 @@ def kept_data(root: Path, kind: str, key: str, make: Callable[[], Any]) -> Any:
         data = store.get(kind, key)
         if data is not None:
             try:
-                pickle.loads(data)
+                codec.PLAIN.unpack(data)
                 return data
-            except Exception as exc:
-                store.discard(store.path(kind, key), f"cannot be decoded ({type(exc).__name__})")
-        data = pickle.dumps(make(), protocol=5)
+            except codec.CodecError as exc:
+                store.discard(store.path(kind, key), f"cannot be decoded ({exc})")
+        data = codec.PLAIN.pack(make())
         store.put(kind, key, data)
         return data
 
-    return pickle.loads(remembered(kind, key, load))
+    return codec.PLAIN.unpack(remembered(kind, key, load))
 
 
 class _NotPlain(Exception):

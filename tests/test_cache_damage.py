@@ -2,13 +2,16 @@
 
 Hypothesis damages random entries of the store two builds of the mini project left (cut short, a byte flipped,
 garbled, deleted, a folder in its place, unreadable, another entry's bytes), in any kind: parsed YAML, replays,
-the engine's facts and catalogs, impacts, pages, player-text passes, compiled templates, kept sites (every file of
-them), PDFs and their preflight passes.  Then it builds again, either the same sources (everything could come from
+the engine's facts and catalogs, impacts, pages, player-text passes, kept sites (every file of them), PDFs and their
+preflight passes; or puts a FIFO in an entry's place, or an entry sealed with another key (a store copied from
+elsewhere).  Then it builds again, either the same sources (everything could come from
 the store) or the sources after an edit (a site rendered from the one kept last, new PDFs): the build succeeds, the
 published site is a cold build's byte for byte (every page, the search index, every PDF), and each warning is one
 line naming an entry that was damaged.
 
-The main suite runs the four examples below and two drawn at random; ``RULEPRESS_DAMAGE_CAMPAIGN=200``
+The published site is compared whole, the referee's files too (its bundle, its settings and the positions each
+example's frames open). The main suite runs the examples below (every kind of entry damaged at least once) and two
+drawn at random; ``RULEPRESS_DAMAGE_CAMPAIGN=200``
 (``nox -s damaged``) a longer campaign.
 """
 
@@ -35,7 +38,7 @@ from rulepress.publish.build import build
 from tests.conftest import make_project
 
 CAMPAIGN = int(os.environ.get("RULEPRESS_DAMAGE_CAMPAIGN", "2"))
-DAMAGES = ("truncate", "flip", "garble", "delete", "folder", "unreadable", "another's")
+DAMAGES = ("truncate", "half", "flip", "garble", "delete", "folder", "unreadable", "another's", "fifo", "foreign")
 EDIT = ("rules_src/mini/chapters/play.md", "On your turn take", "On your turn, take")  # state "edited"
 SECOND = ("rules_src/mini/chapters/play.md", "On your turn take", "On each turn take")  # the second kept build
 
@@ -87,6 +90,9 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
             with new_process():
                 build(work, site_dir=folder / f"cold-{state}")
             cold[state] = digests(folder / f"cold-{state}")
+            # The referee's files are compared too: its bundle, its settings and each example's positions.
+            assert {"mini/referee/bundle.zip", "mini/referee/config.json"} <= set(cold[state])
+            assert any(name.startswith("mini/referee/mini-") for name in cold[state])
             shutil.rmtree(work)
         patch.setenv("RULEPRESS_CACHE", "1")
         shutil.copytree(sources, work)
@@ -102,8 +108,13 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
         content = work / store.FOLDER
         kinds = {path.name for path in content.iterdir() if path.is_dir() and not path.name.startswith(".")}
         assert pruned and kinds <= pruned[0]  # every kind kept has a budget where it is pruned
-        assert {"yaml", "replay", "trace", "catalogs", "impact", "pages", "player", "jinja", "site", "pdf",
+        assert {"yaml", "replay", "trace", "catalogs", "impact", "pages", "player", "site", "pdf",
                 "preflight"} <= kinds
+        assert "jinja" not in kinds  # compiled templates are code: remembered in the process, never kept on disk
+        for path in content.glob("*/*/*"):  # every sealed entry (a kept site's files are its folder's)
+            if path.is_file() and path.suffix != ".pdf" and not path.name.startswith(".tmp-"):
+                data = store.unseal(f"{path.parts[-3]}/{path.name}", path.read_bytes())
+                assert data is not None and data[:1] != b"\x80", path  # data, never a pickle
         snapshot = folder / "snapshot"
         subprocess.run(["cp", "-a", str(content), str(snapshot)], check=True)  # hard links between sites kept
         shutil.rmtree(work)
@@ -111,7 +122,7 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
 
 
 GROUPS = ["yaml", "replay", "trace", "catalogs", "decisions", "impact", "translation-findings", "pages", "player",
-          "jinja", "site/", "site.files", "site.json", "site.state", "pdf.pdf", "pdf.json", "preflight"]
+          "site/", "site.files", "site.json", "site.state", "pdf.pdf", "pdf.json", "preflight"]
 
 
 def entries(content: Path) -> dict[str, list[Path]]:
@@ -145,6 +156,27 @@ def damage(path: Path, how: str, number: int, others: list[Path]) -> None:
         path.chmod(0)  # (root reads it all the same: then it is a good entry, and must be used as one)
     elif how == "another's":
         path.write_bytes(others[number % len(others)].read_bytes())
+    elif how == "half":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "fifo":  # never opened: a read would wait for a writer forever
+        path.unlink()
+        os.mkfifo(path)
+    elif how == "foreign":  # whole and sealed, but with another key: a cache copied from another machine
+        kept = path.relative_to(path.parents[2]).as_posix()  # <kind>/<shard>/<key><suffix>
+        name = f"{kept.split('/')[0]}/{path.name}"
+        with _other_key():
+            other = store.seal(name, store.unseal(name, data) or data)
+        path.write_bytes(other)
+
+
+@contextlib.contextmanager
+def _other_key() -> Iterator[None]:
+    saved = list(store._KEY)
+    store._KEY[:] = [b"another machine's key, 32 bytes!"]
+    try:
+        yield
+    finally:
+        store._KEY[:] = saved
 
 
 Damage = tuple[str, int, str, int]  # kind, which entry, how, a number for where and what
@@ -164,7 +196,16 @@ Damage = tuple[str, int, str, int]  # kind, which entry, how, a number for where
                                 ("trace", 0, "garble", 6), ("catalogs", 0, "folder", 7), ("yaml", 3, "garble", 8)])
 # The site is made again from the one kept before it, whose files are damaged; so are its pages and templates.
 @example(state="edited", damages=[("site/", n, "flip", 300 + n) for n in range(0, 122, 3)] + [
-    ("jinja", n, "garble", n) for n in range(0, 33, 4)] + [("player", n, "truncate", 10) for n in range(7)])
+    ("player", n, "truncate", 10) for n in range(7)])
+# Every kind of entry, each damaged once, in both states; and what issue 28 found: after an edit, every kept page
+# and PDF cut to half its length (the site was remade, and its referee's positions were not a cold build's).
+@example(state="same", damages=[(group, n, DAMAGES[n % len(DAMAGES)], 7 * n) for n, group in enumerate(GROUPS)])
+@example(state="edited", damages=[(group, n, DAMAGES[(n + 3) % len(DAMAGES)], 11 * n)
+                                  for n, group in enumerate(GROUPS)])
+@example(state="edited", damages=[("site/", n, "half", 0) for n in range(0, 400)] + [
+    ("pdf.pdf", n, "half", 0) for n in range(12)])
+@example(state="same", damages=[(group, n, "fifo", 0) for n, group in enumerate(GROUPS) if group != "site/"])
+@example(state="same", damages=[(group, n, "foreign", 0) for n, group in enumerate(GROUPS) if group != "site/"])
 def test_a_damaged_store_publishes_a_cold_builds_bytes(kept: Kept, tmp_path_factory: pytest.TempPathFactory,
                                                        monkeypatch: pytest.MonkeyPatch, state: str,
                                                        damages: list[Damage]) -> None:
@@ -194,9 +235,14 @@ def test_a_damaged_store_publishes_a_cold_builds_bytes(kept: Kept, tmp_path_fact
     with new_process() as said:
         build(kept.work, site_dir=site)  # never refused, never a traceback
     assert digests(site) == kept.cold[state]
+    foreign = any(how == "foreign" for _, _, how, _ in damages)
     for line in said.getvalue().splitlines():
-        match = re.fullmatch(r"rulepress: warning: cache entry (\S+) (is damaged|cannot be read|cannot be decoded)"
-                             r" .*: (discarded|its kept folder is discarded), it is made again", line)
+        if foreign and line == (f"rulepress: warning: {store.FOLDER} holds entries sealed with another key (a cache "
+                                "copied from elsewhere): none of them is used, each is made again"):
+            continue
+        match = re.fullmatch(r"rulepress: warning: cache entry (\S+) (is damaged|cannot be read|cannot be decoded|"
+                             r"is (?:a FIFO \(named pipe\)|a folder|a symlink), not a regular file)"
+                             r".*: (discarded|its kept folder is discarded), it is made again", line)
         assert match, line
         assert before.get(kept.work / match.group(1)) in damaged, line  # an entry that was damaged
     for path in content.rglob("*"):  # leave the store removable

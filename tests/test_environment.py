@@ -19,13 +19,13 @@ PACKAGE = Path(environment.__file__).parent
 README = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
 OTHERS = {"RULEPRESS_ROOT"}  # the project root's variable is read where the root is found (rulepress/project.py)
 
-GOOD = {"SOURCE_DATE_EPOCH": [("0", 0), ("1700000000", 1700000000), ("253402300799", 253402300799)],
+GOOD = {"SOURCE_DATE_EPOCH": [("0", 0), ("1700000000", 1700000000), ("4294967295", 4294967295)],
         "RULEPRESS_CACHE": [("0", False), ("1", True)],
         "RULEPRESS_JOBS": [("1", 1), ("1024", 1024)],
         "RULEPRESS_IMPORT_TIMEOUT": [("0", 0.0), ("0.001", 0.001), ("2.5", 2.5), ("86400", 86400.0)],
         "RULEPRESS_REPLAY_TIMEOUT": [("0", 0.0), ("10", 10.0)],
         "RULEPRESS_PROGRESS": [("0", False), ("1", True)]}
-BAD = {"SOURCE_DATE_EPOCH": ["-1", "abc", "1e9", " 12", "253402300800", "١٢٣", "12.0"],
+BAD = {"SOURCE_DATE_EPOCH": ["-1", "abc", "1e9", " 12", "4294967296", "253402300799", "١٢٣", "12.0"],
        "RULEPRESS_CACHE": ["maybe", "2", "true", "off"],
        "RULEPRESS_JOBS": ["lots", "0", "-2", "1025", "1.5"],
        "RULEPRESS_IMPORT_TIMEOUT": ["-5", "nan", "inf", "1e-9", "86401", "soon"],
@@ -67,7 +67,7 @@ def test_the_command_line_refuses_a_bad_variable_before_any_work(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "-1")
     assert main(["--root", str(mini), "build"]) == 1
     assert capsys.readouterr().err == ("rulepress: $SOURCE_DATE_EPOCH: '-1' is not accepted: a whole number of "
-                                       "seconds since 1970-01-01 UTC, 0 to 253402300799\n")
+                                       "seconds since 1970-01-01 UTC, 0 to 4294967295\n")
     assert not (mini / ".rulepress-cache").exists() and not (mini / "site").exists()  # not even the build's lock
 
 
@@ -133,3 +133,23 @@ def test_a_time_limit_shorter_than_the_guard_s_own_setting_up_is_a_fault_never_a
         except EngineFault as fault:
             kinds.append(fault.kind)
     assert kinds == ["timeout"] * 40
+
+
+@pytest.mark.parametrize("epoch", ["0", "4294967295"])
+def test_a_build_works_at_both_ends_of_the_dates_it_accepts(mini: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            epoch: str) -> None:
+    """The whole range $SOURCE_DATE_EPOCH accepts builds: its last second (2106-02-07T06:28:15Z, what the
+    sitemap's gzip stamp holds) as its first; 253402300799, once accepted, failed the site without naming it."""
+    import gzip
+
+    from rulepress.publish.build import build
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")
+    build(mini)
+    with gzip.open(mini / "site" / "sitemap.xml.gz") as sitemap:
+        sitemap.read()
+    import pypdf
+
+    created = pypdf.PdfReader(mini / "site" / "pdf" / "mini.pdf").metadata.creation_date
+    assert created is not None and created.year == (1970 if epoch == "0" else 2106)

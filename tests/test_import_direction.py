@@ -23,6 +23,7 @@ PACKAGE = Path(rulepress.__file__).parent
 RANKS = {
     # no stage: the engine protocol and its base class, errors, progress bars, the store, the inks
     "__init__": 0, "errors": 0, "progress": 0, "protocol": 0, "store": 0, "cmyk": 0, "proof": 0, "basegame": 0,
+    "codec": 0,
     "environment": 0, "account": 0, "data": 0, "guides": 0,  # environment variables; CPU by part; package data; guides
     "fontmetrics": 0,  # the shipped fonts' widths (engines lay out labels with them, the gate measures labels)
     "change": 0, "marks": 0, "figures": 0,  # what a step changed, the marks that show it, what engines draw as data

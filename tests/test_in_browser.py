@@ -8,14 +8,15 @@ import hashlib
 import importlib.util
 import io
 import json
-import pickle
 import re
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rulepress.analyze import explain
+from rulepress.codec import state_codec
 from rulepress.protocol import PUBLIC, observer_of
 from rulepress.render import in_browser, metrics, stepper
 from rulepress.render.browser.referee import Referee
@@ -235,6 +236,10 @@ def test_a_move_that_does_not_parse_is_said_so(checks: dict[str, BookCheck]) -> 
         assert answer["ok"] is False and said in answer["message"], answer
 
 
+def truth_game(check: BookCheck) -> Any:
+    return check.engine.make_game(check.book.components, {})
+
+
 def test_a_seat_position_holds_nothing_the_seat_cannot_see(checks: dict[str, BookCheck]) -> None:
     """Told from Ann's seat, the position behind a frame shows Ann what the true one shows her, and the rest is dealt
     again: the page's data cannot give away the other hands, the deck or the draws to come."""
@@ -245,7 +250,7 @@ def test_a_seat_position_holds_nothing_the_seat_cannot_see(checks: dict[str, Boo
         result = replay(example, check.book, check.engine)
         for index, frame in enumerate(result.frames):
             assert frame.seat == example.seat and frame.player == example.seat
-            kept = pickle.loads(frame.position or b"")
+            kept = state_codec(truth_game(check)).loads(frame.position or "")
             truth = explain.position_before(check.book, check.engine, example,
                                             frame.step + 1 if index else 1)
             observer = observer_of(truth.game)
@@ -265,7 +270,7 @@ def test_a_public_example_of_a_hidden_game_is_tried_as_everyone_sees_it(checks: 
     example = next(e for e in check.examples if e.seat is None and "refused" not in e.start)
     result = replay(example, check.book, check.engine)
     assert all(frame.seat == PUBLIC and frame.player is None for frame in result.frames)
-    kept = pickle.loads(result.frames[0].position or b"")
+    kept = state_codec(truth_game(check)).loads(result.frames[0].position or "")
     assert kept.chance.drawn() == []
 
 

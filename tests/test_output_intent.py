@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,51 @@ def test_a_bad_profile_is_named(change: object, message: str) -> None:
     data = change(profile.shipped("fogra39").read_bytes())  # type: ignore[operator]
     if message not in ("not an ICC profile", "too short", "declares", "lies outside the file"):
         data = len(data).to_bytes(4, "big") + data[4:]  # the header's size kept right: the next check speaks
+    found = profile.check_profile(data, "p.icc")
+    assert found is not None and message in found, found
+
+
+def _luts(data: bytes, change: Callable[[bytearray, int, int], None]) -> bytes:
+    """``data`` with ``change(profile, start, end)`` applied to each A2B/B2A table's grid and output curves (the
+    header and the tag table intact: LittleCMS opens it as it did)."""
+    import struct
+
+    changed = bytearray(data)
+    count, = struct.unpack(">I", data[128:132])
+    for number in range(count):
+        signature, offset, length = struct.unpack(">4sII", data[132 + 12 * number:144 + 12 * number])
+        if signature[:3] not in (b"A2B", b"B2A"):
+            continue
+        kind, inputs = data[offset:offset + 4], data[offset + 8]
+        if kind == b"mft2":
+            entries, = struct.unpack(">H", data[offset + 48:offset + 50])
+            start = offset + 52 + 2 * entries * inputs
+        else:
+            assert kind == b"mft1", kind
+            start = offset + 48 + 256 * inputs
+        change(changed, start, offset + length)
+    return bytes(changed)
+
+
+def _zeroed(profile_bytes: bytearray, start: int, end: int) -> None:
+    profile_bytes[start:end] = bytes(end - start)
+
+
+def _reversed(profile_bytes: bytearray, start: int, end: int) -> None:
+    profile_bytes[start:end] = profile_bytes[start:end][::-1]  # every grid point's colour in another's place
+
+
+@pytest.mark.parametrize("name", sorted(profile.SHIPPED))
+@pytest.mark.parametrize("change, message", [
+    (_zeroed, "shows bare paper as #003bc3, not white: its tables give nonsense (is the file damaged?)"),
+    (_reversed, "its tables give nonsense"),
+])
+def test_a_profile_that_gives_nonsense_is_refused(name: str, change: Callable[[bytearray, int, int], None],
+                                                  message: str) -> None:
+    """Header and tag table intact, LittleCMS opens it: its colour tables zeroed or scrambled are found by using it
+    (the paper, the inks, black and white converted both ways), and refused."""
+    data = _luts(profile.shipped(name).read_bytes(), change)
+    ImageCms.getOpenProfile(io.BytesIO(data))  # it opens
     found = profile.check_profile(data, "p.icc")
     assert found is not None and message in found, found
 

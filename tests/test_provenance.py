@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
+from rulepress.analyze import lint
 from rulepress.errors import SourceError
 from rulepress.load.book import Book, book_ids, load_book
 from rulepress.load.problems import SourceErrors
-from rulepress.load.provenance import QUOTE, Provenance, load_provenance, missing
+from rulepress.load.provenance import QUOTE, Provenance, load_provenance, missing, quote_found, seed_text, unchecked
 
 from .conftest import ROOT
 
 SHOWN = "rules_src/mini/provenance.yaml"
-SEEDS = ROOT.parent / "shared" / "seeds"  # the source texts, beside the project here and in CI; checked where present
+SEEDS = ROOT.parent / "shared" / "seeds"  # the seeds as given, beside the project here (the copies are checked)
 SEED_FILES = {"lantern-moths": "000_f1a6bcade2f264b1.txt", "last-lantern": "002_4bfe3d7e1019daeb.txt",
               "lantern": "003_84bd05a3e0a36db3.txt"}
 
@@ -74,20 +74,59 @@ def test_new_questions_are_linked_from_provenance(books: dict[str, Book]) -> Non
     assert {"ln.q17", "lm.q19", "ll.q33", "ll.q34", "ll.q35", "ll.q36", "ll.q37", "ll.q38", "ll.q39"} <= linked
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed texts are not on this machine")
-def test_every_quote_is_in_the_seed(books: dict[str, Book]) -> None:
-    def norm(text: str) -> str:
-        return re.sub(r"\s+", " ", text)
-
-    unfound = []
+def test_every_bundled_book_names_its_seed_and_every_quote_is_checked(books: dict[str, Book]) -> None:
+    """Each bundled book names its seed (book.yaml ``source: seed.txt``, a copy of the source text): its quotes are
+    checked as it loads, so none goes unchecked and every one is the seed's own words."""
     for book in books.values():
-        seed = norm((SEEDS / SEED_FILES[book.id]).read_text(encoding="utf-8"))
-        for entry in load_provenance(book).values():
-            for quote in QUOTE.findall(entry.source or ""):
-                for part in re.split(r"\s*(?:\.\.\.|\u2026)\s*", quote):
-                    if part and norm(part) not in seed:
-                        unfound.append((entry.rule, part))
-    assert unfound == []
+        assert book.data["source"] == "seed.txt" and unchecked(book) is None
+        if SEEDS.is_dir():  # the copy is the seed's text, byte for byte
+            assert (book.folder / "seed.txt").read_bytes() == (SEEDS / SEED_FILES[book.id]).read_bytes()
+        seed = seed_text(book)
+        assert seed is not None
+        quotes = [quote for entry in book.provenance.values() for quote in QUOTE.findall(entry.source or "")]
+        assert quotes and all(quote_found(quote, seed) for quote in quotes)
+
+
+def test_a_quote_the_seed_does_not_hold_is_refused_at_its_line(mini: Path) -> None:
+    (mini / "rules_src" / "mini" / "seed.txt").write_text("Play: take stones from the pile,\none to three; the "
+                                                          "last stone wins the game.\n", encoding="utf-8")
+    _set_source(mini, "seed.txt")
+    text = ("mini.play:\n  source: \"Play: 'take stones ... one to three'\"\n"
+            "mini.play.win:\n  questions: [mini.q1]\n  source: \"Play: 'the first stone wins'\"\n")
+    assert _refused(mini, text) == [(SHOWN, 5, "the quote 'the first stone wins' is not in the source text (seed.txt, "
+                                     "book.yaml's source): quote its own words", "mini.play.win")]
+    book = _mini(mini, text.replace("first", "LAST"))  # case and line breaks aside, the seed's words: it loads
+    assert book.provenance["mini.play.win"].source_line == 5 and lint.unchecked_quotes(book) == []
+    with pytest.raises(SourceError, match="'one to three ... take stones' is not in the source text"):
+        _mini(mini, text.replace("first", "last").replace("'take stones ... one to three'",
+                                                          "'one to three ... take stones'"))  # in the seed's order
+
+
+def test_a_quote_that_cannot_be_checked_gets_a_warning(mini: Path) -> None:
+    text = "mini.play:\n  source: \"Play: 'take stones'\"\n"
+    book = _mini(mini, text)  # book.yaml names no seed
+    [found] = lint.unchecked_quotes(book)
+    assert (found.kind, found.severity, found.file, found.line) == ("quote-unchecked", "warning", SHOWN, 2)
+    assert found.message == ("the quote 'take stones' could not be checked: book.yaml names no source text to check "
+                             "it against (source: seed.txt)")
+    _set_source(mini, "seed.txt")  # named, but not there
+    [found] = lint.unchecked_quotes(_mini(mini, text))
+    assert found.message.endswith("could not be checked: book.yaml's source, rules_src/mini/seed.txt, is not there")
+    _, warnings = lint.gate_findings(_mini(mini, text))
+    assert any("quote-unchecked" in line for line in warnings)
+
+
+def test_a_seed_outside_the_book_or_not_a_text_is_refused(mini: Path) -> None:
+    for named in ("../../../etc/passwd.txt", "/etc/seed.txt", "seed.pdf"):
+        _set_source(mini, named)
+        with pytest.raises(SourceError, match="'source' must be the source text the rules come from"):
+            load_book(mini, "mini")
+
+
+def _set_source(project: Path, name: str) -> None:
+    path = project / "rules_src" / "mini" / "book.yaml"
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.startswith("source:")]
+    path.write_text("\n".join(lines + [f"source: {name}"]) + "\n", encoding="utf-8")
 
 
 # --- the loader, on the mini fixture (rules mini.play, mini.play.take, mini.play.win; question mini.q1) ------

@@ -82,6 +82,68 @@ def test_new_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert run(capsys, "--root", str(project), "new", "tick-tock-toe", "--prefix", "tick")[0] == 0
 
 
+def _every_path(folder: Path) -> set[str]:
+    return {path.relative_to(folder).as_posix() for path in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("way", ["engine-linked-out", "rules-src-linked-out", "examples-a-file", "book-folder-a-fifo",
+                                 "engine-package-dangling", "a-loop"])
+def test_new_checks_every_way_before_it_writes_and_leaves_nothing_behind(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], way: str) -> None:
+    """Issue 28: with ``engine/`` a symlink to another folder, ``rulepress new`` wrote there; with ``examples`` a
+    file it left a partial skeleton.  Now every way down is checked first, and nothing is written."""
+    import os
+
+    project = shutil.copytree(SAMPLE, tmp_path / "project")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if way == "engine-linked-out":
+        shutil.move(str(project / "engine"), str(elsewhere / "engine"))
+        (project / "engine").symlink_to(elsewhere / "engine")
+    elif way == "rules-src-linked-out":
+        shutil.move(str(project / "rules_src"), str(elsewhere / "rules_src"))
+        (project / "rules_src").symlink_to(elsewhere / "rules_src")
+    elif way == "examples-a-file":
+        shutil.rmtree(project / "examples")
+        (project / "examples").write_text("not a folder\n")
+    elif way == "book-folder-a-fifo":
+        os.mkfifo(project / "examples" / "moth-race")
+    elif way == "engine-package-dangling":
+        (project / "engine" / "moth_race").symlink_to(tmp_path / "gone")
+    else:
+        (project / "examples" / "loop").symlink_to(project / "examples" / "loop")
+        (project / "rules_src" / "moth-race").symlink_to(project / "examples" / "loop")
+    before, outside = _every_path(project), _every_path(elsewhere)
+    code, out, err = run(capsys, "--root", str(project), "new", "moth-race")
+    assert code == 1 and out == "" and err.startswith("rulepress new: ") and err.endswith("(nothing was written)\n")
+    assert "Traceback" not in err
+    assert _every_path(project) == before and _every_path(elsewhere) == outside
+
+
+def test_new_removes_what_it_wrote_when_a_write_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A full disk half way through: what was written is removed again, folders too."""
+    import os
+
+    from rulepress import scaffold
+
+    project = shutil.copytree(SAMPLE, tmp_path / "project")
+    before = _every_path(project)
+    real, calls = os.open, []
+
+    def full_disk(path: object, flags: int, *args: object, **kwargs: object) -> int:
+        if flags & os.O_CREAT and str(path).startswith(str(project)):
+            calls.append(path)
+            if len(calls) == 5:
+                raise OSError(28, "No space left on device", str(path))
+        return real(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scaffold.os, "open", full_disk)
+    code, _, err = run(capsys, "--root", str(project), "new", "moth-race")
+    assert code == 1 and "No space left on device (nothing was written)" in err
+    assert _every_path(project) == before
+
+
 @pytest.mark.parametrize(("book", "prefix", "message"), [
     ("Tic_Tac", None, "'Tic_Tac' cannot be a book ID: use lower case letters, digits and '-', starting with a "
                       "letter (e.g. tic-tac-toe)"),

@@ -297,7 +297,7 @@ def test_example_faults_are_all_reported(mini: Path) -> None:
     _edit(mini, EXAMPLE, "title:", "seed: seven\ntitle:")
     _edit(mini, EXAMPLE, "  - checkpoint: end", "  - checkpoint: end\n    expekt: {pile: 0}")
     assert _example_problems(mini) == [
-        (EXAMPLE, 2, "'seed' must be a whole number, not 'seven'", None),
+        (EXAMPLE, 2, "'seed' must be a whole number from 0 to 18446744073709551615 (2**64 - 1), not 'seven'", None),
         (EXAMPLE, 13, "unknown key 'expekt' in 'steps[4]' (did you mean 'expect'?)", None),
     ]
 
@@ -351,7 +351,8 @@ def test_problems_of_several_examples_are_reported_together(mini: Path) -> None:
                      .replace("players: [Ann, Ben]", "players: Ann"))
     _edit(mini, EXAMPLE, "title:", "seed: 1.5\ntitle:")
     assert _example_problems(mini) == [
-        (EXAMPLE, 2, "'seed' must be a whole number, not the number 1.5", None),
+        (EXAMPLE, 2, "'seed' must be a whole number from 0 to 18446744073709551615 (2**64 - 1), not the number 1.5",
+         None),
         ("examples/mini/mini-other.yaml", 4, "'players' must be a list of player names, e.g. [Ann, Ben], not 'Ann'",
          None),
     ]

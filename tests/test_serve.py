@@ -47,6 +47,25 @@ def test_a_change_reaches_its_own_book_and_an_engine_every_book_using_it() -> No
     assert watcher.reach(["README.md", "engine/README.md"], engines).books == set()
 
 
+def test_a_change_to_mkdocs_yml_or_a_folder_it_names_is_the_sites(mini: Path) -> None:
+    """The preview follows what the site is made from as the build's key does: mkdocs.yml, its docs_dir, its
+    theme's custom_dir (a save there used to leave the preview as it was)."""
+    (mini / "mkdocs.yml").write_text("docs_dir: pages\ntheme:\n  custom_dir: looks\n")
+    (mini / "pages").mkdir()
+    (mini / "pages" / "extra.md").write_text("# Extra\n")
+    (mini / "looks").mkdir()
+    (mini / "looks" / "main.html").write_text("{% extends 'base.html' %}\n")
+    tops = watcher.site_tops(mini)
+    assert {"mkdocs.yml", "pages", "looks"} <= set(tops)
+    before = watcher.stamp(mini)
+    assert {"mkdocs.yml", "pages/extra.md", "looks/main.html"} <= set(before)
+    (mini / "pages" / "extra.md").write_text("# Extra, edited\n")
+    changed = watcher.changed(before, watcher.stamp(mini))
+    assert changed == ["pages/extra.md"] and watcher.reach(changed, {}, tops).site
+    assert watcher.reach(["mkdocs.yml"], {}, tops).site and watcher.reach(["looks/main.html"], {}, tops).site
+    assert not watcher.reach(["pagesx/a.md"], {}, tops).site
+
+
 def test_stamp_sees_edits_additions_and_removals_but_not_bytecode(mini: Path) -> None:
     before = watcher.stamp(mini)
     rule = mini / "rules_src/mini/chapters/play.md"

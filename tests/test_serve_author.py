@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,31 @@ def test_the_server_refuses_a_foreign_host_and_a_malformed_path_without_a_traceb
     (session.site / "leak.txt").symlink_to("/etc/passwd")
     status, body = _get(port, "/leak.txt")
     assert status == 404 and b"root:" not in body
+
+
+@pytest.mark.parametrize("path", ["/%2fmini", "//mini", "/%2f%2fmini", "///mini", "/%2F/mini", "/mini/%2f",
+                                  "/%2fmini%2frules", "//mini//rules"])
+def test_the_server_never_redirects_to_another_host(served: tuple[Session, int, Path, Any], path: str) -> None:
+    """A folder asked for without its final slash is redirected to the same folder on this server: ``/%2fmini``
+    (``//mini`` once decoded) used to be sent to ``//mini/``, which a browser reads as the host ``mini``."""
+    _, port, _, _ = served
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
+        connection.putheader("Host", f"127.0.0.1:{port}")
+        connection.endheaders()
+        response = connection.getresponse()
+        response.read()
+        location = response.getheader("Location")
+    finally:
+        connection.close()
+    if location is not None:
+        assert response.status == 302
+        assert location.startswith("/") and not location.startswith(("//", "/\\")), location
+        assert urllib.parse.urlsplit(urllib.parse.urljoin(f"http://127.0.0.1:{port}{path}", location)).netloc == \
+            f"127.0.0.1:{port}"
+    else:
+        assert response.status in (200, 400, 404)
 
 
 def test_a_head_request_gets_the_headers_of_a_get_and_no_body(served: tuple[Session, int, Path, Any]) -> None:

@@ -1,7 +1,8 @@
 """The store checks what it reads: a damaged entry is discarded with one line naming it, never used, never a blocker.
 
 Each way an entry can go bad (cut short, a byte flipped, garbled, gone, a folder in its place, unreadable,
-another entry's bytes) is tried on a plain entry and on a kept folder's file; tests/test_cache_damage.py
+another entry's bytes, a FIFO, a symlink, sealed with another key or forged) is tried on a plain entry and on a kept
+folder's file; tests/test_cache_damage.py
 damages a whole build's store at random and compares the site with a cold build's.
 """
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,9 +96,9 @@ def test_an_unreadable_entry_is_discarded(tmp_path: Path, monkeypatch: pytest.Mo
     kept.put("yaml", key, b"data")
     path = kept.path("yaml", key)
     if os.geteuid() == 0:  # root reads a file of mode 000: fail its read as an unprivileged user's would
-        real = Path.read_bytes
-        monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(PermissionError(13, "Permission "
-                            "denied")) if self == path else real(self))
+        real = store.read_regular
+        monkeypatch.setattr(store, "read_regular", lambda where, most=None: (_ for _ in ()).throw(PermissionError(
+                            13, "Permission denied")) if where == path else real(where, most))
     path.chmod(0)
     assert kept.get("yaml", key) is None
     assert "cannot be read (Permission denied)" in capsys.readouterr().err
@@ -154,9 +154,10 @@ def test_kept_data_made_again_for_a_damaged_entry(tmp_path: Path, capsys: pytest
     assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1]
     assert "trace/" in capsys.readouterr().err
     store.forget()
-    entry.write_bytes(seal(f"trace/{entry.name}", b"not a pickle"))  # sealed, yet no pickle: still made again
+    entry.write_bytes(seal(f"trace/{entry.name}", b"not data"))  # sealed, yet not the codec's: still made again
     assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1, 1]
-    assert pickle.loads(unseal(f"trace/{entry.name}", entry.read_bytes()) or b"") == {"a": [1, 2]}
+    kept = unseal(f"trace/{entry.name}", entry.read_bytes()) or b""
+    assert json.loads(kept.partition(b"\n")[0])["v"] == {"a": [1, 2]}  # JSON, no pickle
 
 
 # -- kept folders ---------------------------------------------------------------------------------------------
@@ -252,6 +253,139 @@ def test_a_manifest_naming_a_file_outside_its_folder_is_refused(tmp_path: Path,
     kept.put("site", key_of("s"), json.dumps(manifest).encode(), ".files")
     assert not kept.copy_folder("site", key_of("s"), tmp_path / "out")
     assert "cannot be decoded" in capsys.readouterr().err and not (tmp_path / "outside.html").exists()
+
+
+# -- trust: the key, foreign entries, things that are not files ------------------------------------------------
+
+
+def _another_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store, "_KEY", [b"another machine's key, 32 bytes!"])
+
+
+def test_the_key_lives_outside_every_cache_and_only_its_owner_reads_it(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(store, "_KEY", [])
+    key = store.seal_key()
+    path = tmp_path / "home" / ".local" / "state" / "rulepress" / "store-key"
+    assert path.read_bytes() == key and len(key) == 32 and (path.stat().st_mode & 0o777) == 0o600
+    monkeypatch.setattr(store, "_KEY", [])
+    assert store.seal_key() == key  # the next process reads the same key
+    path.write_bytes(b"short")  # no key: a new one replaces it (and the store's entries are made again)
+    monkeypatch.setattr(store, "_KEY", [])
+    assert store.seal_key() != key and len(path.read_bytes()) == 32
+
+
+def test_a_forged_entry_with_a_valid_unkeyed_digest_is_not_used(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The seal was the plain SHA-256 of the name and bytes: anyone who could write the cache could make an entry it
+    accepted.  Now it is keyed: a forged entry is damaged, whatever digest it carries."""
+    import hashlib
+
+    kept = Store(tmp_path)
+    key = key_of("x")
+    name = f"replay/{key}"
+    data = b'{"forged": true}'
+    unkeyed = hashlib.sha256(name.encode() + b"\0" + data).hexdigest().encode()
+    path = kept.path("replay", key)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"rulepress-entry sha256:" + unkeyed + b"\n" + data)  # the old format's seal
+    assert kept.get("replay", key) is None
+    good = seal(name, data)
+    path.write_bytes(good[: len(good) - len(data) - 65] + unkeyed + b"\n" + data)  # this key's id, unkeyed digest
+    assert kept.get("replay", key) is None
+    assert "is damaged" in capsys.readouterr().err
+
+
+def test_a_cache_from_elsewhere_costs_a_rebuild_and_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A cache copied from CI or another machine was sealed with another key: none of it is used (each entry made
+    again), and one line says why, not one per entry."""
+    kept = Store(tmp_path)
+    with pytest.MonkeyPatch.context() as elsewhere:
+        _another_key(elsewhere)
+        for number in range(5):
+            kept.put("replay", key_of(str(number)), b"made elsewhere")
+        kept.put_folder("site", key_of("s"), a_site(tmp_path / "staging"))
+    assert all(kept.get("replay", key_of(str(number))) is None for number in range(5))
+    assert not kept.copy_folder("site", key_of("s"), tmp_path / "out")  # its manifest is another key's
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.html"))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"rulepress: warning: {FOLDER} holds entries sealed with another key (a cache copied from "
+                     "elsewhere): none of them is used, each is made again"]
+    kept.put("replay", key_of("0"), b"made here")
+    assert kept.get("replay", key_of("0")) == b"made here"
+
+
+def test_a_forged_kept_site_publishes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: a kept site whose manifest named /etc/passwd's bytes under a valid unkeyed digest was published.
+    The manifest is an entry like any other, sealed with the key: a forged one is never read."""
+    import hashlib
+
+    kept = Store(tmp_path)
+    folder = kept.path("site", key_of("s"))
+    folder.mkdir(parents=True)
+    secret = b"root:x:0:0:root:/root:/bin/bash\n"
+    (folder / "index.html").write_bytes(secret)
+    manifest = json.dumps({"files": {"index.html": hashlib.sha256(secret).hexdigest()}, "dirs": []}).encode()
+    with pytest.MonkeyPatch.context() as forger:
+        _another_key(forger)
+        kept.put("site", key_of("s"), manifest, ".files")
+    target = tmp_path / "out"
+    assert not kept.copy_folder("site", key_of("s"), target)
+    assert not (target / "index.html").exists()
+
+
+def _soon(run: Callable[[], object], seconds: float = 10.0) -> object:
+    """``run()`` in a thread, which must end within ``seconds`` (a read of a FIFO would wait forever)."""
+    import threading
+
+    found: list[object] = []
+    thread = threading.Thread(target=lambda: found.append(run()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "it blocked"
+    return found[0]
+
+
+def test_a_fifo_in_an_entrys_place_is_discarded_without_being_opened(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    kept = Store(tmp_path)
+    key = key_of("x")
+    kept.put("pdf", key, b"%PDF-", ".pdf")
+    path = kept.path("pdf", key, ".pdf")
+    path.unlink()
+    os.mkfifo(path)
+    assert _soon(lambda: kept.get("pdf", key, ".pdf")) is None
+    assert not path.exists() and "is a FIFO (named pipe), not a regular file: discarded" in capsys.readouterr().err
+    path.symlink_to("/dev/zero")  # nor a symlink, to something that never ends
+    store.forget()  # (a line is said once a process for each entry)
+    assert _soon(lambda: kept.get("pdf", key, ".pdf")) is None
+    assert "is a symlink, not a regular file" in capsys.readouterr().err
+    kept.put("pdf", key, b"%PDF-again", ".pdf")
+    assert kept.get("pdf", key, ".pdf") == b"%PDF-again"
+
+
+@pytest.mark.parametrize("what", ["fifo", "device", "folder-link"])
+def test_a_kept_folder_holding_what_is_not_a_file_is_discarded_without_blocking(
+        tmp_path: Path, what: str, capsys: pytest.CaptureFixture[str]) -> None:
+    kept = Store(tmp_path)
+    kept.put_folder("site", key_of("s"), a_site(tmp_path / "staging"))
+    folder = kept.path("site", key_of("s"))
+    if what == "fifo":
+        (folder / "index.html").unlink()
+        os.mkfifo(folder / "index.html")
+    elif what == "device":
+        (folder / "index.html").unlink()
+        (folder / "index.html").symlink_to("/dev/zero")
+    else:
+        import shutil
+
+        shutil.rmtree(folder / "mini")
+        (folder / "mini").symlink_to("/proc/self")
+    target = tmp_path / "out"
+    assert _soon(lambda: kept.copy_folder("site", key_of("s"), target)) is False
+    assert not (target / "index.html").exists() and "its kept folder is discarded" in capsys.readouterr().err
 
 
 def test_pruning_drops_every_part_of_an_entry_and_sets_folders_aside(tmp_path: Path,

@@ -20,7 +20,7 @@ from rulepress.analyze.findings import Finding, track
 from rulepress.errors import relative
 from rulepress.load.audience import unmarked
 from rulepress.load.book import Book
-from rulepress.load.provenance import provenance_path
+from rulepress.load.provenance import QUOTE, provenance_path, unchecked
 from rulepress.load.rules import HEADING, Rule
 from rulepress.load.yamlsrc import line_of
 
@@ -28,7 +28,7 @@ SEVERITY = {
     "range-overlap": "error", "range-gap": "error", "number-contradicts-data": "error",
     "component-not-in-data": "warning", "glossary-unused": "warning", "component-data-unused": "warning",
     "word-undefined": "warning", "term-undefined": "warning", "outcome-unstated": "warning",
-    "no-provenance": "warning",
+    "no-provenance": "warning", "quote-unchecked": "warning",
 }
 
 # Words that decide where a piece may go when they relate two pieces of the board ("each later tile must touch a
@@ -85,7 +85,7 @@ def lint(book: Book) -> list[Finding]:
     sources = chapter_sources(book)
     found = (range_tables(book, sources) + numbers_against_data(book, sources) + glossary_use(book)
              + component_names(book, sources) + undefined_words(book) + undefined_terms(book)
-             + unstated_outcomes(book) + provenance_gaps(book))
+             + unstated_outcomes(book) + provenance_gaps(book) + unchecked_quotes(book))
     return track(book, found)
 
 
@@ -409,6 +409,18 @@ def provenance_gaps(book: Book) -> list[Finding]:
                     f"rule:{rule.id}")
             for rule in book.rules.values()
             if not rule.children and rule.level > 1 and rule.id not in book.provenance]
+
+
+def unchecked_quotes(book: Book) -> list[Finding]:
+    """Every quote of the book's provenance that could not be checked against its seed (book.yaml names none, or
+    it is not there): when it can be, a quote the seed does not hold stops the book loading instead."""
+    why = unchecked(book)
+    if why is None:
+        return []
+    shown = relative(provenance_path(book), book.root)
+    return [finding("quote-unchecked", f"the quote '{quote}' could not be checked: {why}", [entry.rule], shown,
+                    entry.source_line or entry.line, f"quote:{entry.rule}:{number}")
+            for entry in book.provenance.values() for number, quote in enumerate(QUOTE.findall(entry.source or ""))]
 
 
 def run_lint(root: Path, args: Any) -> int:

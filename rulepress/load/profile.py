@@ -70,9 +70,59 @@ def check_profile(data: bytes, shown: str) -> str | None:
     from PIL import ImageCms
 
     try:
-        ImageCms.getOpenProfile(io.BytesIO(data))
+        opened = ImageCms.getOpenProfile(io.BytesIO(data))
     except (ImageCms.PyCMSError, OSError) as exc:
         return f"cannot be read as an ICC profile ({exc})"
+    return behaviour_problem(opened)
+
+
+# Known inks and what any CMYK press profile must make of them on screen (sRGB, 0-255), and known screen colours
+# and the ink it must lay down for them: a profile whose tables are zeroed, scrambled or inverted gives nonsense.
+_INKS = {"paper": (0, 0, 0, 0), "black": (0, 0, 0, 255), "rich black": (255, 255, 255, 255),
+         "cyan": (255, 0, 0, 0), "magenta": (0, 255, 0, 0), "yellow": (0, 0, 255, 0)}
+_SMALLEST = {"cyan": 0, "magenta": 1, "yellow": 2}  # the channel each process ink takes away from white light
+
+
+def _lightness(rgb: tuple[int, int, int]) -> float:
+    return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+
+
+def behaviour_problem(opened: Any) -> str | None:
+    """What is wrong with what the profile does (None when nothing is), found by using it as the build does: the
+    inks on paper as a screen shows them (the digital edition's colours) and screen colours as inks (the other
+    way): paper must be light and black dark, each process ink must take away its own third of the light, and
+    white must need almost no ink where black needs much."""
+    from PIL import Image, ImageCms
+
+    screen = ImageCms.createProfile("sRGB")
+    try:
+        forward = ImageCms.buildTransform(opened, screen, "CMYK", "RGB", renderingIntent=1)
+        backward = ImageCms.buildTransform(screen, opened, "RGB", "CMYK", renderingIntent=1)
+    except (ImageCms.PyCMSError, OSError, ValueError) as exc:
+        return f"cannot convert colours ({exc})"
+    inks = Image.new("CMYK", (len(_INKS), 1))
+    inks.putdata(list(_INKS.values()))
+    shown = dict(zip(_INKS, ImageCms.applyTransform(inks, forward).get_flattened_data(), strict=True))
+    lightness = {name: _lightness(rgb) for name, rgb in shown.items()}
+
+    def said(name: str) -> str:
+        return "#{:02x}{:02x}{:02x}".format(*shown[name])
+
+    if lightness["paper"] < 180:
+        return f"shows bare paper as {said('paper')}, not white: its tables give nonsense (is the file damaged?)"
+    if lightness["black"] > 120 or lightness["rich black"] > 90 or lightness["paper"] - lightness["black"] < 100:
+        return (f"shows black ink as {said('black')} beside paper {said('paper')}: its tables give nonsense (is the "
+                "file damaged?)")
+    for name, channel in _SMALLEST.items():
+        rgb = shown[name]
+        if any(rgb[channel] > rgb[other] - 30 for other in range(3) if other != channel):
+            return f"shows {name} ink as {said(name)}: its tables give nonsense (is the file damaged?)"
+    colours = Image.new("RGB", (2, 1))
+    colours.putdata([(255, 255, 255), (0, 0, 0)])
+    white, black = (sum(ink) for ink in ImageCms.applyTransform(colours, backward).get_flattened_data())
+    if white > 0.1 * 4 * 255 or black < 2.0 * 255:
+        return (f"lays down {white / 2.55:.0f}% ink for white and {black / 2.55:.0f}% for black: its tables for "
+                "screen colours give nonsense (is the file damaged?)")
     return None
 
 

@@ -29,6 +29,9 @@ BOOK_FIELDS = ("title", "subtitle", "edition", "ages", "play_time", "mark")  # b
 LINK_RULE = ("links in rule text may only be cross-references ([[rule.id]]), relative links inside the book or "
              "#anchors (the build never goes online)")
 
+PAGE_LINK_RULE = ("links and images in a site page may only be relative paths inside its folder or #anchors (the "
+                  "site fetches nothing from elsewhere)")
+
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{##.*?##\}", re.DOTALL)
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*)>")
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\s*[(\[]")
@@ -128,40 +131,44 @@ def _blank_templates(text: str) -> str:
 
 
 def check_markdown(text: str, shown: str, first_line: int | None = 1, rule: str | None = None, *,
-                   lines: Sequence[int] | None = None, template: bool = False) -> None:
+                   lines: Sequence[int] | None = None, template: bool = False, page: bool = False) -> None:
     """Refuse raw HTML beyond the allowlist, images, attribute lists and links that leave the book.
 
     ``text`` starts at ``first_line`` of ``shown`` (or ``lines`` gives the file line of each of its lines, for
     rendered chapters).  ``template`` says ``text`` is Jinja source: its tags are skipped, to be checked once
-    rendered.
+    rendered.  ``page``: a page of the project's own site (``site_src/``), held to the same policy, except that it
+    may show an image of its own folder (its target is checked as a link is: nothing from elsewhere).
     """
+    what, link_rule = (("a site page", PAGE_LINK_RULE) if page else ("rule text", LINK_RULE))
     place = _Place(text, shown, first_line, lines, rule)
     if template:
         text = _blank_templates(text)
     for match in _AUTOLINK.finditer(text):
         problem = url_problem(match.group(1))
         if problem:
-            raise place.at(match.start(), f"link <{match.group(1)}>: {problem}; {LINK_RULE}")
+            raise place.at(match.start(), f"link <{match.group(1)}>: {problem}; {link_rule}")
     for line, offset, kind, name, attrs in _markup(text):
         if kind != "start" and kind != "end":
-            raise place.error(line - 1, offset, f"an HTML {kind} ({name}…) is not allowed in rule text; write "
-                                                "notes to yourself as {## … ##}")
+            raise place.error(line - 1, offset, f"an HTML {kind} ({name}…) is not allowed in {what}; write "
+                                                "notes to yourself as {## … ##}" if not page else
+                              f"an HTML {kind} ({name}…) is not allowed in {what}")
         if name not in ALLOWED_TAGS:
             raise place.error(line - 1, offset, f"raw HTML <{'/' if kind == 'end' else ''}{name}> is not allowed "
-                                                f"in rule text (allowed: {ALLOWED_SHOWN})")
+                                                f"in {what} (allowed: {ALLOWED_SHOWN})")
         if kind == "start" and not _sanitised_keeps(name, attrs):
             refused = [key for key, _ in attrs if key not in ALLOWED_ATTRIBUTES.get(name, set())] or ["as written"]
-            raise place.error(line - 1, offset, f"<{name}> with attribute '{refused[0]}' is not allowed in rule "
-                                                f"text (allowed: {ALLOWED_SHOWN})")
-    for match in _IMAGE.finditer(text):
-        raise place.at(match.start(), "images are not allowed in rule text: diagrams come from the engine")
+            raise place.error(line - 1, offset, f"<{name}> with attribute '{refused[0]}' is not allowed in {what} "
+                                                f"(allowed: {ALLOWED_SHOWN})")
+    if not page:
+        for match in _IMAGE.finditer(text):
+            raise place.at(match.start(), "images are not allowed in rule text: diagrams come from the engine")
     for pattern in (_INLINE_LINK, _REFERENCE):
         for match in pattern.finditer(text):
             problem = url_problem(match.group(1))
             if problem:
-                raise place.at(match.start(1), f"link to '{match.group(1)}': {problem}; {LINK_RULE}")
+                raise place.at(match.start(1), f"link to '{match.group(1)}': {problem}; {link_rule}")
     for match in _ATTR_LIST.finditer(text):
-        raise place.at(match.start(), f"attribute list '{match.group(0)}' is not allowed in rule text: it would "
+        raise place.at(match.start(), f"attribute list '{match.group(0)}' is not allowed in {what}: it would "
                                       "set HTML attributes")
 
 

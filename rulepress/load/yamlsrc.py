@@ -10,7 +10,6 @@ messages the user sees.
 
 from __future__ import annotations
 
-import pickle
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +24,7 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 
 from rulepress import store
+from rulepress.codec import Codec, CodecError
 from rulepress.errors import SourceError
 from rulepress.load import confine
 
@@ -205,16 +205,19 @@ def cached_parse(root: Path, text: str, parse: Callable[[], Any]) -> Any:
     if not kept.enabled:
         return parse()
     key = store.key_of(store.code_digest(), text)
-    found = kept.load(KIND, key, lambda data: (pickle.loads(data),))  # a tuple: a file may hold None
+    found = kept.load(KIND, key, lambda data: (PARSED.unpack(data),))  # a tuple: a file may hold None
     if found is not None:
         return found[0]
     value = parse()
     try:
-        data = pickle.dumps(value, protocol=5)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # a value that does not pickle
-        return value  # is just not kept (the store itself never fails a load: a full disk costs speed)
-    kept.put(KIND, key, data)
+        kept.put(KIND, key, PARSED.pack(value))
+    except CodecError:  # a value that is not data (never from this parser) is just not kept
+        pass
     return value
+
+
+PARSED = Codec({"yaml:LineDict": LineDict, "yaml:LineList": LineList})
+"""A kept parse is written with this (data, with every line and column), never pickled: reading it runs nothing."""
 
 
 def parse_yaml(text: str, name: str) -> Any:

@@ -21,7 +21,6 @@ from rulepress import account
 from rulepress.analyze.impact import cached_impacts, impacts_kept
 from rulepress.analyze.translations import cached_gate_findings
 from rulepress.errors import BuildRefused, SourceError, os_problem
-from rulepress.load import site_folders
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import (
     check_replaceable,
@@ -188,7 +187,7 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
     from rulepress.analyze.record import unreviewed
 
     with account.part("verify: sources loaded, examples replayed, diagrams drawn"):
-        report = verify(root, books or None, draw=True)
+        report = verify(root, books or None, draw=True, site=True)  # the site's sources too, at their lines
     lint_problems = []
     for check in report.books:
         report.warnings.extend(unlogged_changes(root, check.book))
@@ -198,11 +197,6 @@ def gate(root: Path, strict: bool, books: list[str] | None = None) -> Report:
         errors, warnings = cached_gate_findings(check)
         lint_problems += errors  # an undeclared translation; missing or stale items only warn (refused if strict)
         report.warnings.extend(warnings)
-    # The folders mkdocs copies into the site, confined before mkdocs or the cache reads them.
-    try:
-        lint_problems += [str(problem) for problem in site_folders.problems(root)]
-    except SourceError as exc:  # mkdocs.yml itself cannot be read
-        lint_problems.append(str(exc))
     problems = report.failures() + lint_problems + (report.warnings + report.lint_warnings if strict else [])
     if not problems:  # no unchecked example in the player editions; their text is checked as it is rendered
         problems = unreviewed(report)  # (the site's by the plugin, see render_site; each PDF's by render/pdf.py)
@@ -257,6 +251,8 @@ def render_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
                 # reports that only as an abort, so the problems themselves are the refusal.
                 if prepared.refused:
                     raise BuildRefused(prepared.refused) from None
+                if _sandbox_refused(sys.exc_info()[1]):  # a project's template: its file and line
+                    raise BuildRefused([str(_template_error(sys.exc_info()[1], root))]) from None
                 said = _Collect.fatal_of(logged.records[start:], "mkdocs")
                 if said:  # a plugin's or the theme's error: mkdocs logged its words, then aborted
                     raise BuildRefused(said) from None
@@ -292,6 +288,12 @@ def checked_site_config(root: Path) -> dict[str, Any]:
     return merged
 
 
+def _sandbox_refused(exc: BaseException | None) -> bool:
+    import jinja2.sandbox
+
+    return isinstance(exc, jinja2.sandbox.SecurityError)
+
+
 def _template_error(exc: BaseException | None, root: Path) -> str | None:
     """A theme template's error (Jinja's), with the template's file (the project's, relative to it) and line."""
     import jinja2
@@ -301,8 +303,15 @@ def _template_error(exc: BaseException | None, root: Path) -> str | None:
     if not isinstance(exc, jinja2.TemplateError):
         return None
     filename = getattr(exc, "filename", None)
-    where = relative(Path(filename), root) if filename else getattr(exc, "name", None) or "a theme template"
     line = getattr(exc, "lineno", None)
+    if filename is None:  # a runtime error (the sandbox's refusal): the project's template frame Jinja left
+        import traceback
+
+        project = root.resolve()
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if frame.filename.endswith((".html", ".xml")) and Path(frame.filename).resolve().is_relative_to(project):
+                filename, line = frame.filename, frame.lineno
+    where = relative(Path(filename), root) if filename else getattr(exc, "name", None) or "a theme template"
     return f"{where}{f':{line}' if line else ''}: mkdocs: {type(exc).__name__}: {exc}"
 
 
@@ -315,7 +324,10 @@ def _config_problems(root: Path, records: list[logging.LogRecord]) -> list[str]:
     for record in records:
         if record.levelno < logging.ERROR:
             continue
-        said = _tidy(record.getMessage())
+        lines = record.getMessage().splitlines()
+        if any(line.lstrip().startswith('File "') for line in lines[1:]):  # a traceback: its first and last lines
+            lines = [lines[0], lines[-1]]
+        said = _tidy("\n".join(lines))
         key = re.match(r"Config value '([^']+)'", said)
         line, value = project_setting(root, key.group(1)) if key else (None, None)
         where = f"{CONFIG}:{line}" if line else CONFIG

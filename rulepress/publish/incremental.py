@@ -29,7 +29,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 
 from rulepress.errors import BuildRefused
-from rulepress.store import Store, code_digest, declare, enabled, key_of
+from rulepress.store import code_digest, enabled, key_of, read_regular, seal, unseal
 
 _SEARCH = Path("search") / "search_index.json"
 
@@ -46,8 +46,8 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
     """Marks unchanged generated pages as not modified; merges the search index afterwards."""
 
     def __init__(self, previous: dict[str, Any] | None, previous_index: list[dict[str, Any]],
-                 templates: Store | None = None) -> None:
-        self.templates = templates  # where the theme's compiled templates are kept (None: nowhere)
+                 templates: bool = False) -> None:
+        self.templates = templates  # whether the theme's compiled templates are remembered
         self.previous: dict[str, str] = (previous or {}).get("pages", {})
         self.previous_titles: dict[str, str] = (previous or {}).get("titles", {})
         self.previous_index = previous_index
@@ -86,11 +86,12 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
 
     @event_priority(-100)
     def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
-        if self.templates is not None and not callable(env.autoescape):  # (a function would decide per name)
+        if self.templates and not callable(env.autoescape):  # (a function would decide per name)
             # mkdocs makes a new Jinja environment for every build, which compiles every theme template again
             # (a second or so a site); Jinja's bytecode cache keeps the compiled code, checked against each source,
-            # in the store (which checks the bytes).
-            env.bytecode_cache = _KeptTemplates(self.templates, _environment_digest(env))
+            # in this process and, for the installed themes only, in the user's own cache (never the store:
+            # nothing read from a project's cache may run).
+            env.bytecode_cache = _KeptTemplates(_environment_digest(env))
         pages = files.documentation_pages()
         self.titles = {file.src_uri: file.page.title for file in pages
                        if file.page is not None and file.page.title is not None}
@@ -120,24 +121,100 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
             script.write_text(f"var __index = {text}", encoding="utf-8")
 
 
-TEMPLATES = declare("jinja", keep=1000)  # the theme's compiled templates, for each environment
+COMPILED: dict[str, bytes] = {}  # this process's compiled theme templates, for each environment
+MOST_COMPILED = 1000
+TEMPLATES_FOLDER = Path(".cache", "rulepress", "templates")  # under the user's home: never in a project's cache
+
+
+def templates_folder() -> Path:
+    """Where the installed themes' compiled templates are kept between processes: the user's own cache, beside
+    the store's key (rulepress/store.py), never inside a project or its ``.rulepress-cache/``, which may come from
+    elsewhere."""
+    return Path.home() / TEMPLATES_FOLDER
+
+
+def _installed_themes() -> tuple[Path, ...]:
+    import material
+    import mkdocs
+
+    from rulepress.render.site_config import theme_folder
+
+    return tuple(Path(module.__file__).resolve().parent for module in (material, mkdocs)) + (
+        theme_folder().resolve(),)
 
 
 class _KeptTemplates(jinja2.BytecodeCache):
-    """Jinja's compiled templates kept in the store: Jinja checks each against its template's source, the store
-    checks the bytes."""
+    """Jinja's compiled templates, remembered in this process; those of the installed themes (mkdocs-material's,
+    mkdocs', rulepress's: installed code, as Python's own ``__pycache__`` is) also in the user's cache, each sealed
+    with the store's key and checked against its template's source by Jinja.  A project's own templates (its
+    ``custom_dir``) are compiled afresh in each process: nothing compiled from a project is ever read back from
+    disk, and a project's ``.rulepress-cache/`` holds no code at all."""
 
-    def __init__(self, store: Store, environment: str) -> None:
-        self.store = store
+    def __init__(self, environment: str) -> None:
         self.environment = environment
+        self.shipped: dict[str, bool] = {}  # bucket key -> whether its template is an installed theme's
+        self.themes = _installed_themes()
+
+    def get_bucket(self, environment: jinja2.Environment, name: str, filename: str | None,
+                   source: str) -> jinja2.bccache.Bucket:
+        bucket = super().get_bucket(environment, name, filename, source)
+        self.shipped[bucket.key] = filename is not None and any(
+            Path(filename).resolve().is_relative_to(theme) for theme in self.themes)
+        return bucket
+
+    def _file(self, bucket: jinja2.bccache.Bucket) -> tuple[Path, str] | None:
+        if not self.shipped.get(bucket.key):
+            return None
+        key = key_of(self.environment, bucket.key)
+        return templates_folder() / key[:2] / key, f"templates/{key}"
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        data = self.store.get(TEMPLATES, key_of(self.environment, bucket.key))
+        data = COMPILED.get(key_of(self.environment, bucket.key))
+        kept = self._file(bucket)
+        if data is None and kept is not None:
+            try:
+                data = unseal(kept[1], read_regular(kept[0], 16 * 1024 * 1024))
+            except OSError:  # none yet, or not a file: compiled again
+                data = None
         if data is not None:
             bucket.bytecode_from_string(data)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.store.put(TEMPLATES, key_of(self.environment, bucket.key), bucket.bytecode_to_string())
+        if len(COMPILED) >= MOST_COMPILED:
+            del COMPILED[next(iter(COMPILED))]
+        data = bucket.bytecode_to_string()
+        COMPILED[key_of(self.environment, bucket.key)] = data
+        kept = self._file(bucket)
+        if kept is not None:
+            _keep_compiled(kept[0], seal(kept[1], data))
+
+
+_PRUNED: list[bool] = []
+
+
+def _keep_compiled(path: Path, blob: bytes) -> None:
+    """Write ``blob`` at ``path`` atomically (a full or read-only disk costs speed, never the build), and keep the
+    folder to the :data:`MOST_COMPILED` files used last."""
+    import tempfile
+
+    scratch = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handle, scratch = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(handle, "wb") as file:
+            file.write(blob)
+        os.replace(scratch, path)
+        scratch = None
+        if not _PRUNED:  # once a process: a cold site compiles dozens
+            _PRUNED.append(True)
+            kept = sorted(path.parents[1].glob("*/*"), key=lambda entry: entry.stat().st_mtime)
+            for old in kept[:max(0, len(kept) - MOST_COMPILED)]:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    finally:
+        if scratch is not None:
+            Path(scratch).unlink(missing_ok=True)
 
 
 def _environment_digest(env: jinja2.Environment) -> str:
@@ -148,7 +225,8 @@ def _environment_digest(env: jinja2.Environment) -> str:
                 env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix,
                 env.trim_blocks, env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized,
                 env.autoescape, getattr(env, "newstyle_gettext", None))
-    return key_of(code_digest(), repr(settings), repr(sorted(env.extensions)), version("jinja2"), version("mkdocs"),
+    return key_of(code_digest(), type(env).__name__, repr(settings), repr(sorted(env.extensions)), version("jinja2"),
+                  version("mkdocs"),
                   version("mkdocs-material"))[:32]
 
 
@@ -215,7 +293,7 @@ class Renderer:
             shared = [lang for lang in langs if lang is not None and lang in skipped] if self.share else []
             _copy_site(previous, target, shared)
         plugins: dict[str, _Unchanged] = {}
-        templates = Store(root) if enabled() else None
+        templates = enabled()
 
         def prepare(lang: str | None, config: MkDocsConfig) -> bool | None:
             from rulepress.render.mkdocs_plugin import plugin_of

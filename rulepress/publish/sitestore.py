@@ -2,7 +2,8 @@
 
 A site is kept whole (a folder, with the store's manifest of every file's digest) under what it is made from
 (:func:`site_key`): each book's sources, examples and engine (its pages are made from them), the saved impacts,
-``mkdocs.yml``, ``site_src/``, the hooks file and the build date mkdocs stamps into ``sitemap.xml``.  A site
+the merged site configuration, every file of the folders it names (``docs_dir``, ``theme.custom_dir``, a Markdown
+extension's include folders) and the build date mkdocs stamps into ``sitemap.xml``.  A site
 whose inputs changed starts from the one kept last: only the pages whose Markdown changed are rendered again
 (rulepress/publish/incremental.py), the same bytes as a full build.  Files a build did not write again are hard
 links between kept sites (never to a published one).  A kept site is copied out file by file, each checked
@@ -19,7 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from rulepress import account
 from rulepress.publish.incremental import Renderer
-from rulepress.store import Store, code_digest, declare, key_of, prune, prune_now, tree_digest, watched_digest
+from rulepress.store import (
+    Store,
+    code_digest,
+    declare,
+    key_of,
+    prune,
+    prune_now,
+    sources_digest,
+    tree_digest,
+    watched_digest,
+)
 from rulepress.verify.replay import engine_folder
 
 if TYPE_CHECKING:
@@ -49,10 +60,7 @@ def site_key(root: Path, report: Report, impacts: Mapping[str, Any]) -> str:
     """
     from mkdocs.utils import get_build_date
 
-    # The theme and the plugin are rulepress's code; the project adds its own pages (site_src/) and mkdocs.yml.
-    parts: list[str | bytes] = [code_digest(), get_build_date(), tree_digest(root / "site_src"),
-                                (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"",
-                                json.dumps(impacts, sort_keys=True, default=repr)]
+    parts: list[str | bytes] = [theme_digest(root), get_build_date(), json.dumps(impacts, sort_keys=True, default=repr)]
     for check in report.books:
         book = check.book
         parts += [book.id, tree_digest(root / "rules_src" / book.id), tree_digest(root / "examples" / book.id),
@@ -61,10 +69,17 @@ def site_key(root: Path, report: Report, impacts: Mapping[str, Any]) -> str:
 
 
 def theme_digest(root: Path) -> str:
-    """What every page shows besides its own Markdown: rulepress (its theme and plugin), the project's mkdocs.yml
-    and its own pages."""
-    return key_of(code_digest(), tree_digest(root / "site_src"),
-                  (root / "mkdocs.yml").read_bytes() if (root / "mkdocs.yml").is_file() else b"")
+    """What every page shows besides its own Markdown: rulepress (its theme and plugin), the project's merged site
+    configuration (mkdocs.yml over the packaged defaults), and every file of the folders it has mkdocs read: its
+    pages folder (``docs_dir``, else ``site_src/``), its theme's ``custom_dir`` and the folders a Markdown extension
+    includes files from, names and bytes (rulepress/load/site_folders.py)."""
+    from rulepress.load import site_folders
+    from rulepress.render.site_config import site_config
+
+    parts: list[str | bytes] = [code_digest(), json.dumps(site_config(root), sort_keys=True, default=str)]
+    for folder in site_folders.folders(root):
+        parts += [str(folder.relative_to(root)) if folder.is_relative_to(root) else str(folder), sources_digest(folder)]
+    return key_of(*parts)
 
 
 def _state(data: bytes) -> dict[str, Any]:

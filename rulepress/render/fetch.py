@@ -50,6 +50,8 @@ class ProjectFetcher(URLFetcher):
         path = Path(unquote(parts.path)).resolve()
         if not any(path.is_relative_to(folder) for folder in self.allowed):
             raise RefusedURL(url, "outside the project, its build and rulepress's fonts")
+        if path.exists() and not path.is_file():  # a FIFO would block the read, a device never end it
+            raise RefusedURL(url, "not a regular file")
         try:
             return super().fetch(path.as_uri(), headers)  # urllib's FileHandler: a local read, with a MIME type
         except OSError as exc:  # urllib.error.URLError is an OSError too

@@ -15,7 +15,6 @@ ink the book's diagrams and palette use, and the referee maps the diagrams it dr
 
 from __future__ import annotations
 
-import base64
 import importlib.util
 import io
 import json
@@ -34,8 +33,8 @@ from rulepress.verify.replay import ExampleResult, engine_folder
 
 PYODIDE = "assets/vendor/pyodide"  # in the site (the root site's; a language's site points there)
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-RULEPRESS_MODULES = ("__init__.py", "protocol.py", "basegame.py", "cmyk.py", "i18n.py", "errors.py", "data.py",
-                     "load/__init__.py", "load/confine.py", "load/engine_source.py", "load/po.py",
+RULEPRESS_MODULES = ("__init__.py", "protocol.py", "basegame.py", "codec.py", "cmyk.py", "i18n.py", "errors.py",
+                     "data.py", "load/__init__.py", "load/confine.py", "load/engine_source.py", "load/po.py",
                      "render/__init__.py", "render/palette.py", "render/browser/__init__.py",
                      "render/browser/referee.py")
 STAND_INS = {"render/metrics.py": "render/browser/metrics.py"}  # in the bundle: from the package
@@ -119,10 +118,11 @@ def screen_colours(svgs: Iterable[str], engine: ModuleType, screen: Proof) -> di
 
 
 def positions(result: ExampleResult) -> dict[str, Any]:
-    """An example's positions for the referee: the distinct pickled states of its frames, and which each frame
-    opens (None where its state could not be kept), with the options its game is made with."""
-    kept: list[str] = []
-    index: dict[bytes, int] = {}
+    """An example's positions for the referee: the distinct states of its frames (:mod:`rulepress.codec`'s data, which
+    the referee reads without running anything), and which each frame opens (None where its state could not be
+    kept), with the options its game is made with."""
+    kept: list[Any] = []
+    index: dict[str, int] = {}
     opens: list[int | None] = []
     for frame in result.frames:
         if frame.position is None:
@@ -130,6 +130,6 @@ def positions(result: ExampleResult) -> dict[str, Any]:
             continue
         if frame.position not in index:
             index[frame.position] = len(kept)
-            kept.append(base64.b64encode(frame.position).decode("ascii"))
+            kept.append(json.loads(frame.position))
         opens.append(index[frame.position])
     return {"options": result.example.options, "positions": kept, "opens": opens}

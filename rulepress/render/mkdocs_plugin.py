@@ -13,9 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import mkdocs
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
@@ -23,6 +24,51 @@ from rulepress import account
 from rulepress.render import in_browser, site, site_config, site_fixes, stepper
 from rulepress.render.typography import typeset_html
 from rulepress.verify.gate import verify
+
+
+def sandboxed(env: Any) -> Any:
+    """A sandboxed copy of mkdocs' Jinja environment ``env``: the same loader, extensions (gettext), filters,
+    tests, globals and policies."""
+    from jinja2.sandbox import SandboxedEnvironment
+
+    copy = SandboxedEnvironment(loader=env.loader, auto_reload=False, autoescape=env.autoescape,
+                                extensions=[type(extension) for extension in env.extensions.values()])
+    copy.filters.update(env.filters)
+    copy.tests.update(env.tests)
+    copy.globals.update(env.globals)
+    copy.policies.update(env.policies)
+    if hasattr(env, "newstyle_gettext"):
+        copy.newstyle_gettext = env.newstyle_gettext  # type: ignore[attr-defined]
+    return copy
+
+
+def _published_from_inside(files: Files, config: MkDocsConfig) -> None:
+    """Every file mkdocs would copy into the site (the pages folder's, every theme folder's) checked by its real
+    path: a regular file inside the project, or inside the themes rulepress and mkdocs-material ship.  The folders
+    were confined before mkdocs read them (rulepress/load/site_folders.py); this is the last word, at publication,
+    so no way of naming a file (a symlink, a folder linked in after the check) publishes one from elsewhere."""
+    import os
+    import stat
+
+    import material
+
+    project = Path(config.config_file_path).parent.resolve()
+    shipped = [Path(material.__file__).resolve().parent, Path(mkdocs.__file__).resolve().parent,
+               site_config.theme_folder().resolve()]
+    for file in files:
+        source = file.abs_src_path
+        if source is None or file.generated_by is not None:
+            continue
+        real = Path(os.path.realpath(source))
+        if not (real.is_relative_to(project) or any(real.is_relative_to(folder) for folder in shipped)):
+            raise PluginError(f"rulepress: {file.src_uri}: its file is {real}, outside the project: nothing from "
+                              "outside it is published")
+        try:
+            regular = stat.S_ISREG(os.stat(real).st_mode)
+        except OSError as exc:
+            raise PluginError(f"rulepress: {file.src_uri}: cannot be read ({exc.strerror or exc})") from None
+        if not regular:
+            raise PluginError(f"rulepress: {file.src_uri}: not a regular file, and only files are published")
 
 
 class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
@@ -54,6 +100,7 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         assert self.prepared is not None
         start = time.perf_counter()
+        _published_from_inside(files, config)
         try:
             with account.part("site: pages generated, with their player-text check"):
                 generated = site.pages(self.prepared)
@@ -87,6 +134,15 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
                                             content=in_browser.bundle(check.engine, check.book)))
         site.TIMING["pages"] = site.TIMING.get("pages", 0.0) + time.perf_counter() - start
         return files
+
+    @event_priority(100)  # before anything else uses the environment (incremental.py's template cache)
+    def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
+        """The project's own theme templates (its ``custom_dir``) are content like the rest: mkdocs renders them in
+        a plain Jinja environment, where ``{{ cycler.__init__.__globals__.os }}`` reaches any Python; with one, the
+        site's templates run in Jinja's sandbox instead (no attribute that starts with ``_``, no unsafe call)."""
+        if not config.theme.custom_dir:
+            return env
+        return sandboxed(env)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The page's text in its language's typography (French spacing and quotation marks; text nodes only)."""

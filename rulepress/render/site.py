@@ -298,7 +298,7 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None, lang: str | Non
                     f'<a class="md-button" href="{pdf}/{name}-digital.pdf">{t("digital_pdf_accessible")}</a> '
                     f'<a class="md-button" href="{pdf}/{name}-designer.pdf">{t("designer_pdf")}</a>\n')
     drawn = book_figures.figure_files(check.figures, t.lang)  # the components, the setup diagram, the key
-    files.update({f"{book.id}/figures/{name}": svg_rgb(svg) for name, svg in drawn.items()})
+    files.update({f"{book.id}/figures/{name}": check.proof.svg(svg) for name, svg in drawn.items()})
 
     def figure_at(page: str) -> book_figures.Source:
         return lambda name, svg: posixpath.relpath(f"{book.id}/figures/{name}", posixpath.dirname(page))

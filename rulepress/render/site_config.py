@@ -2,28 +2,25 @@
 
 A project needs no ``mkdocs.yml``.  One that has its own adds to the defaults (``theme/defaults.yml``): its site
 name and description, colours (``theme.palette``), extra pages (``nav``, from its ``site_src/`` folder or the
-``docs_dir`` it names), extra CSS and JavaScript, Markdown extensions and plugins.  What would make the site
-depend on the network or lose its offline search is refused, with the file, the line and the reason: web fonts,
-a theme other than mkdocs-material, disabling the search, offline or rulepress plugins, a stylesheet, script or
-polyfill fetched from elsewhere.  Whatever mkdocs itself finds wrong in the merged configuration it says in its
-own words (rulepress/publish/build.py passes them on with this file's name).
+``docs_dir`` it names), extra CSS and JavaScript of its own, Markdown extensions.  What it may set, and what each
+value may name, is checked first, at its line (rulepress/load/mkdocs_yml.py: nothing run, fetched or read outside
+the project).  Whatever mkdocs itself finds wrong in the merged configuration it says in its own words
+(rulepress/publish/build.py passes them on with this file's name).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from rulepress.data import package_path
 from rulepress.errors import SourceError
-from rulepress.load.site_folders import PAGES
+from rulepress.load import mkdocs_yml
+from rulepress.load.mkdocs_yml import PAGES
 from rulepress.load.yamlsrc import line_of, load_yaml, parse_yaml, plain
 
 CONFIG = "mkdocs.yml"  # a project's own configuration, beside rules_src/
-REQUIRED_PLUGINS = {"search": "the site's search", "offline": "search and navigation from file:// without a server",
-                    "rulepress": "the books' pages"}
-_REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)  # http:, https:, data:, //cdn...
+REQUIRED_PLUGINS = mkdocs_yml.PLUGINS
 
 
 def theme_folder() -> Path:
@@ -51,25 +48,17 @@ def _entry_name(entry: Any) -> str:
     return next(iter(entry)) if isinstance(entry, dict) else str(entry)
 
 
-def plugin_name(entry: Any) -> str:
-    return _entry_name(entry).removeprefix("material/")  # mkdocs-material's names for the same plugins
+plugin_name = mkdocs_yml.plugin_name
 
 
 def site_config(root: Path) -> dict[str, Any]:
     """The merged configuration of the project at ``root``, as ``mkdocs.config.load_config`` keywords.
 
-    Raises :class:`SourceError` (``mkdocs.yml`` and the line) for what a project may not change."""
+    Raises :class:`SourceError` (``mkdocs.yml`` and the line) for what a project may not set
+    (rulepress/load/mkdocs_yml.py checks it as every source is checked)."""
     merged = defaults()
-    path = root / CONFIG
-    own: dict[str, Any] = {}
-    if path.is_file():
-        read = load_yaml(path, CONFIG, root=root)
-        if read is None:
-            read = {}
-        if not isinstance(read, dict):
-            raise SourceError(CONFIG, line_of(read, default=1), "is not a mapping of mkdocs settings")
-        _refuse(read)
-        own = plain(read)
+    read = mkdocs_yml.checked(root)
+    own: dict[str, Any] = plain(read) if isinstance(read, dict) else {}
     for key, value in own.items():
         if key == "theme":
             merged["theme"] = {**merged["theme"], **({"name": value} if isinstance(value, str) else value)}
@@ -91,7 +80,31 @@ def site_config(root: Path) -> dict[str, Any]:
         else:  # no pages of its own: the theme's folder, whose assets are the site's
             merged["docs_dir"] = str(theme_folder())
             merged["exclude_docs"] = "overrides/\n/defaults.yml\n"
+    merged["markdown_extensions"] = [_reading_only(entry, root, read) for entry in merged["markdown_extensions"]]
     return merged
+
+
+def _reading_only(entry: Any, root: Path, read: Any) -> Any:
+    """An extension that reads files (pymdownx.snippets, pymdownx.b64) with the folders it may read named whole: the
+    ones mkdocs.yml gives (checked, inside the project), else the project's pages, else none.  Never its own
+    default, the folder the command happens to run in."""
+    name = _entry_name(entry).removeprefix("markdown.extensions.")
+    option = mkdocs_yml.READS_FILES.get(name)
+    if option is None:
+        return entry
+    options = dict(entry[next(iter(entry))] or {}) if isinstance(entry, dict) else {}
+    named = options.get(option)
+    folders = [named] if isinstance(named, str) else list(named or [])
+    if not folders:
+        pages = mkdocs_yml.pages_folder(root, read)
+        folders = [str(pages)] if pages is not None else []
+    absolute = [str((root / folder).resolve()) for folder in folders]
+    if name == "pymdownx.b64":
+        options[option] = absolute[0] if absolute else str((root / ".rulepress-no-files").resolve())
+    else:
+        options[option] = absolute
+        options["restrict_base_path"] = True
+    return {_entry_name(entry): options}
 
 
 def _union(first: list[Any], second: list[Any]) -> list[Any]:
@@ -110,65 +123,6 @@ def _by_name(first: list[Any], second: list[Any], name: Any) -> list[Any]:
             entry = old  # named again without options: the defaults' options stay
         merged[key] = entry
     return list(merged.values())
-
-
-def _refuse(config: dict[str, Any]) -> None:
-    """What a project's mkdocs.yml may not change, each refused at its line."""
-
-    def refused(container: Any, key: Any, message: str) -> SourceError:
-        return SourceError(CONFIG, line_of(container, key, line_of(config, None)), message)
-
-    for key, kinds, shape in _SHAPES:  # what the merge adds to: anything else would be merged into nonsense
-        if key in config and not isinstance(config[key], kinds):
-            found = "a list" if isinstance(config[key], list) else f"{plain(config[key])!r}"
-            raise refused(config, key, f"{key}: {shape} is expected, not {found} (the defaults' are added to it)")
-    extra = config.get("extra")
-    if isinstance(extra, dict) and "polyfills" in extra and not isinstance(extra["polyfills"], list):
-        raise refused(extra, "polyfills", "extra.polyfills: a list is expected (the defaults' are added to it)")
-    theme = config.get("theme")
-    if isinstance(theme, str):
-        theme = {"name": theme}
-        if theme["name"] != "material":
-            raise refused(config, "theme", f"theme: '{theme['name']}': rulepress's site is built on mkdocs-material "
-                                           "(its templates and offline search need it); leave theme.name out")
-    if isinstance(theme, dict):
-        if theme.get("name", "material") != "material":
-            raise refused(theme, "name", f"theme.name: '{theme['name']}': rulepress's site is built on "
-                                         "mkdocs-material (its templates and offline search need it); leave it out")
-        if "font" in theme and theme["font"] is not False:
-            raise refused(theme, "font", f"theme.font: {plain(theme['font'])!r}: web fonts are fetched from Google "
-                                         "Fonts, and the site must work offline; leave theme.font out")
-    for entry, at, index in _entries(config, "plugins"):
-        name = plugin_name(entry)
-        options = entry[next(iter(entry))] if isinstance(entry, dict) else None
-        if name in REQUIRED_PLUGINS and isinstance(options, dict) and options.get("enabled", True) is not True:
-            raise refused(at, index, f"plugins: '{name}' may not be disabled: it gives {REQUIRED_PLUGINS[name]}")
-    if "site_dir" in config:
-        raise refused(config, "site_dir", "site_dir: rulepress build publishes into site/ (or --site-dir DIR), "
-                                          "checked and swapped in whole; leave site_dir out")
-    for key in ("extra_css", "extra_javascript"):
-        for entry, at, index in _entries(config, key):
-            _local(entry.get("path") if isinstance(entry, dict) else entry, f"{key}", at, index, refused)
-    extra = config.get("extra")
-    if isinstance(extra, dict):
-        for entry, at, index in _entries(extra, "polyfills"):
-            _local(entry, "extra.polyfills", at, index, refused)
-
-
-_SHAPES = [("theme", (str, dict), "a theme name or a mapping"), ("extra", dict, "a mapping"),
-           ("plugins", list, "a list"), ("markdown_extensions", list, "a list"), ("extra_css", list, "a list"),
-           ("extra_javascript", list, "a list")]
-
-
-def _entries(container: dict[str, Any], key: str) -> list[tuple[Any, Any, int]]:
-    value = container.get(key)
-    return [(entry, value, index) for index, entry in enumerate(value)] if isinstance(value, list) else []
-
-
-def _local(link: Any, key: str, at: Any, index: int, refused: Any) -> None:
-    if isinstance(link, str) and _REMOTE.match(link):
-        raise refused(at, index, f"{key}: '{link}' is fetched from outside the site, and the site must work "
-                                 "offline: put the file in the project's pages and name it by its path there")
 
 
 def project_setting(root: Path, key: str) -> tuple[int | None, Any]:

@@ -8,6 +8,8 @@
   ``.``/``..`` segment is a 400, never a traceback.
 * **Never a symlink.** Each folder of the path and the file itself are opened relative to the one before with
   ``O_NOFOLLOW``: a symlink anywhere in the served folder is not found (404), whatever it points at.
+* **No one sent elsewhere.** A folder asked for without its final slash is redirected to the same folder here,
+  its address rebuilt from the path's segments (never a ``//host`` or any other host, whatever the encoding).
 * **A complete site.** The caller gives the folder of the last complete build (the session swaps a new build in
   whole, rulepress/serve/session.py); a request is answered from the folder it started with.
 """
@@ -19,6 +21,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 _BAD = re.compile(r"[\x00-\x1f\x7f\\]")  # control characters, and a backslash no URL of ours has
 
@@ -56,6 +59,14 @@ def request_path(raw: str) -> str | None:
     return path
 
 
+def folder_location(parts: list[str]) -> str:
+    """Where a folder's URL without its final slash is sent: the same folder on this server, whatever the path
+    held.  Rebuilt from its segments, each percent-encoded, behind one slash: ``/%2flantern-moths`` (which a
+    server hands over as ``//lantern-moths``) must not become ``//lantern-moths/``, a browser's address of another
+    host, nor a segment holding ``?`` or ``#`` leave the path."""
+    return "/" + "".join(f"{quote(part, safe='')}/" for part in parts if part)
+
+
 def bad_request() -> Answer:
     return Answer("400 Bad Request", b"malformed path\n")
 
@@ -85,5 +96,5 @@ def open_file(site: Path, path: str) -> Answer:
         return Answer("200 OK", fd=fd, size=info.st_size)
     os.close(fd)
     if stat.S_ISDIR(info.st_mode) and not path.endswith("/"):
-        return Answer("302 Found", location=path + "/")
+        return Answer("302 Found", location=folder_location(parts))
     return Answer("404 Not Found", b"not found\n")

@@ -153,9 +153,10 @@ def run_serve(root: Path, port: int, books: list[str] | None, pdfs: bool = True,
     try:
         session.start()
         server = PreviewServer(session, host, port)
-        for top in watcher.WATCHED:
+        for top in dict.fromkeys([*watcher.WATCHED, *watcher.site_tops(root)]):
             if (root / top).is_dir():
                 server.watch(str(root / top))
+        server.watch(str(root), recursive=False)  # mkdocs.yml (a new site folder it names is seen at the next save)
         print(f"serving {server.url} (Ctrl-C stops)", flush=True)
         try:
             server.serve()

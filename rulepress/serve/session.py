@@ -110,7 +110,7 @@ class Session:
         self.stamp = now
         if not paths:
             return False
-        reached = watcher.reach(paths, self.engines())
+        reached = watcher.reach(paths, self.engines(), watcher.site_tops(self.root))
         # An engine whose new code failed is still on disk: a book that uses it must try it again, not pass
         # with the old modules kept for rendering.
         retry = {package for book, package in self.engines().items() if book in reached.books} & self.stale
@@ -157,10 +157,8 @@ class Session:
         return renewed
 
     def _site_folder_problems(self) -> list[str]:
-        try:
-            return [str(problem) for problem in site_folders.problems(self.root)]
-        except SourceError as exc:  # mkdocs.yml itself cannot be read
-            return [str(exc)]
+        """mkdocs.yml, the folders it names and their files (load/site_folders.py), before anything reads them."""
+        return [str(problem) for problem in site_folders.site_problems(self.root)]
 
     def render(self, renewed: list[str], full: bool = False) -> None:
         """The site from every book's last good check into a new folder; the old one stays if this fails.

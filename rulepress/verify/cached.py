@@ -4,7 +4,9 @@
   ``book.yaml`` and ``components.yaml``, the options and the flags (and rulepress's own code, as every key);
 - the engine's narration catalogs' problems: the engine's files (its catalogs are inside it).
 
-Only a replay that passed is kept: a failure may be a time limit on a loaded machine.
+Only a replay that passed is kept: a failure may be a time limit on a loaded machine.  A replay is kept as data
+(:mod:`rulepress.codec`: its records, their snapshots, diagrams and positions), never a pickle: reading the store
+runs nothing, whatever it holds.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import pickle
 import resource
 import signal
 import time
@@ -23,13 +24,18 @@ from types import ModuleType
 from typing import Any
 
 from rulepress import account, environment, i18n
+from rulepress.codec import Codec, CodecError
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
 from rulepress.store import Store, code_digest, declare, kept_data, key_of, watched_digest
+from rulepress.verify.frames import StepFrame
 from rulepress.verify.limits import replay_seconds
-from rulepress.verify.replay import ExampleResult, engine_folder, replay
+from rulepress.verify.replay import Checkpoint, ExampleResult, TranscriptLine, engine_folder, replay
 
 REPLAYS = declare("replay", keep=5000)
+RESULTS = Codec({"replay:ExampleResult": ExampleResult, "replay:Checkpoint": Checkpoint,
+                 "replay:TranscriptLine": TranscriptLine, "replay:StepFrame": StepFrame})
+"""What a kept replay is written with: its own records and plain data (a frame's position is already JSON text)."""
 CATALOGS = declare("catalogs", keep=100)
 
 
@@ -68,10 +74,9 @@ def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: boo
     result = replay(example, book, engine, draw=draw, prose=prose, options=options)
     if result.ok:  # a failure may be a time limit on a loaded machine: never remember one
         try:
-            data = pickle.dumps(replace(result, example=None), protocol=5)
-        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # an engine snapshot that does
-            return result  # not pickle is just not cached
-        store.put(REPLAYS, key, data)
+            store.put(REPLAYS, key, RESULTS.pack(replace(result, example=None)))
+        except CodecError:  # a snapshot holding what is not data is just not kept
+            pass
     return result
 
 
@@ -149,7 +154,7 @@ def _replay_into_store(examples: list[Example], book: Book, engine: ModuleType, 
 
 
 def _result(data: bytes) -> ExampleResult:
-    found = pickle.loads(data)
+    found = RESULTS.unpack(data)
     if not isinstance(found, ExampleResult):
         raise TypeError(f"a {type(found).__name__}, not a replay")
     return found

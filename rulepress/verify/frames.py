@@ -7,17 +7,16 @@ of the position) and the narration of the step that led to it, all from the one 
 the rest: each diagram is checked as a checkpoint's is (:mod:`rulepress.verify.diagram`, and for a seat,
 :func:`rulepress.verify.hidden.diagram_leak`).
 
-A frame also keeps the position itself (``Game`` state, pickled), from which a reader may try a move in the browser
-(rulepress/render/browser/referee.py).  With hidden information the position is what the example's seat knows:
-every part hidden from that seat is dealt again (``Observer.resample``) and chance starts afresh, so that neither
-the page nor the state behind it holds what the seat cannot see; only that seat's moves may be tried.  Told from no
-seat, it is what everyone sees, with what no one sees dealt again: a move tried there is one the player to move
-could make in a game that looks the same to everyone.
+A frame also keeps the position itself (``Game`` state, as data: :func:`rulepress.codec.state_codec`), from which
+a reader may try a move in the browser (rulepress/render/browser/referee.py).  With hidden information the position
+is what the example's seat knows: every part hidden from that seat is dealt again (``Observer.resample``) and chance
+starts afresh, so that neither the page nor the state behind it holds what the seat cannot see; only that seat's
+moves may be tried.  Told from no seat, it is what everyone sees, with what no one sees dealt again: a move tried
+there is one the player to move could make in a game that looks the same to everyone.
 """
 
 from __future__ import annotations
 
-import pickle
 import random
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; the SVG passed diagram.problem
 from collections.abc import Callable
@@ -26,10 +25,9 @@ from typing import Any
 
 from rulepress import i18n
 from rulepress.change import Change
+from rulepress.codec import CodecError, state_codec
 from rulepress.protocol import PUBLIC, Chance, Game, Observer, narrator_of
 from rulepress.verify import diagram, hidden
-
-PICKLE_PROTOCOL = 5  # what Python 3.8 and later read, the browser's Pyodide included
 
 
 @dataclass
@@ -43,7 +41,7 @@ class StepFrame:
     rejected_by: str | None = None  # the rule that refused the step (the position stays as it was)
     checkpoints: list[str] = field(default_factory=list)  # the checkpoints reached here (their captions go with it)
     seat: str | None = None  # whose view it shows (a player or PUBLIC), with an observer
-    position: bytes | None = None  # the state a reader may try a move in (pickled), as ``seat`` knows it
+    position: str | None = None  # the state a reader may try a move in (state_codec's JSON), as ``seat`` knows it
     player: str | None = None  # the seat whose moves may be tried there (None: the moves of whoever is to move)
     moments: dict[str, str] = field(default_factory=dict)  # what it shows ("After step 3"), in each language
 
@@ -83,8 +81,8 @@ def make_frame(game: Game, state: Any, step: int, languages: list[str], observer
                       moments={lang: said.moment for lang, said in changes.items() if said is not None})
     known = state if observer is None or shown_seat is None else seat_position(game, observer, state, shown_seat, step)
     try:
-        frame.position = pickle.dumps(known, protocol=PICKLE_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError):  # a state holding a function or a lock: no trying
+        frame.position = state_codec(game).dumps(known)
+    except CodecError:  # a state holding a lambda or a lock: no trying
         frame.position = None
     return frame
 

@@ -10,6 +10,7 @@ from types import ModuleType
 from rulepress import i18n, progress
 from rulepress.cmyk import game_palette
 from rulepress.errors import SourceError, bounded, relative
+from rulepress.load import site_folders
 from rulepress.load.book import Book, book_ids, load_book
 from rulepress.load.examples import Example, collect_examples, load_examples
 from rulepress.load.orphans import stray_example_folders
@@ -121,13 +122,17 @@ def load_every_example(book: Book) -> tuple[list[Example], list[str]]:
     return examples, problems + ([f"... and {found.more} more problem(s) not shown"] if found.more else [])
 
 
-def verify(root: Path, only: list[str] | None = None, *, draw: bool = True) -> Report:
+def verify(root: Path, only: list[str] | None = None, *, draw: bool = True, site: bool | None = None) -> Report:
     """Check every book (or ``only`` these) and replay every example; every problem is reported, not the first.
 
     A book that fails to load, or whose engine fails to import, is one problem and the others still run; an
-    example whose engine hangs, exits or crashes is that example's error and the others still run.
+    example whose engine hangs, exits or crashes is that example's error and the others still run.  ``site``: the
+    project's site sources too (its ``mkdocs.yml``, the folders it names and their files: load/site_folders.py);
+    by default when every book is checked.
     """
     report = Report()
+    if site if site is not None else only is None:
+        report.problems.extend(str(problem) for problem in site_folders.site_problems(root))
     try:
         ids = book_ids(root)
     except SourceError as exc:

@@ -505,7 +505,7 @@ class _Replay:
             snapshot["legal_actions"] = len(game.legal_actions(state))
         asked = {str(path).split(".")[0] for path in expect} & set(hidden.VIEW_KEYS)
         if asked:
-            self.seen_by(snapshot, asked, step, state)
+            self.seen_by(snapshot, asked, step, state, [str(path) for path in expect])
         for path, wanted in expect.items():
             shown = f"expect key '{path}' ({self.example.file}:{self.key_line(step, path)})"
             actual, unknown = _resolve(snapshot, str(path))
@@ -538,14 +538,22 @@ class _Replay:
     def drawn(self, game: Game, state: Any, checkpoint: Checkpoint, change: Any) -> str:
         return diagram.render(game, state, checkpoint.caption, checkpoint.seat, change)
 
-    def seen_by(self, snapshot: dict[str, Any], asked: set[str], step: Step, state: Any) -> None:
+    def seen_by(self, snapshot: dict[str, Any], asked: set[str], step: Step, state: Any, paths: list[str]) -> None:
         """What a checkpoint's ``expect`` may ask of the observer: each player's view (``views``), the public view
-        (``public_view``) and each player's information-state string (``information_state``)."""
+        (``public_view``) and each player's information-state string (``information_state``).  One the engine cannot
+        give is refused at the ``expect`` key that asks for it (``paths``: the keys, in the file's order)."""
         observer, players = self.observer, self.example.players
         where = f"{self.where} checkpoint '{step.data['checkpoint']}'"
+
+        def key(root: str) -> str:
+            path = next(path for path in paths if path.split(".")[0] == root)
+            return f"expect key '{path}' ({self.example.file}:{self.key_line(step, path)})"
+
         if observer is None:
-            raise _Broken(f"{where}: expect asks for {', '.join(sorted(asked))}, but the {self.book.id} engine has "
-                          f"no observer: nothing is hidden (`rulepress guide engine`, \"Hidden information\")")
+            first = next(path.split(".")[0] for path in paths if path.split(".")[0] in asked)
+            raise _Broken(f"{where}: {key(first)}: expect asks for {', '.join(sorted(asked))}, but the "
+                          f"{self.book.id} engine has no observer: nothing is hidden (`rulepress guide engine`, "
+                          f"\"Hidden information\")")
         if "views" in asked:
             snapshot["views"] = {seat: _frozen(observer.view(state, seat)) for seat in players}
         if "public_view" in asked:
@@ -553,9 +561,9 @@ class _Replay:
         if "information_state" in asked:
             strings = getattr(observer, "information_state", None)
             if strings is None:
-                raise _Broken(f"{where}: expect asks for information_state, but the {self.book.id} engine's observer "
-                              f"has no information_state(state, seat) (`rulepress guide engine`, "
-                              f"\"Hidden information\")")
+                raise _Broken(f"{where}: {key('information_state')}: expect asks for information_state, but the "
+                              f"{self.book.id} engine's observer has no information_state(state, seat) (`rulepress "
+                              f"guide engine`, \"Hidden information\")")
             snapshot["information_state"] = {seat: strings(state, seat) for seat in players}
 
     def told_view(self, observer: Observer, state: Any, snapshot: dict[str, Any]) -> dict[str, Any]:

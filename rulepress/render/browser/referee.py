@@ -12,10 +12,8 @@ own data (components, rule numbers and titles, screen colours).
 
 from __future__ import annotations
 
-import base64
 import importlib
 import json
-import pickle
 import re
 import sys
 import types
@@ -24,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rulepress import i18n
+from rulepress.codec import CodecError, state_codec
 from rulepress.protocol import PUBLIC, DescriptionError, Game, RuleViolation, narrator_of, observer_of
 from rulepress.render.palette import DEVICE_CMYK, GRID_LEVELS
 
@@ -70,7 +69,8 @@ class Referee:
     # --- what the page calls (JSON in, JSON out) ------------------------------------------------------------
 
     def open(self, request: str) -> str:
-        """``{options, position, player, seat}``: the position (base64 pickle) a frame kept; its legal moves."""
+        """``{options, position, player, seat}``: the position a frame kept (:func:`rulepress.codec.state_codec`'s
+        data: reading it builds the engine's own state classes and runs nothing); its legal moves."""
         asked = json.loads(request)
         options = asked.get("options") or {}
         key = json.dumps(options, sort_keys=True)
@@ -78,7 +78,10 @@ class Referee:
             self.games[key] = self.engine.make_game(self.config["components"], dict(options))
         self.game = self.games[key]
         self.player, self.seat = asked.get("player"), asked.get("seat")
-        self.states = [pickle.loads(base64.b64decode(asked["position"]))]
+        try:
+            self.states = [state_codec(self.game).decode(asked["position"])]
+        except CodecError as exc:
+            return json.dumps({"ok": False, "message": f"this position cannot be read: {exc}"})
         return json.dumps(self.moves())
 
     def play(self, index: int) -> str:
@@ -226,7 +229,8 @@ def _flow(step: Any) -> str:
 
 
 def _import_engine(namespace: str, package: str, folder: Path) -> types.ModuleType:
-    """The engine under the package name the build imported it as (its pickled positions name their classes so)."""
+    """The engine under the package name the build imported it as (a position names its classes relative to the
+    engine's package, so any name would do)."""
     module = sys.modules.get(namespace)
     if module is None:
         module = sys.modules[namespace] = types.ModuleType(namespace)
