@@ -231,7 +231,7 @@ def test_no_example_comes_before_a_rule_it_names(pdfs: Path, book: str, lang: st
     """Each example starts on or after the first page of every rule it names from its own chapter (LL p12's setup
     example cited rules 3.3 to 3.8, which began on p13), and before the next chapter's; a player's book prints the
     player's examples alone, the designer edition every one."""
-    from rulepress.load.audience import designer_only
+    from rulepress.audience import designer_only
 
     check = load_checked_book(ROOT, book)
     pages = _destinations(pdfs / _name(book, lang, edition))

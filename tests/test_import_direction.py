@@ -26,6 +26,7 @@ RANKS = {
     "codec": 0,
     "environment": 0, "account": 0, "data": 0, "guides": 0,  # environment variables; CPU by part; package data; guides
     "fontmetrics": 0,  # the shipped fonts' widths (engines lay out labels with them, the gate measures labels)
+    "audience": 0,  # who a passage is for: text rules over the loaded model (the loader and the renderers read it)
     "change": 0, "marks": 0, "figures": 0,  # what a step changed, the marks that show it, what engines draw as data
     "load": 1, "i18n": 1,  # reading sources; gettext catalogs are sources read through load.confine
     "verify": 2, "project": 2,  # the gate; importing a project's engines under the gate's time limits

@@ -1,6 +1,6 @@
 """Player books that speak to players: the workshop (designer questions, what an edition leaves out, how an example
 was built) is the designer's alone, marked in the sources the way a designer marks their own book
-(rulepress/load/audience.py, `rulepress guide formats`, "For the designer alone"); the back cover's turn summary is
+(rulepress/audience.py, `rulepress guide formats`, "For the designer alone"); the back cover's turn summary is
 drawn from the book's rules."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from rulepress.audience import DESIGNER, PLAYERS, SITE, designer_only, for_audience
 from rulepress.errors import SourceError
-from rulepress.load.audience import DESIGNER, PLAYERS, SITE, designer_only, for_audience
 from rulepress.load.book import load_book
 from rulepress.load.examples import load_examples
 from rulepress.render import markdown as render

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from rulepress.analyze.findings import Finding, track
+from rulepress.audience import unmarked
 from rulepress.errors import relative
-from rulepress.load.audience import unmarked
 from rulepress.load.book import Book
 from rulepress.load.provenance import QUOTE, provenance_path, unchecked
 from rulepress.load.rules import HEADING, Rule
@@ -249,7 +249,7 @@ def _line_in(rule: Rule, offset: int) -> int:
 
 def _sentences(rule: Rule) -> Iterator[tuple[str, int]]:
     """Each sentence of a rule's text with the line it starts on (links and code left out; a passage marked for the
-    designer alone read as words, rulepress/load/audience.py)."""
+    designer alone read as words, rulepress/audience.py)."""
     lines = unmarked(rule.body).splitlines()
     text, starts = "", []
     for offset, line in enumerate(lines):

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from rulepress.audience import PLAYERS, for_audience
 from rulepress.errors import SourceError, excerpt
 from rulepress.load import checks, confine, orphans, profile, schema, textpolicy
-from rulepress.load.audience import PLAYERS, for_audience
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.problems import Collector
 from rulepress.load.provenance import Provenance, load_provenance

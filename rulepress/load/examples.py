@@ -65,7 +65,7 @@ class Example:
     summary: str = ""
     raw: Any = field(default=None, repr=False)
     seat: str | None = None  # the player the example is told from ('as:'), None: no one (the public view)
-    designer: bool = False  # 'designer: true': printed in the designer edition alone (rulepress/load/audience.py)
+    designer: bool = False  # 'designer: true': printed in the designer edition alone (rulepress/audience.py)
 
     def line(self, key: str) -> int | None:
         return line_of(self.raw, key)

@@ -21,7 +21,7 @@ from rulepress.load.sandbox import content_environment, split_marked
 
 RULE_ID = re.compile(r"[a-z]+(\.[a-z0-9-]+)+")  # matched whole (fullmatch): "$" would let "x.y\n" by
 # "## Not included {#lm.excluded .designer}": a rule ID, and classes of which ``.designer`` is the one read (the
-# rule and its sub-rules are the designer's alone, rulepress/load/audience.py).
+# rule and its sub-rules are the designer's alone, rulepress/audience.py).
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([^}\s]+)((?:\s+\.[a-z][a-z0-9-]*)*)\s*\})?\s*$")
 CROSS_REF = re.compile(r"\[\[([^\]\s]+)\]\]")
 HEADING_CLASSES = ("designer", "aid")

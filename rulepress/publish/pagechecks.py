@@ -67,8 +67,8 @@ def mostly_empty(read: Read) -> list[Finding]:
 
 def _examples(book: Book) -> list[tuple[str, str, list[str], bool]]:
     """The book's examples: ID, title, the rules each names, whether the designer's alone (None read: none)."""
+    from rulepress.audience import designer_only
     from rulepress.errors import SourceError
-    from rulepress.load.audience import designer_only
     from rulepress.load.examples import load_examples
 
     try:
@@ -88,7 +88,7 @@ def examples_before_rules(read: Read, book: Book | None) -> list[Finding]:
     for example, title, rules, designer in _examples(book):
         if example not in pages or (designer and read.edition != "designer"):
             continue
-        # A player's book names only the rules it prints (rulepress/load/audience.py: player_rules).
+        # A player's book names only the rules it prints (rulepress/audience.py: player_rules).
         named = [rule for rule in rules if rule in book.rules and (read.edition == "designer"
                                                                    or not book.rules[rule].designer)]
         if not named:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rulepress.load.audience import DESIGNER, PLAYERS, SITE, for_audience, player_rules
+from rulepress.audience import DESIGNER, PLAYERS, SITE, for_audience, player_rules
 from rulepress.load.book import Book, Question
 from rulepress.load.examples import Example
 from rulepress.load.rules import CROSS_REF, Chapter, Rule
@@ -78,7 +78,7 @@ def designer_refs(text: str, book: Book, players: bool = False) -> str:
     """The wording outside the designer edition for mentions of designer questions: "(designer question ln.q7)"
     reads "(a designer question)" on the site, and a bare list of question IDs is dropped; in a player's book
     (``players``) every parenthesis naming a question goes, whatever else it says: the workshop is the designer's
-    (rulepress/load/audience.py).  A question named in running text still reads "a designer question", which
+    (rulepress/audience.py).  A question named in running text still reads "a designer question", which
     the preflight refuses in a player's book: mark the passage ``[…]{.designer}``.  The designer edition keeps
     the IDs."""
     qid = re.escape(book.prefix) + r"\.q[0-9]+"
@@ -195,7 +195,7 @@ def chapter_markdown(chapter: Chapter, book: Book, link: Linker,
     """A chapter's rules; ``after`` maps a rule ID to what follows that rule's own text (the PDFs put the examples
     of a section there, see :func:`example_sections`); ``figures`` what comes first there (the components section
     and the setup diagram, render/book_figures.py); ``trace`` gives the designer edition the engine decisions
-    inside each rule.  ``audience``: who reads it (``rulepress.load.audience``): a player's book leaves out the
+    inside each rule.  ``audience``: who reads it (``rulepress.audience``): a player's book leaves out the
     designer's rules and passages; by default the designer edition's (``designer``) or the site's.
     ``index_words``: the words whose first use in each rule the PDFs' index finds (:func:`mark_index_words`)."""
     audience = audience or (DESIGNER if designer else SITE)
@@ -317,7 +317,7 @@ def example_markdown(result: ExampleResult, book: Book, link: Linker, heading: s
     engine's narration; the designer edition adds the source note and the engine's own notation and rule IDs.
     ``verified=False`` leaves out the "verified" mark (the player's PDFs: that is the site's and the designer's);
     ``audience`` (by default the designer edition's or the site's): a player's book leaves out the designer's
-    passages of its text and the designer's rules from its rules line (``rulepress.load.audience``)."""
+    passages of its text and the designer's rules from its rules line (``rulepress.audience``)."""
     audience = audience or (DESIGNER if designer else SITE)
     example = result.example
     t = words(book)

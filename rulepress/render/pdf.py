@@ -42,11 +42,10 @@ import jinja2
 import markdown
 from markupsafe import Markup
 
-from rulepress import account
+from rulepress import account, audience
 from rulepress.analyze.report import cached_designer_markdown  # the plots: drawn once, not on every build
 from rulepress.errors import BuildRefused
 from rulepress.i18n import language
-from rulepress.load import audience
 from rulepress.proof import Proof
 from rulepress.render import book_figures, cover, page_flow, turn_summary
 from rulepress.render import markdown as render
@@ -435,7 +434,7 @@ def _base_fragments(job: PrintInput) -> dict[str, Any]:
 
     beside = examples_beside_rules(book)
     reader = audience.DESIGNER if job.designer else audience.PLAYERS
-    # A player's book prints the player's examples alone (rulepress/load/audience.py).
+    # A player's book prints the player's examples alone (rulepress/audience.py).
     results = [r for r in check.results if job.designer or not audience.designer_only(r.example, book)]
     def example_html(result: Any) -> str:
         text = render.example_markdown(result, book, link, heading="###" if beside else "##",
@@ -534,7 +533,7 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     palette["cover"] = colours.css(game[back.background], job.screen)
     palette["cover_ink"] = colours.css(game[back.ink], job.screen)
     width, height = book.trim
-    # A player's book says "version", never "edition": the workshop's word (rulepress/load/audience.py).
+    # A player's book says "version", never "edition": the workshop's word (rulepress/audience.py).
     label = {"print": "", "digital": t("screen_label"), "designer": t("designer_edition")}[job.edition]
     facts = render.book_facts(book)
     if not job.designer:

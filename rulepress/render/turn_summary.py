@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import markdown as markdown_lib
 
-from rulepress.load.audience import PLAYERS, for_audience
+from rulepress.audience import PLAYERS, for_audience
 from rulepress.load.book import Book
 from rulepress.load.rules import CROSS_REF, Rule
 from rulepress.render.markdown import designer_refs
