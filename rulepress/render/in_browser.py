@@ -33,7 +33,8 @@ from rulepress.verify.replay import ExampleResult, engine_folder
 
 PYODIDE = "assets/vendor/pyodide"  # in the site (the root site's; a language's site points there)
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-RULEPRESS_MODULES = ("__init__.py", "protocol.py", "basegame.py", "codec.py", "cmyk.py", "i18n.py", "errors.py",
+RULEPRESS_MODULES = ("__init__.py", "protocol.py", "basegame.py", "change.py", "marks.py", "figures.py", "codec.py",
+                     "cmyk.py", "i18n.py", "errors.py",
                      "data.py", "load/__init__.py", "load/confine.py", "load/engine_source.py", "load/po.py",
                      "render/__init__.py", "render/palette.py", "render/browser/__init__.py",
                      "render/browser/referee.py")
