@@ -139,7 +139,7 @@ def _label(book: Book, examples: list[Example], key: str) -> str:
         return f"glossary term '{name}'"
     if kind == "question":
         return f"designer question {name}"
-    return {"book:title": "the book's title", "book:subtitle": "the book's subtitle"}.get(key, "the cover texts")
+    return {"book:title": "the book's title", "book:subtitle": "the book's subtitle"}.get(key, "the cover's text")
 
 
 class History:
