@@ -51,10 +51,22 @@ class UndeclaredName(Exception):
     rule).  Raised inside the engine's call, so the gate reports it at the engine's own file and line."""
 
     def __init__(self, what: str, name: object, known: Collection[str], owner: str) -> None:
-        close = difflib.get_close_matches(name, sorted(known), n=1) if isinstance(name, str) else []
-        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(sorted(known)) or 'none'}"
+        close = closest(name, known)
+        hint = f"did you mean {close!r}?" if close else f"known: {', '.join(sorted(known)) or 'none'}"
         super().__init__(f"{owner} has no {what} {name!r} ({hint})")
         self.what, self.name = what, name
+
+
+def closest(name: object, known: Iterable[str]) -> str | None:
+    """The known name ``name`` was most likely meant as (case aside, or one it begins), for a "did you mean"."""
+    if not isinstance(name, str) or not name:
+        return None
+    by_lower = {other.lower(): other for other in sorted(known)}
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.6)
+    if found:
+        return by_lower[found[0]]
+    longer = [other for lower, other in by_lower.items() if len(name) >= 4 and lower.startswith(name.lower())]
+    return longer[0] if len(longer) == 1 else None
 
 
 class RuleViolation(Exception):
@@ -167,9 +179,10 @@ def decided(state: Any, decision: str) -> None:
 
 
 class Options(dict[str, Any]):
-    """A game's resolved options (:func:`resolve_options`): every declared option's value.  Reading one that is not
-    declared (``options["los_rule"]``, ``options.get(...)``, ``in``) raises :class:`UndeclaredName` at the engine's
-    line, where a plain dict would answer a misspelt name with a default or ``False``."""
+    """A game's resolved options (:func:`resolve_options`): every declared option's value, fixed once resolved.
+    Reading one that is not declared (``options["los_rule"]``, ``options.get(...)``, ``in``) raises
+    :class:`UndeclaredName` at the engine's line, where a plain dict would answer a misspelt name with a default or
+    ``False``; a read of a declared one costs what a dict's does."""
 
     __slots__ = ()
 
@@ -186,12 +199,20 @@ class Options(dict[str, Any]):
             return True
         raise UndeclaredName("option", name, list(self), "the engine's options")
 
+    def _fixed(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a game's options are fixed once resolved: make another game for other options")
+
+    __setitem__ = __delitem__ = update = pop = popitem = setdefault = clear = __ior__ = _fixed  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Options, (dict(self),))
+
 
 def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None) -> Options:
     """Every option's value: the defaults, overridden by ``given``; unknown names or values raise."""
-    chosen = Options({spec.name: spec.default for spec in specs})
+    chosen = {spec.name: spec.default for spec in specs}
     if given is None:
-        return chosen
+        return Options(chosen)
     if not isinstance(given, Mapping):
         raise DescriptionError("options", "options must be a mapping of option names to values")
     by_name = {spec.name: spec for spec in specs}
@@ -205,7 +226,7 @@ def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None
             raise DescriptionError(f"options.{name}", f"option {name} cannot be {value!r} "
                                                       f"(choices: {', '.join(map(repr, spec.choices))})")
         chosen[name] = value
-    return chosen
+    return Options(chosen)
 
 
 @runtime_checkable
@@ -594,8 +615,8 @@ class EngineSpec:
 def _did_you_mean(name: str) -> str:
     if name in OLD_EXPORTS:
         return f" (did you mean {OLD_EXPORTS[name]!r}? {name} was a loose export before EngineSpec)"
-    close = difflib.get_close_matches(name.lower(), SPEC_FIELDS, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else f" (fields: {', '.join(SPEC_FIELDS)})"
+    close = closest(name, SPEC_FIELDS)
+    return f" (did you mean {close!r}?)" if close else f" (fields: {', '.join(SPEC_FIELDS)})"
 
 
 def _wrong(name: str, wanted: str, value: Any) -> EngineSpecError:
@@ -643,8 +664,8 @@ def _kind(name: str) -> Callable[[EngineSpec, Any], Any]:
             found = kinds(value)
         else:
             values = [member.value for member in kinds]
-            close = difflib.get_close_matches(str(value), values, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            close = closest(value, values)
+            hint = f" (did you mean {close!r}?)" if close else ""
             raise EngineSpecError(name, f"EngineSpec.{name} must be one of {', '.join(values)}, not {value!r}{hint}")
         if name == "utility" and found is Utility.SOLO and spec.max_num_players != 1:
             raise EngineSpecError(name, f"EngineSpec.utility 'solo' is for a game of one player, not of "

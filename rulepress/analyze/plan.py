@@ -20,6 +20,7 @@ from typing import Any
 from rulepress.analyze.impact import TEXT, alternatives, impact_policy
 from rulepress.errors import SourceError
 from rulepress.load.book import Question
+from rulepress.protocol import EngineSpec
 from rulepress.verify.gate import BookCheck
 
 
@@ -52,16 +53,16 @@ class Config:
         return dict(self.options), self.policy, list(self.players) or None
 
 
-def _specs(engine: Any) -> dict[str, Any]:
-    return {spec.name: spec for spec in getattr(engine, "OPTIONS", ())}
+def _specs(engine: EngineSpec) -> dict[str, Any]:
+    return {spec.name: spec for spec in engine.options}
 
 
-def bundles(engine: Any) -> set[str]:
-    """The engine's option sets that are not the text's game: named in ``ANSWER_BUNDLES``, or setting an option
+def bundles(engine: EngineSpec) -> set[str]:
+    """The engine's option sets that are not the text's game: named in ``answer_bundles``, or setting an option
     that answers a designer question to something other than its default."""
     specs = _specs(engine)
-    found = set(getattr(engine, "ANSWER_BUNDLES", ()))
-    for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items():
+    found = set(engine.answer_bundles)
+    for name, options in engine.bench_configs.items():
         for option, value in (options or {}).items():
             spec = specs.get(option)
             if spec is not None and spec.question and value != spec.default:
@@ -69,10 +70,10 @@ def bundles(engine: Any) -> set[str]:
     return found
 
 
-def variants(engine: Any) -> dict[str, dict[str, Any]]:
+def variants(engine: EngineSpec) -> dict[str, dict[str, Any]]:
     """The engine's option sets that play the text's own game under other options (challenges, expansions)."""
     skip = bundles(engine)
-    return {name: dict(options) for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items()
+    return {name: dict(options) for name, options in engine.bench_configs.items()
             if options and name not in skip}
 
 
@@ -110,7 +111,7 @@ def settings(check: BookCheck, question: Question) -> list[tuple[dict[str, Any],
     return found or [({}, ())]
 
 
-def setting_name(engine: Any, options: dict[str, Any], players: tuple[int, ...]) -> str:
+def setting_name(engine: EngineSpec, options: dict[str, Any], players: tuple[int, ...]) -> str:
     """``glow-shrooms``, ``glow-shrooms + frozen-lake``, ``the text's game at 4 players``."""
     named = []
     rest = dict(options)
@@ -130,9 +131,9 @@ def configs(check: BookCheck) -> list[Config]:
     """Every configuration to play, the text's game first; each answer after the baseline it is compared with."""
     engine = check.engine
     main = impact_policy(engine)[0]
-    found = [Config(f"{policy} play", policy) for policy in ["random", *getattr(engine, "POLICIES", {})]]
+    found = [Config(f"{policy} play", policy) for policy in ["random", *engine.policies]]
     skip = bundles(engine)
-    for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items():
+    for name, options in engine.bench_configs.items():
         if options:
             role = "bundle" if name in skip else "variant"
             found.append(Config(f"option set {name}", main, dict(options), role=role,
@@ -149,7 +150,7 @@ def configs(check: BookCheck) -> list[Config]:
     return found
 
 
-def _baseline(found: list[Config], engine: Any, policy: str, options: dict[str, Any],
+def _baseline(found: list[Config], engine: EngineSpec, policy: str, options: dict[str, Any],
               players: tuple[int, ...]) -> Config:
     """The configuration playing ``options`` and ``players`` with the text's answers, added when missing."""
     for config in found:
@@ -164,7 +165,7 @@ def _baseline(found: list[Config], engine: Any, policy: str, options: dict[str, 
 def possible(check: BookCheck, config: Config, rule_id: str) -> bool:
     """Whether ``rule_id`` can happen in a game of ``config``: a rule inside a challenge's rules (an option that
     answers no question, whose rules contain it) needs the challenge's option on."""
-    for spec in getattr(check.engine, "OPTIONS", ()):
+    for spec in check.engine.options:
         if not spec.question and any(rule_id == r or rule_id.startswith(r + ".") for r in spec.rules):
             return config.options.get(spec.name, spec.default) != spec.default
     return True

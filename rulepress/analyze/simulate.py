@@ -10,12 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rulepress.analyze import refusals
 from rulepress.analyze.tally import Tally
-from rulepress.protocol import Game
+from rulepress.protocol import EngineSpec, Game
 
 Policy = Callable[[Game, Any, random.Random], Any]
 
@@ -105,7 +104,7 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     from rulepress.analyze.cluster import game_seed
 
     game, engine = _game(root, package, _key(components), _key(options))
-    policy = None if policy_name == "random" else engine.POLICIES[policy_name]
+    policy = None if policy_name == "random" else engine.policies[policy_name]
     kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
     kind_of = action_kinds(game)
     setup_events = getattr(game, "setup_events", None)
@@ -194,15 +193,15 @@ def _key(data: Mapping[str, Any]) -> str:
 
 
 @cache
-def _game(root: str, package: str, components: str, options: str) -> tuple[Game, ModuleType]:
+def _game(root: str, package: str, components: str, options: str) -> tuple[Game, EngineSpec]:
     """One game object per worker process and configuration (engines are imported once per process)."""
-    from rulepress.project import load_engine
+    from rulepress.verify.engines import load_engine
 
     engine = load_engine(package, Path(root))
     return engine.make_game(json.loads(components), json.loads(options)), engine
 
 
-def _inventory(engine: ModuleType, components: Mapping[str, Any]) -> dict[str, list[Any]]:
+def _inventory(engine: EngineSpec, components: Mapping[str, Any]) -> dict[str, list[Any]]:
     """The engine's optional ``inventory(components)``: every component that exists, by kind."""
-    found = getattr(engine, "inventory", None)
+    found = engine.inventory
     return dict(found(components)) if found is not None else {}

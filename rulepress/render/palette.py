@@ -7,26 +7,23 @@ output-intent profile says those inks look like, so no colour is ever chosen twi
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from rulepress.cmyk import DEFAULT_GAME, HOUSE, Cmyk, device_cmyk, game_palette
+from rulepress.cmyk import DEFAULT_GAME, DEVICE_CMYK, HOUSE, Cmyk, device_cmyk, game_palette
 from rulepress.data import package_path
 
 if TYPE_CHECKING:
     from PIL import ImageCms
 
-__all__ = ["COLOR", "DEFAULT_GAME", "HOUSE", "PROFILE", "Cmyk", "css", "device_cmyk", "game_palette", "rgb", "svg_rgb"]
+__all__ = ["COLOR", "DEFAULT_GAME", "DEVICE_CMYK", "HOUSE", "PROFILE", "Cmyk", "css", "device_cmyk", "game_palette",
+           "rgb", "svg_rgb"]
 
 COLOR = package_path("color")
 PROFILE = COLOR / "artifex-cmyk-swop.icc"
 
-DEVICE_CMYK = re.compile(r"device-cmyk\(\s*([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)\s*\)")
 
-
-# PIL is imported where colours are converted, not with the module: the referee reads DEVICE_CMYK in the browser
-# (rulepress/render/browser/referee.py), where there is no PIL.
+# PIL is imported where colours are converted, not with the module (most of what reads a palette never converts).
 @lru_cache(maxsize=1)
 def _transform() -> ImageCms.ImageCmsTransform:
     from PIL import ImageCms

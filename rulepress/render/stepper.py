@@ -110,7 +110,7 @@ def referee_config(results: list[ExampleResult], book: Book, engine: Any, t: Str
     svgs = [svg for result in results for frame in result.frames for svg in frame.svgs.values()]
     rules = {rule_id: {"number": rule.number, "title": rule.title, "link": _rule_link(rule_id, book, page_dir)}
              for rule_id, rule in book.rules.items()}
-    config = {"lang": t.lang, "engine": book.engine_package, "namespace": engine.__name__.rpartition(".")[0],
+    config = {"lang": t.lang, "engine": book.engine_package, "namespace": engine.module_name.rpartition(".")[0],
               "components": book.components, "rules": rules, "colours": in_browser.screen_colours(svgs, engine)}
     return json.dumps(config, sort_keys=True, ensure_ascii=False, default=list)
 
