@@ -107,6 +107,18 @@ def test_every_old_export_names_a_field() -> None:
      "snapshot), not builtin_function_or_method <built-in function print>"),
     ("    options=OPTIONS,\n", "    options=OPTIONS,\n    inventory={'stone': [1]},\n",
      "EngineSpec.inventory must be a function or None, not dict {'stone': [1]}"),
+    ("    book_id=BOOK_ID,\n", '    book_id="",\n', "EngineSpec.book_id must be a non-empty string, not str ''"),
+    ("    make_game=make_game,\n", '    make_game="make_game",\n',
+     "EngineSpec.make_game must be a function, not str 'make_game'"),
+    ("    options=OPTIONS,\n", "    options=OPTIONS,\n    end_rules='mini.play.win',\n",
+     "EngineSpec.end_rules must be a tuple of str, not str 'mini.play.win'"),
+    ("    options=OPTIONS,\n", "    options=OPTIONS,\n    bench_extra=['solver: fast'],\n",
+     "EngineSpec.bench_extra must be a function or None, not list ['solver: fast']"),
+    ("    state_schema=STATE_SCHEMA,\n", "    state_schema='pile',\n",
+     "EngineSpec.state_schema must be a mapping (a JSON Schema) or None, not str 'pile'"),
+    ("    options=OPTIONS,\n", "    options=OPTIONS,\n    decisions=(OPTIONS[0],),\n",
+     "EngineSpec.decisions must be a tuple of Decision or None, not tuple (OptionSpec(name='last_stone', "
+     "default='win', choices=('w..."),
     ("    action_schema=ACTION_SCHEMA,\n", "    action_schema=[ACTION_SCHEMA],\n",
      "EngineSpec.action_schema must be a mapping (a JSON Schema) or None, not list [{'take': {'properties': "
      "{'stones': {'type': 'integer', '..."),

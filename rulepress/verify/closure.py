@@ -34,7 +34,7 @@ from rulepress.load.book import Book
 from rulepress.load.yamlsrc import line_of
 from rulepress.protocol import EngineSpec
 from rulepress.store import declare, kept_data, key_of
-from rulepress.verify.engines import engine_digest, engine_files
+from rulepress.verify.engines import engine_digest, engine_files, parsed
 
 PACKAGE = package_path()  # rulepress/
 PYODIDE = package_path("render", "theme", "assets", "vendor", "pyodide")
@@ -71,35 +71,42 @@ class Closure:
 
 def imports_of(path: Path, module: str, *, everywhere: bool) -> list[Import]:
     """The imports of ``path`` (the module named ``module``), relative ones resolved; ``everywhere``: in functions too.
-    Those under ``if TYPE_CHECKING:`` never run and are left out."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
+    Those under ``if TYPE_CHECKING:`` never run and are left out.  Only statements are walked: an expression holds
+    no import statement."""
+    tree = parsed(path)
+    if tree is None:
         return []  # the gate reports a file that does not parse (verify.trace)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: list[Import] = []
 
-    def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _type_checking(child.test):
-                for other in child.orelse:
-                    visit(ast.Module(body=[other], type_ignores=[]))
-                continue
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and not everywhere:
-                continue
-            if isinstance(child, ast.Import):
-                found.extend(Import(alias.name, path, child.lineno) for alias in child.names)
-            elif isinstance(child, ast.ImportFrom):
-                base = _absolute(child, package)
+    def visit(body: Iterable[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.extend(Import(alias.name, path, node.lineno) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(node, package)
                 if base is not None:
-                    found.append(Import(base, path, child.lineno))
+                    found.append(Import(base, path, node.lineno))
                     # ``from rulepress import i18n``: a module of the package, when it names one
-                    found.extend(Import(f"{base}.{alias.name}", path, child.lineno) for alias in child.names
+                    found.extend(Import(f"{base}.{alias.name}", path, node.lineno) for alias in node.names
                                  if alias.name != "*" and _rulepress_file(f"{base}.{alias.name}") is not None)
-            visit(child)
+            elif isinstance(node, ast.If) and _type_checking(node.test):
+                visit(node.orelse)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not everywhere:
+                continue
+            else:
+                for inner in _BODIES:
+                    visit(getattr(node, inner, ()))
+                for handler in getattr(node, "handlers", ()):
+                    visit(handler.body)
+                for case in getattr(node, "cases", ()):
+                    visit(case.body)
 
-    visit(tree)
+    visit(tree.body)
     return found
+
+
+_BODIES = ("body", "orelse", "finalbody")  # the statement lists of a compound statement
 
 
 def _type_checking(test: ast.expr) -> bool:

@@ -26,6 +26,7 @@ from rulepress.errors import relative
 from rulepress.load.book import Book
 from rulepress.protocol import Decision, EngineSpec
 from rulepress.store import declare, kept_data, key_of, watched_digest
+from rulepress.verify.engines import parsed
 
 MARK = "decided"  # the function an engine calls where a decision takes effect (rulepress.protocol.decided)
 FACTS = declare("decisions", keep=100)  # an engine's decision marks and declarations, kept under its files
@@ -63,9 +64,8 @@ def read_facts(folder: Path, root: Path) -> DecisionFacts:
     ``OptionSpec("id", ...)`` (where an option's decision is declared)."""
     facts = DecisionFacts()
     for path in sorted(folder.rglob("*.py")):
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-        except (SyntaxError, ValueError):
+        tree = parsed(path)
+        if tree is None:
             continue  # the gate reports an engine that does not parse (verify.trace.unparsable)
         shown = relative(path, root)
         for node in ast.walk(tree):

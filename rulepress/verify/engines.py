@@ -26,7 +26,7 @@ import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -216,11 +216,25 @@ def _assigned_line(file: Path, names: list[str]) -> int | None:
     return None
 
 
-def _tree(file: Path) -> ast.Module | None:
+def parsed(file: Path) -> ast.Module | None:
+    """``file`` parsed (None when it cannot be read or does not parse), once per version of the file in this
+    process: the loader, the decisions' marks and the import closure each read an engine's sources."""
     try:
-        return ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+        info = file.stat()
+    except OSError:
+        return None
+    return _parsed(str(file), info.st_mtime_ns, info.st_size)
+
+
+@lru_cache(maxsize=512)
+def _parsed(file: str, mtime: int, size: int) -> ast.Module | None:
+    try:
+        return ast.parse(Path(file).read_text(encoding="utf-8", errors="replace"))
     except (OSError, SyntaxError, ValueError):
         return None
+
+
+_tree = parsed
 
 
 def _field_line(file: Path, line: int | None, field: str | None) -> int | None:
