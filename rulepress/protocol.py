@@ -595,6 +595,10 @@ class EngineSpec:
             value = check(self, getattr(self, name))
             object.__setattr__(self, name, value)
 
+    def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle make it again from its fields, checked as ever
+        given = {name: getattr(self, name) for name in SPEC_FIELDS}
+        return (_remade, (given, self.module_name))
+
     @property
     def package(self) -> str:
         """The engine package's own name (``lantern``), without the namespace it was imported under."""
@@ -610,6 +614,12 @@ class EngineSpec:
                 "utility": self.utility, "min_num_players": self.min_num_players,
                 "max_num_players": self.max_num_players,
                 "parameter_specification": {spec.name: spec.default for spec in self.options}}
+
+
+def _remade(given: dict[str, Any], module_name: str) -> EngineSpec:
+    spec = EngineSpec(**given)
+    object.__setattr__(spec, "module_name", module_name)
+    return spec
 
 
 def _did_you_mean(name: str) -> str:

@@ -7,6 +7,7 @@ the fixture as it is loads, verifies, and every bundled engine and sample declar
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 
@@ -162,6 +163,13 @@ def test_an_engine_whose_declaration_is_not_a_spec_is_refused(mini: Path) -> Non
 def test_a_spec_takes_its_fields_by_name_only() -> None:
     with pytest.raises(EngineSpecError, match=r"EngineSpec takes its fields by name"):
         EngineSpec("mini")  # type: ignore[misc]
+
+
+def test_a_copy_of_a_spec_is_the_same_declaration() -> None:
+    spec = load_engine("tic_tac_toe", ROOT / "samples" / "tic-tac-toe")
+    twin = copy.copy(spec)
+    assert twin is not spec and twin.module_name == spec.module_name and twin.make_game is spec.make_game
+    assert [getattr(twin, name) for name in SPEC_FIELDS] == [getattr(spec, name) for name in SPEC_FIELDS]
 
 
 # --- the spec against its book and its game ----------------------------------------------------------------------

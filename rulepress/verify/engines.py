@@ -90,7 +90,7 @@ def engine_digest(folder: Path, root: Path, *, skip_links: bool = False) -> str:
     """SHA-256 of the engine's name and its files (relative names and bytes): what its import name is made from."""
     files = engine_files(folder, root, skip_links=skip_links)
     stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-    return _digest(folder.resolve(), stamp)
+    return _digest(folder, stamp)
 
 
 @cache
