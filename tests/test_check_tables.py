@@ -63,22 +63,33 @@ TABLE_LIST = _tables()
 # --- building a bad input -----------------------------------------------------------------------------------------
 
 def declare_engine(path: Path, declared: dict[str, list[str]]) -> None:
-    """Give the engine at ``path`` these declarations (Python expressions): ``options`` (its OPTIONS, each an
-    OptionSpec) and ``decisions`` (its DECISIONS, each a Decision), in place of its own, from the line where its
-    OPTIONS start.  The one place that knows how an engine declares them."""
+    """Give the engine at ``path`` these declarations (Python expressions): ``options`` (its EngineSpec's options,
+    each an OptionSpec) and ``decisions`` (its decisions, each a Decision), in place of its own.  A field of its
+    ``ENGINE = EngineSpec(...)`` that names a module-level value (``options=OPTIONS``) has that value rewritten, where
+    it stands; a field given there is rewritten in place; a field it lacks is added after its last one.  Rewritten
+    text keeps its number of lines, so the lines below stay where they were.  The one place that knows how an engine
+    declares them."""
     text = path.read_text(encoding="utf-8")
     tree = ast.parse(text)
     lines = text.split("\n")
-    [options] = [node for node in tree.body if isinstance(node, ast.Assign)
-                 and any(isinstance(t, ast.Name) and t.id == "OPTIONS" for t in node.targets)]
-    written = []
-    if "options" in declared:
-        written.append(f"OPTIONS = ({''.join(f'{spec}, ' for spec in declared['options'])})")
-    else:
-        written += lines[options.lineno - 1:options.end_lineno]
-    if "decisions" in declared:
-        written.append(f"DECISIONS = ({''.join(f'{d}, ' for d in declared['decisions'])})")
-    lines[options.lineno - 1:options.end_lineno] = written
+    [engine] = [node.value for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and any(isinstance(t, ast.Name) and t.id == "ENGINE" for t in node.targets)]
+    fields = {keyword.arg: keyword for keyword in engine.keywords}
+    bound = {target.id: node for node in tree.body if isinstance(node, ast.Assign) for target in node.targets
+             if isinstance(target, ast.Name)}
+    added = []
+    for name, items in declared.items():
+        value = f"({''.join(f'{item}, ' for item in items)})"
+        field = fields.get(name)
+        if field is None:
+            added.append(f"    {name}={value},")
+        elif isinstance(field.value, ast.Name) and field.value.id in bound:
+            node = bound[field.value.id]
+            _replace(lines, node.lineno, node.end_lineno or node.lineno, f"{field.value.id} = {value}")
+        else:
+            _replace(lines, field.lineno, field.end_lineno or field.lineno, f"    {name}={value},")
+    last = max(keyword.end_lineno or keyword.lineno for keyword in engine.keywords)
+    lines[last:last] = added
     text = "\n".join(lines)
     names = [name for name in ("Decision", "decided") if name not in text.split("from rulepress.protocol import ")[1]
              .split("\n")[0]]
@@ -86,6 +97,11 @@ def declare_engine(path: Path, declared: dict[str, list[str]]) -> None:
         text = text.replace("from rulepress.protocol import ", f"from rulepress.protocol import {', '.join(names)}, ",
                             1)
     path.write_text(text, encoding="utf-8")
+
+
+def _replace(lines: list[str], first: int, last: int, written: str) -> None:
+    """Lines ``first`` to ``last`` (from 1) become ``written`` and blank lines, as many lines as they were."""
+    lines[first - 1:last] = [written] + [""] * (last - first)
 
 
 def _unchecked(root: Path) -> Any:

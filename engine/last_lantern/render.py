@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from rulepress.basegame import FONT, SMALLEST, Figure, painter
 from rulepress.i18n import N_, NP_, translator
-from rulepress.render.metrics import text_width
+from rulepress.textwidth import text_width
 
 from .geometry import bits
 from .state import LOCATIONS
