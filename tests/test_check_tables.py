@@ -62,9 +62,10 @@ TABLE_LIST = _tables()
 
 # --- building a bad input -----------------------------------------------------------------------------------------
 
-def declare_engine(path: Path, declared: dict[str, list[str]]) -> None:
-    """Give the engine at ``path`` these declarations (Python expressions): ``options`` (its EngineSpec's options,
-    each an OptionSpec) and ``decisions`` (its decisions, each a Decision), in place of its own.  A field of its
+def declare_engine(path: Path, declared: dict[str, list[str] | str]) -> None:
+    """Give the engine at ``path`` these fields of its EngineSpec, in place of its own, as Python expressions: a list
+    is a tuple of its items (``options``, each an OptionSpec; ``decisions``, each a Decision), a string the value
+    itself (``palette: "{'slate': (0, 0, 0, 80)}"``).  A field of its
     ``ENGINE = EngineSpec(...)`` that names a module-level value (``options=OPTIONS``) has that value rewritten, where
     it stands; a field given there is rewritten in place; a field it lacks is added after its last one.  Rewritten
     text keeps its number of lines, so the lines below stay where they were.  The one place that knows how an engine
@@ -79,7 +80,7 @@ def declare_engine(path: Path, declared: dict[str, list[str]]) -> None:
              if isinstance(target, ast.Name)}
     added = []
     for name, items in declared.items():
-        value = f"({''.join(f'{item}, ' for item in items)})"
+        value = items if isinstance(items, str) else f"({''.join(f'{item}, ' for item in items)})"
         field = fields.get(name)
         if field is None:
             added.append(f"    {name}={value},")
@@ -138,6 +139,8 @@ CALLS: dict[str, Callable[[dict[str, Any], Path], Any]] = {
     "check_decisions": _project_check(
         lambda check, root: [f"{p.severity}: {p}" for p in decisions.check_decisions(check.book, check.engine, root)]),
     "load_book_engine": lambda row, base: _refused(lambda: _project_check(lambda check, root: [])(row, base)),
+    # as the gate's verify calls it, once the engine is loaded and held to its book
+    "check_game": _project_check(lambda check, root: gate.check_game(check.book, check.engine)),
     "diagram_problem": lambda row, base: diagram.problem(row["svg"] if "svg" in row else row["value"]),
     "check_declaration": lambda row, base: steps.check_declaration(
         steps.Declared(row.get("actions"), row.get("state"), MINI_ENGINE)),
