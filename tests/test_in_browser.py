@@ -235,11 +235,12 @@ def test_an_engine_importing_what_the_browser_lacks_is_refused_at_its_line(mini:
 
 
 def test_an_engine_importing_a_stage_of_rulepress_is_refused_at_its_line(mini: Path) -> None:
-    """An engine imports rulepress's base layer only: the render stage's palette needs PIL the moment it converts."""
+    """An engine imports rulepress's base layer only: the render stage's palette converts through the book's proof
+    (LittleCMS, which the browser lacks), and is no module an engine may import however little it takes of it."""
     engine = mini / "engine/mini/__init__.py"
     text = engine.read_text()
     engine.write_text(text.replace("from typing import Any\n", "from typing import Any\n\n"
-                                   "from rulepress.render.palette import rgb  # noqa: F401\n"))
+                                   "from rulepress.render.palette import css  # noqa: F401\n"))
     line = text.splitlines().index("from typing import Any") + 3
     problems = verify(mini, draw=False).problems
     assert problems == [f"engine/mini/__init__.py:{line}: engine 'mini' imports rulepress.render.palette: an engine "
