@@ -207,6 +207,31 @@ def test_the_declared_chance_is_a_basegames(tmp_path: Path) -> None:
         f"the game's CHANCE is False"]
 
 
+@pytest.mark.parametrize(("added", "field", "message"), [
+    ("    PLAYERS = (2, 3)\n", "min_num_players", "min_num_players and max_num_players say 2 to 2 players, but the "
+                                               "game's PLAYERS is (2, 3)"),
+    ("    OPTIONS = (OptionSpec('misere', False, (False, True), None, ('ttt.play.turn',), 'three in a row loses'),)\n",
+     "options", "options are not the game's OPTIONS (declare the same tuple in both)"),
+])
+def test_a_basegames_players_and_options_are_the_declarations(tmp_path: Path, added: str, field: str,
+                                                                message: str) -> None:
+    """A BaseGame says its player counts and options again (``PLAYERS``, ``OPTIONS``): the gate holds them to the
+    EngineSpec, at the field's line (the declaration's first line for a field it leaves at its default)."""
+    project = make_project(tmp_path / "ttt", ROOT / "samples" / "tic-tac-toe")
+    game = project / "engine/tic_tac_toe/game.py"
+    text = game.read_text()
+    marker = "    def __init__(self, components"
+    assert text.count(marker) == 1
+    text = text.replace(marker, added + marker)
+    game.write_text(text.replace("from rulepress.basegame import",
+                                 "from rulepress.protocol import OptionSpec\nfrom rulepress.basegame import", 1))
+    lines = (project / "engine/tic_tac_toe/__init__.py").read_text().splitlines()
+    line = next((i for i, text in enumerate(lines, 1) if text.startswith(f"    {field}=")),
+                lines.index("ENGINE = EngineSpec(") + 1)
+    problems = verify(project, draw=False).problems
+    assert f"engine/tic_tac_toe/__init__.py:{line}: engine 'tic_tac_toe': {message}" in problems, problems
+
+
 def test_a_deterministic_engine_that_draws_is_refused(mini: Path) -> None:
     _edit(mini, "        state.pile -= stones\n", "        state.pile -= stones\n        state.chance.randint(1, 6)\n")
     [result] = verify(mini, draw=False).results
