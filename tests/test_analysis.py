@@ -51,7 +51,7 @@ def test_an_option_set_of_other_answers_is_never_the_texts_game(moths: BookCheck
     assert [c.label for c in configs(moths)][:2] == ["random play", "greedy play"]
     bundle = labels["option set alternatives"]
     assert bundle.role == "bundle" and not bundle.text
-    assert bundles(moths.engine) == {"alternatives"}  # declared (ANSWER_BUNDLES) and derived from the options
+    assert bundles(moths.engine) == {"alternatives"}  # declared (answer_bundles) and derived from the options
     lantern = load_checked_book(root, "lantern")
     assert bundles(lantern.engine) == {"loss-certain", "loss-exhausted", "six-wild-distinct", "campfire-bonus"}
     assert variants(lantern.engine) == {}
