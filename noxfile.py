@@ -131,6 +131,16 @@ def damaged(session: nox.Session) -> None:
 
 
 @nox.session
+def reproducible(session: nox.Session) -> None:
+    """Every bundled book built whole (site and PDFs) in two folders, each by its own process: the same bytes (the
+    main suite builds the fixture's site twice and compares a bundled book's pages and referee)."""
+    system_packages(session)
+    session.install(*PINS, "-e", ".[test]")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "tests/test_reproducible.py", *session.posargs,
+                env={"RULEPRESS_REPRODUCIBLE": "all"})
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Medians over several runs: verify, build (site and each PDF), engine throughput against OpenSpiel, memory.
 

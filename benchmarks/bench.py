@@ -93,8 +93,8 @@ def bench_engines(root: Path, games: int, runs: int) -> None:
     for book_id in book_ids(root):
         check = load_checked_book(root, book_id)
         engine = check.engine
-        configs: dict[str, dict[str, Any]] = getattr(engine, "BENCH_CONFIGS", None) or {"default": {}}
-        policies = {"random": random_policy, **getattr(engine, "POLICIES", {})}
+        configs: dict[str, dict[str, Any]] = dict(engine.bench_configs)
+        policies = {"random": random_policy, **engine.policies}
         players = check.book.data["players"]
         counts = list(range(int(players["min"]), int(players["max"]) + 1)) if isinstance(players, dict) else [1]
         for config_name, options in configs.items():
@@ -119,7 +119,7 @@ def bench_engines(root: Path, games: int, runs: int) -> None:
                 print(f"{book_id} [{config_name}, {policy_name}]: {median(per_game):.0f} games/s, "
                       f"{median(per_action):.1f} µs/action")
                 print("    " + ", ".join(f"{k} {v}" for k, v in summary.items()))
-        extra = getattr(engine, "bench_extra", None)
+        extra = engine.bench_extra
         if extra is not None:
             for line in extra(check.book.components):
                 print(f"{book_id}: {line}")
@@ -149,7 +149,7 @@ def bench_dask(root: Path, games: int) -> None:
     from rulepress.analyze.cluster import pool
     from rulepress.analyze.impact import impact_policy, simulate
 
-    print(f"\n## Simulations on Dask ({games} games per book, IMPACT_POLICY, text's options)")
+    print(f"\n## Simulations on Dask ({games} games per book, default_policy, text's options)")
     checks = [load_checked_book(root, book_id) for book_id in book_ids(root)]
 
     def measure(label: str, workers: int | None, scheduler: str | None = None) -> None:

@@ -385,7 +385,8 @@ def _add_authoring(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
 
     record = sub.add_parser("record", help="turn a played game into an example (marked reviewed: false)")
     record.add_argument("book")
-    record.add_argument("--policy", help="an engine policy (POLICIES) or 'random' (default: IMPACT_POLICY)")
+    record.add_argument("--policy", help="an engine policy (its EngineSpec's policies) or 'random' "
+                                         "(default: its default_policy)")
     record.add_argument("--seed", type=seed_number, default=0,
                         help="the setup's and the policy's seed, 0 to 2**64 - 1 (default: 0)")
     record.add_argument("--moves", help="the moves instead, as a YAML list of example steps")

@@ -1,17 +1,17 @@
 """The inks a book and its engines' diagrams are written in, as CMYK percentages: no stage, no colour science.
 
-A game's palette lives in its engine (``engine/<package>/render.py``: ``PALETTE``, name -> CMYK percentages) and
-its diagrams are drawn with ``device-cmyk()`` colours; the book's own colours (text, rules, tints) are ``HOUSE``
-below.  What these inks look like on a screen is rulepress/proof.py's business (through the book's own output
-intent); the gate checks a cover's colour names against :func:`game_palette`, and rulepress.basegame draws with
-``HOUSE``.
+A game's palette is declared by its engine (``EngineSpec.palette``, name -> CMYK percentages; the bundled engines
+keep it in their ``render.py``) and its diagrams are drawn with ``device-cmyk()`` colours (:data:`DEVICE_CMYK`
+reads them back); the book's own colours (text, rules, tints) are ``HOUSE`` below.  What these inks look like on a
+screen is rulepress/proof.py's business (through the book's own output intent); the gate checks a cover's colour
+names against :func:`game_palette`, rulepress.basegame draws with ``HOUSE``, and the in-browser referee maps
+``device-cmyk()`` colours to the screen colours the build worked out.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
-from types import ModuleType
+from collections.abc import Mapping
 
 Cmyk = tuple[float, float, float, float]  # percentages, 0-100
 
@@ -34,8 +34,13 @@ DEFAULT_GAME: dict[str, Cmyk] = {
 }
 
 
-# An ink as CSS and SVG write it: ``device-cmyk(0 0.3 0.8 0)``, or in percent, commas allowed.
 DEVICE_CMYK = re.compile(r"device-cmyk\(\s*([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)[\s,]+([0-9.%]+)\s*\)")
+"""A ``device-cmyk(c m y k)`` colour as SVG and CSS write it (fractions or percentages), its four inks grouped."""
+
+# The percentages of each ink the book's profile is sampled at for the referee in the browser (``Proof.grid``),
+# which interpolates an ink the build never saw from them (render/browser/referee.py: here, so the bundle the
+# referee's import closure makes carries no render module for it).
+GRID_LEVELS = (0, 25, 50, 75, 100)
 
 
 def device_cmyk(colour: Cmyk) -> str:
@@ -43,14 +48,6 @@ def device_cmyk(colour: Cmyk) -> str:
     return "device-cmyk(" + " ".join(f"{v / 100:.4g}" for v in colour) + ")"
 
 
-def game_palette(engine: ModuleType | None) -> dict[str, Cmyk]:
-    """The engine's named CMYK colours (``render.PALETTE``), over the defaults for cover and accent."""
-    palette = dict(DEFAULT_GAME)
-    if engine is None:
-        return palette
-    try:
-        module = importlib.import_module(f"{engine.__name__}.render")
-    except ModuleNotFoundError:
-        return palette
-    palette.update(getattr(module, "PALETTE", {}))
-    return palette
+def game_palette(own: Mapping[str, Cmyk] | None = None) -> dict[str, Cmyk]:
+    """A game's named CMYK colours (its engine's ``EngineSpec.palette``), over the defaults for cover and accent."""
+    return {**DEFAULT_GAME, **(own or {})}

@@ -1,24 +1,27 @@
 """The one protocol every game engine speaks.
 
-The example runner, the diagrams, the build and the simulations know a game only through
-:class:`Game`.  An engine package ``engine/<name>/`` exposes, in its ``__init__``:
-
-* ``BOOK_ID``: the book it implements (``"lantern-moths"``);
-* ``OPTIONS``: a tuple of :class:`OptionSpec`, one per designer question the engine had to decide;
-* ``make_game(components, options=None) -> Game``: a game built from the book's component data
-  (``rules_src/<book>/components.yaml``), so the numbers printed in the rules and the engine's
-  pieces come from one place;
-* optionally ``DECISIONS``: a tuple of :class:`Decision`, every place where the engine decides something the text
-  leaves open, each with the designer question that asks it (:func:`option_decisions` makes the options' own),
-  and the game's optional ``decisions_made(state)``: how often each took effect in that state's game;
-* optionally ``ACTION_SCHEMA`` and ``STATE_SCHEMA`` (there or in the package's ``schema`` module): the shape of
-  each action's step and of a described state, which the gate checks, with lines, before anything replays
-  (:mod:`rulepress.verify.steps`; a :class:`~rulepress.basegame.BaseGame` derives both from ``ACTIONS`` and
-  ``STATE_KEYS``).
+The example runner, the diagrams, the build and the simulations know a game only through :class:`Game`, and an
+engine only through the one thing its package exports: ``ENGINE = EngineSpec(...)`` (:class:`EngineSpec`), on
+the model of OpenSpiel's ``GameType`` and its registration.  It names the book the engine implements, the game
+factory (``make_game(components, options=None) -> Game``: a game built from the book's component data,
+``rules_src/<book>/components.yaml``, so the numbers printed in the rules and the engine's pieces come from one
+place), what kind of game it is (players, chance, information, utility: :class:`ChanceMode`,
+:class:`Information`, :class:`Utility`), and everything optional: the designer questions' options
+(:class:`OptionSpec`), the decisions the engine makes where the text is silent (:class:`Decision`), policies,
+benchmark settings, how the game ends and what it is made of (for analysis), its narration, notation, palette and
+the shapes of a step and of a described state.  ``rulepress guide engine`` ("The package") is the same list;
+:func:`register_engine` is what the loader (``rulepress/verify/engines.py``) does with it.
 
 Games and states are kept apart (as in OpenSpiel): a ``Game`` holds the fixed rules, components and
 options; a state is a plain mutable object that ``apply`` changes in place.  Rule IDs are always
 written as string literals in engine code so that traceability can find them.
+
+Every name an engine uses is checked when it is used, not only by the gate's reading of the source: a
+:func:`decided` mark naming no declared decision, an option the engine does not declare (the game's resolved
+``options``, :class:`Options`) and a rule ID its book does not have (an :class:`Event`, a :class:`RuleViolation`,
+a :class:`DescriptionError`'s rule, once the gate has declared the book's rules: :func:`declare_rules`) each raise
+:class:`UndeclaredName` at the engine's own line, with a "did you mean".  Each is one look-up in a frozenset made
+once per engine.
 
 Engines are trusted code, but the pipeline runs them under a guard (:mod:`rulepress.verify.limits`): an
 import or an example's replay that takes too long, ``sys.exit`` or a ``KeyboardInterrupt`` raised by engine
@@ -29,18 +32,48 @@ gate compares snapshots before and after, and ``tests/test_legal_both_ways.py`` 
 
 from __future__ import annotations
 
+import difflib
+import enum
 import random
+import re
 import sys
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
+
+from rulepress.cmyk import Cmyk
+
+
+class UndeclaredName(Exception):
+    """An engine used a name its declarations do not have: a decision (:func:`decided`), an option (a game's
+    :class:`Options`) or a rule ID (an :class:`Event`, a :class:`RuleViolation`, a :class:`DescriptionError`'s
+    rule).  Raised inside the engine's call, so the gate reports it at the engine's own file and line."""
+
+    def __init__(self, what: str, name: object, known: Collection[str], owner: str) -> None:
+        close = closest(name, known)
+        hint = f"did you mean {close!r}?" if close else f"known: {', '.join(sorted(known)) or 'none'}"
+        super().__init__(f"{owner} has no {what} {name!r} ({hint})")
+        self.what, self.name = what, name
+
+
+def closest(name: object, known: Iterable[str]) -> str | None:
+    """The known name ``name`` was most likely meant as (case aside, or one it begins), for a "did you mean"."""
+    if not isinstance(name, str) or not name:
+        return None
+    by_lower = {other.lower(): other for other in sorted(known)}
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.6)
+    if found:
+        return by_lower[found[0]]
+    longer = [other for lower, other in by_lower.items() if len(name) >= 4 and lower.startswith(name.lower())]
+    return longer[0] if len(longer) == 1 else None
 
 
 class RuleViolation(Exception):
     """An action that the rules forbid, naming the rule that forbids it."""
 
     def __init__(self, rule: str, message: str) -> None:
+        _check_rule(rule)
         super().__init__(message)
         self.rule = rule
         self.message = message
@@ -58,6 +91,8 @@ class DescriptionError(Exception):
     """
 
     def __init__(self, path: str, message: str, rule: str | None = None) -> None:
+        if rule is not None:
+            _check_rule(rule)
         super().__init__(message)
         self.path = path
         self.message = message
@@ -77,6 +112,11 @@ class Event:
     kind: str
     rule: str
     data: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        rules = _RULES  # one look-up in a frozenset: events are most of what an action costs
+        if rules is not None and (type(self.rule) is not str or self.rule not in rules):
+            _undeclared_rule(self.rule)
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "rule": self.rule, **dict(self.data)}
@@ -123,16 +163,56 @@ def option_decisions(options: Sequence[OptionSpec]) -> tuple[Decision, ...]:
 
 def decided(state: Any, decision: str) -> None:
     """Mark that ``decision`` (a :class:`Decision`'s id) took effect in ``state``'s game: the situation the text
-    leaves open came up, so another answer could have changed what happened.  Counted in ``state.decisions``."""
+    leaves open came up, so another answer could have changed what happened.  Counted in ``state.decisions``.
+
+    A name the state's engine does not declare (:attr:`EngineSpec.decisions`) raises :class:`UndeclaredName` here,
+    at the engine's line: a computed or misspelt mark is refused as it is made, not only by the gate's reading of
+    the source."""
+    declared = _BY_TYPE.get(type(state), _UNSET)
+    if declared is _UNSET:
+        declared = _declared_for(type(state))
+    if declared is not None and (type(decision) is not str or decision not in declared.decisions):
+        raise UndeclaredName("decision", decision, declared.decisions, f"decided(state, {decision!r}): engine "
+                             f"{declared.engine}")
     made = state.decisions
     made[decision] = made.get(decision, 0) + 1
 
 
-def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None) -> dict[str, Any]:
+class Options(dict[str, Any]):
+    """A game's resolved options (:func:`resolve_options`): every declared option's value, fixed once resolved.
+    Reading one that is not declared (``options["los_rule"]``, ``options.get(...)``, ``in``) raises
+    :class:`UndeclaredName` at the engine's line, where a plain dict would answer a misspelt name with a default or
+    ``False``; a read of a declared one costs what a dict's does."""
+
+    __slots__ = ()
+
+    def __missing__(self, name: str) -> Any:
+        raise UndeclaredName("option", name, list(self), "the engine's options")
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        raise UndeclaredName("option", name, list(self), "the engine's options")
+
+    def __contains__(self, name: object) -> bool:
+        if dict.__contains__(self, name):
+            return True
+        raise UndeclaredName("option", name, list(self), "the engine's options")
+
+    def _fixed(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a game's options are fixed once resolved: make another game for other options")
+
+    __setitem__ = __delitem__ = update = pop = popitem = setdefault = clear = __ior__ = _fixed  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Options, (dict(self),))
+
+
+def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None) -> Options:
     """Every option's value: the defaults, overridden by ``given``; unknown names or values raise."""
     chosen = {spec.name: spec.default for spec in specs}
     if given is None:
-        return chosen
+        return Options(chosen)
     if not isinstance(given, Mapping):
         raise DescriptionError("options", "options must be a mapping of option names to values")
     by_name = {spec.name: spec for spec in specs}
@@ -140,13 +220,13 @@ def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, Any] | None
         spec = by_name.get(name) if isinstance(name, str) else None
         if spec is None:
             raise DescriptionError(f"options.{name}", f"unknown option {name!r} "
-                                                      f"(known: {', '.join(sorted(by_name))})")
+                                                      f"(known: {', '.join(sorted(by_name)) or 'none'})")
         # bool is an int subclass (True == 1): compare types too, so that 1 is not taken for True.
         if not any(value == choice and type(value) is type(choice) for choice in spec.choices):
             raise DescriptionError(f"options.{name}", f"option {name} cannot be {value!r} "
                                                       f"(choices: {', '.join(map(repr, spec.choices))})")
         chosen[name] = value
-    return chosen
+    return Options(chosen)
 
 
 @runtime_checkable
@@ -406,7 +486,421 @@ class Narrator(Protocol):
 
 
 def narrator_of(game: Any) -> Narrator | None:
-    """The ``narrate`` export of the engine package that defines ``game``'s class, if it has one."""
-    package = sys.modules.get(type(game).__module__.rpartition(".")[0])
-    found = getattr(package, "narrate", None)
-    return found if isinstance(found, Narrator) else None
+    """The narration (:attr:`EngineSpec.narration`) of the engine that defines ``game``'s class, if it has one."""
+    declared = _BY_TYPE.get(type(game), _UNSET)
+    if declared is _UNSET:
+        declared = _declared_for(type(game))
+    return declared.spec.narration if declared is not None else None
+
+
+Policy = Callable[[Any, Any, random.Random], Any]
+"""``policy(game, state, rng) -> action``: one of ``legal_actions(state)``, chosen only through ``rng``."""
+
+
+class ChanceMode(enum.StrEnum):
+    """Whether chance takes part, as OpenSpiel's ``pyspiel.GameType.ChanceMode`` says it."""
+
+    DETERMINISTIC = "deterministic"  # nothing is drawn: the game has no chance (BaseGame's CHANCE = False)
+    EXPLICIT_STOCHASTIC = "explicit_stochastic"  # every outcome is drawn through Chance, from a known population
+    SAMPLED_STOCHASTIC = "sampled_stochastic"  # outcomes come from the seed some other way: they can only be sampled
+
+
+class Information(enum.StrEnum):
+    """What a seat knows, as ``pyspiel.GameType.Information`` says it."""
+
+    PERFECT_INFORMATION = "perfect_information"  # every seat sees the whole state: no observer
+    IMPERFECT_INFORMATION = "imperfect_information"  # some seat cannot see a part: the game has an Observer
+
+
+class Utility(enum.StrEnum):
+    """How the players' outcomes relate, as ``pyspiel.GameType.Utility`` says it (with ``solo``, OpenSpiel's
+    one-player games, which it reports as general-sum)."""
+
+    ZERO_SUM = "zero_sum"  # one player's gain is the others' loss (a winner and losers, a pot)
+    GENERAL_SUM = "general_sum"  # scores that are not each other's loss
+    IDENTICAL = "identical"  # cooperative: every player wins or loses together
+    SOLO = "solo"  # one player, against the game
+
+
+_KINDS: dict[str, type[enum.StrEnum]] = {"chance_mode": ChanceMode, "information": Information, "utility": Utility}
+# What the loose exports of an engine package were called before EngineSpec, and the field each became.
+OLD_EXPORTS = {"BOOK_ID": "book_id", "make_game": "make_game", "OPTIONS": "options", "DECISIONS": "decisions",
+               "POLICIES": "policies", "IMPACT_POLICY": "default_policy", "BENCH_CONFIGS": "bench_configs",
+               "ANSWER_BUNDLES": "answer_bundles", "END_RULES": "end_rules", "inventory": "inventory",
+               "bench_extra": "bench_extra", "narrate": "narration", "NOTATION": "notation",
+               "ACTION_SCHEMA": "action_schema", "STATE_SCHEMA": "state_schema", "PALETTE": "palette"}
+
+
+class EngineSpecError(TypeError):
+    """An :class:`EngineSpec` declared wrongly: an unknown (misspelt) field, a missing one, a value of the wrong
+    type.  ``field`` names the field, so the loader can point at its line in the engine's source."""
+
+    def __init__(self, field_name: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field_name
+        self.message = message
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class EngineSpec:
+    """Everything an engine package declares, once: ``ENGINE = EngineSpec(...)`` in its ``__init__.py``.
+
+    On the model of OpenSpiel's ``pyspiel.GameType`` and ``register_game``: the loader
+    (``rulepress/verify/engines.py``) reads it and nothing else, so a field that is misspelt, missing or of the
+    wrong type is refused at its line, with "did you mean", instead of being silently absent.  The engine guide's
+    table of the package (``rulepress guide engine``) lists exactly these fields (``tests/test_engine_spec.py``).
+    """
+
+    # What it implements.
+    book_id: str  # the book (``book.yaml``'s id): the gate refuses an engine that names another book
+    make_game: Callable[..., Game]  # ``make_game(components, options=None) -> Game``
+    # What kind of game it is (pyspiel.GameType's names): the gate holds each to the game and the book.
+    min_num_players: int  # as book.yaml's players.min (and a BaseGame's PLAYERS)
+    max_num_players: int  # as book.yaml's players.max
+    chance_mode: ChanceMode  # deterministic: nothing drawn (a BaseGame's CHANCE is False, no example draws)
+    information: Information  # imperfect exactly when the game has an observer
+    utility: Utility  # solo exactly when one player plays
+    # The designer questions it answers and what it decides where the text is silent.
+    options: tuple[OptionSpec, ...] = ()  # one per designer question the engine had to decide (and variants)
+    decisions: tuple[Decision, ...] | None = None  # None: one per option that names a question (option_decisions)
+    # Play.
+    policies: Mapping[str, Policy] = field(default_factory=dict)  # name -> policy(game, state, rng) -> action
+    default_policy: str | None = None  # the policy a designer would recognise (questions --impact, record)
+    bench_configs: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: {"default": {}})
+    answer_bundles: tuple[str, ...] = ()  # bench_configs that bundle answers other than the text's
+    bench_extra: Callable[[Mapping[str, Any]], list[str]] | None = None  # extra lines for `nox -s bench`
+    # Analysis: how the game ends and what it is made of.
+    end_rules: tuple[str, ...] = ()  # the rules whose event ends the game
+    inventory: Callable[[Mapping[str, Any]], Mapping[str, Sequence[Any]]] | None = None  # kind -> component names
+    # Words and pictures.
+    narration: Narrator | None = None  # the player's words for actions and positions (a narrate module)
+    notation: Mapping[str, str] = field(default_factory=dict)  # name -> regex the player edition must never print
+    palette: Mapping[str, Cmyk] = field(default_factory=dict)  # the game's colours, name -> CMYK percentages
+    # The shapes the gate checks steps and described states against (a BaseGame derives both when None).
+    action_schema: Mapping[str, Any] | None = None
+    state_schema: Mapping[str, Any] | None = None
+    # Set by register_engine (the loader): the engine package's import name.
+    module_name: str = field(default="", init=False)
+
+    def __new__(cls, *args: Any, **given: Any) -> EngineSpec:
+        if args:
+            raise EngineSpecError(None, "EngineSpec takes its fields by name (EngineSpec(book_id=..., ...))")
+        for name in given:
+            if name not in SPEC_FIELDS:
+                raise EngineSpecError(name, f"EngineSpec has no field {name!r}{_did_you_mean(name)}")
+        missing = [name for name in REQUIRED_FIELDS if name not in given]
+        if missing:
+            raise EngineSpecError(missing[0], f"EngineSpec needs {', '.join(missing)}")
+        return super().__new__(cls)
+
+    def __post_init__(self) -> None:
+        for name, check in _CHECKS.items():
+            value = check(self, getattr(self, name))
+            object.__setattr__(self, name, value)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle make it again from its fields, checked as ever
+        given = {name: getattr(self, name) for name in SPEC_FIELDS}
+        return (_remade, (given, self.module_name))
+
+    @property
+    def package(self) -> str:
+        """The engine package's own name (``lantern``), without the namespace it was imported under."""
+        return self.module_name.rpartition(".")[2]
+
+    def derived_decisions(self) -> tuple[Decision, ...]:
+        """The decisions: those declared, else one per option that answers a designer question."""
+        return self.decisions if self.decisions is not None else option_decisions(self.options)
+
+    def game_type(self) -> dict[str, Any]:
+        """The declaration as ``pyspiel.GameType``'s keyword arguments name it (the OpenSpiel adapter's input)."""
+        return {"short_name": self.book_id, "chance_mode": self.chance_mode, "information": self.information,
+                "utility": self.utility, "min_num_players": self.min_num_players,
+                "max_num_players": self.max_num_players,
+                "parameter_specification": {spec.name: spec.default for spec in self.options}}
+
+
+def _remade(given: dict[str, Any], module_name: str) -> EngineSpec:
+    spec = EngineSpec(**given)
+    object.__setattr__(spec, "module_name", module_name)
+    return spec
+
+
+def _did_you_mean(name: str) -> str:
+    if name in OLD_EXPORTS:
+        return f" (did you mean {OLD_EXPORTS[name]!r}? {name} was a loose export before EngineSpec)"
+    close = closest(name, SPEC_FIELDS)
+    return f" (did you mean {close!r}?)" if close else f" (fields: {', '.join(SPEC_FIELDS)})"
+
+
+def _wrong(name: str, wanted: str, value: Any) -> EngineSpecError:
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return EngineSpecError(name, f"EngineSpec.{name} must be {wanted}, not {type(value).__name__} {shown}")
+
+
+def _text(name: str) -> Callable[[EngineSpec, Any], Any]:
+    def check(spec: EngineSpec, value: Any) -> Any:
+        if not isinstance(value, str) or not value:
+            raise _wrong(name, "a non-empty string", value)
+        return value
+    return check
+
+
+def _callable(name: str, optional: bool) -> Callable[[EngineSpec, Any], Any]:
+    def check(spec: EngineSpec, value: Any) -> Any:
+        if value is None and optional:
+            return None
+        if not callable(value):
+            raise _wrong(name, "a function" + (" or None" if optional else ""), value)
+        return value
+    return check
+
+
+def _count(name: str) -> Callable[[EngineSpec, Any], Any]:
+    def check(spec: EngineSpec, value: Any) -> Any:
+        if type(value) is not int or value < 1:
+            raise _wrong(name, "a whole number of players, at least 1", value)
+        if name == "max_num_players" and value < spec.min_num_players:
+            raise EngineSpecError(name, f"EngineSpec.max_num_players ({value}) is under min_num_players "
+                                        f"({spec.min_num_players})")
+        return value
+    return check
+
+
+def _kind(name: str) -> Callable[[EngineSpec, Any], Any]:
+    kinds = _KINDS[name]
+
+    def check(spec: EngineSpec, value: Any) -> Any:
+        if isinstance(value, kinds):
+            found = value
+        elif isinstance(value, str) and value in kinds._value2member_map_:
+            found = kinds(value)
+        else:
+            values = [member.value for member in kinds]
+            close = closest(value, values)
+            hint = f" (did you mean {close!r}?)" if close else ""
+            raise EngineSpecError(name, f"EngineSpec.{name} must be one of {', '.join(values)}, not {value!r}{hint}")
+        if name == "utility" and found is Utility.SOLO and spec.max_num_players != 1:
+            raise EngineSpecError(name, f"EngineSpec.utility 'solo' is for a game of one player, not of "
+                                        f"{spec.min_num_players} to {spec.max_num_players}")
+        if name == "utility" and found is not Utility.SOLO and spec.max_num_players == 1:
+            raise EngineSpecError(name, f"EngineSpec.utility of a game of one player is 'solo', not {found.value!r}")
+        return found
+    return check
+
+
+def _items(name: str, kind: type, optional: bool = False) -> Callable[[EngineSpec, Any], Any]:
+    def check(spec: EngineSpec, value: Any) -> Any:
+        if value is None and optional:
+            return None
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence) \
+                or not all(isinstance(item, kind) for item in value):
+            raise _wrong(name, f"a tuple of {kind.__name__}" + (" or None" if optional else ""), value)
+        ids = [getattr(item, "name", None) or getattr(item, "id", None) or item for item in value]
+        twice = sorted({str(i) for i in ids if ids.count(i) > 1})
+        if twice:
+            raise EngineSpecError(name, f"EngineSpec.{name} names {twice[0]!r} twice")
+        return tuple(value)
+    return check
+
+
+def _options(spec: EngineSpec, value: Any) -> Any:
+    found = _items("options", OptionSpec)(spec, value)
+    for option in found:
+        if not isinstance(option.choices, tuple | list) or option.default not in option.choices:
+            raise EngineSpecError("options", f"EngineSpec.options: option {option.name!r}'s default "
+                                             f"{option.default!r} is not one of its choices {option.choices!r}")
+    return found
+
+
+def _decisions(spec: EngineSpec, value: Any) -> Any:
+    found = _items("decisions", Decision, optional=True)(spec, value)
+    names = {option.name for option in spec.options}
+    for decision in found or ():
+        if decision.option is not None and decision.option not in names:
+            raise EngineSpecError("decisions", f"EngineSpec.decisions: decision {decision.id!r} names option "
+                                               f"{decision.option!r}, which options do not declare")
+    return found
+
+
+def _mapping(name: str, check_item: Callable[[str, Any], str | None]) -> Callable[[EngineSpec, Any], Any]:
+    def check(spec: EngineSpec, value: Any) -> Any:
+        if not isinstance(value, Mapping):
+            raise _wrong(name, "a mapping", value)
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise EngineSpecError(name, f"EngineSpec.{name}: the key {key!r} is not a name")
+            problem = check_item(key, item)
+            if problem:
+                raise EngineSpecError(name, f"EngineSpec.{name}[{key!r}] {problem}")
+        return dict(value)
+    return check
+
+
+def _policy(key: str, item: Any) -> str | None:
+    return None if callable(item) else "must be a policy(game, state, rng) -> action"
+
+
+def _default_policy(spec: EngineSpec, value: Any) -> Any:
+    if value is None or value in spec.policies:
+        return value
+    raise EngineSpecError("default_policy", f"EngineSpec.default_policy {value!r} is not one of the policies "
+                                            f"({', '.join(spec.policies) or 'none declared'})")
+
+
+def _bench_configs(spec: EngineSpec, value: Any) -> Any:
+    def each(key: str, item: Any) -> str | None:
+        if not isinstance(item, Mapping):
+            return "must be a mapping of option names to values"
+        try:
+            resolve_options(spec.options, item)
+        except DescriptionError as exc:
+            return exc.message
+        return None
+    return {name: dict(options) for name, options in _mapping("bench_configs", each)(spec, value).items()}
+
+
+def _answer_bundles(spec: EngineSpec, value: Any) -> Any:
+    found = _items("answer_bundles", str)(spec, value)
+    for name in found:
+        if name not in spec.bench_configs:
+            raise EngineSpecError("answer_bundles", f"EngineSpec.answer_bundles names {name!r}, which bench_configs "
+                                                    f"do not have ({', '.join(spec.bench_configs)})")
+    return found
+
+
+def _narration(spec: EngineSpec, value: Any) -> Any:
+    if value is None or isinstance(value, Narrator):
+        return value
+    raise _wrong("narration", "a module with narrate_action(game, state, action) and narrate_state(game, snapshot)",
+                 value)
+
+
+def _pattern(key: str, item: Any) -> str | None:
+    if not isinstance(item, str):
+        return "must be a regular expression (a string)"
+    try:
+        re.compile(item)
+    except re.error as exc:
+        return f"is not a regular expression: {exc}"
+    return None
+
+
+def _colour(key: str, item: Any) -> str | None:
+    if not isinstance(item, tuple | list) or len(item) != 4 or not all(
+            type(v) in (int, float) and 0 <= v <= 100 for v in item):
+        return "must be four CMYK percentages (0-100)"
+    return None
+
+
+def _schema(name: str) -> Callable[[EngineSpec, Any], Any]:
+    def check(spec: EngineSpec, value: Any) -> Any:
+        if value is not None and not isinstance(value, Mapping):
+            raise _wrong(name, "a mapping (a JSON Schema) or None", value)
+        return value  # its contents are checked by the gate, with lines (rulepress/verify/steps.py)
+    return check
+
+
+_CHECKS: dict[str, Callable[[EngineSpec, Any], Any]] = {
+    "book_id": _text("book_id"), "make_game": _callable("make_game", False),
+    "min_num_players": _count("min_num_players"), "max_num_players": _count("max_num_players"),
+    "chance_mode": _kind("chance_mode"), "information": _kind("information"), "utility": _kind("utility"),
+    "options": _options, "decisions": _decisions, "policies": _mapping("policies", _policy),
+    "default_policy": _default_policy, "bench_configs": _bench_configs, "answer_bundles": _answer_bundles,
+    "bench_extra": _callable("bench_extra", True), "end_rules": _items("end_rules", str),
+    "inventory": _callable("inventory", True), "narration": _narration,
+    "notation": _mapping("notation", _pattern), "palette": _mapping("palette", _colour),
+    "action_schema": _schema("action_schema"), "state_schema": _schema("state_schema"),
+}
+SPEC_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(EngineSpec) if f.init)
+"""Every field an ``EngineSpec(...)`` may name, in the order the guide lists them."""
+REQUIRED_FIELDS: tuple[str, ...] = ("book_id", "make_game", "min_num_players", "max_num_players", "chance_mode",
+                                    "information", "utility")
+assert set(_CHECKS) == set(SPEC_FIELDS), "every field of EngineSpec is checked"
+
+
+# -- the registry: what each loaded engine declares, for the checks made as names are used ----------------------
+
+@dataclass
+class _Declared:
+    spec: EngineSpec
+    decisions: frozenset[str]
+    rules: frozenset[str] | None = None  # the book's rule IDs, once the gate declared them (declare_rules)
+    book: str = ""
+
+    @property
+    def engine(self) -> str:
+        return self.spec.package or self.spec.book_id
+
+
+_UNSET: Any = object()
+_ENGINES: dict[str, _Declared] = {}  # an engine package's import name -> what it declares
+_BY_TYPE: dict[type, _Declared | None] = {}  # a class (a game's, a state's) -> its engine's declarations
+_RULES: frozenset[str] | None = None  # every rule ID declared for any engine: the one look-up an event makes
+
+
+def register_engine(spec: EngineSpec, module_name: str) -> EngineSpec:
+    """Record ``spec`` as the declaration of the engine package imported as ``module_name`` (as
+    ``pyspiel.register_game`` does): its classes' names are checked against it from now on.  Returns ``spec``."""
+    if not isinstance(spec, EngineSpec):
+        raise TypeError(f"not an EngineSpec: {spec!r}")
+    object.__setattr__(spec, "module_name", module_name)
+    kept = _ENGINES.get(module_name)
+    rules = kept.rules if kept is not None and kept.spec is spec else None
+    _ENGINES[module_name] = _Declared(spec, frozenset(d.id for d in spec.derived_decisions()), rules,
+                                      kept.book if rules is not None and kept is not None else "")
+    _BY_TYPE.clear()
+    return spec
+
+
+def declare_rules(module_name: str, book: str, rules: Iterable[str]) -> None:
+    """The rule IDs of the book the engine imported as ``module_name`` implements (the gate declares them as it
+    loads the book): from now on an event, a refusal or a setup's refusal of that engine naming another rule
+    raises :class:`UndeclaredName` where it is made."""
+    global _RULES
+    declared = _ENGINES.get(module_name)
+    if declared is None:
+        raise KeyError(f"no engine registered as {module_name}")
+    declared.rules, declared.book = frozenset(rules), book
+    _RULES = frozenset().union(*(d.rules for d in _ENGINES.values() if d.rules is not None))
+
+
+def _declared_for(kind: type) -> _Declared | None:
+    found = _declared_in(kind.__module__)
+    _BY_TYPE[kind] = found
+    return found
+
+
+def _declared_in(module: str) -> _Declared | None:
+    """The registered engine whose package holds ``module`` (the longest name: a package inside another)."""
+    best = None
+    for name, declared in _ENGINES.items():
+        if (module == name or module.startswith(name + ".")) and (best is None or len(name) > len(best[0])):
+            best = (name, declared)
+    return best[1] if best is not None else None
+
+
+def engine_of(thing: Any) -> EngineSpec | None:
+    """The declaration of the engine whose code defines ``thing``'s class (a game, a state), if it was registered."""
+    declared = _BY_TYPE.get(type(thing), _UNSET)
+    if declared is _UNSET:
+        declared = _declared_for(type(thing))
+    return declared.spec if declared is not None else None
+
+
+def _check_rule(rule: Any) -> None:
+    rules = _RULES
+    if rules is not None and (type(rule) is not str or rule not in rules):
+        _undeclared_rule(rule)
+
+
+def _undeclared_rule(rule: Any) -> None:
+    """A rule ID no declared book has (or not a string): refused if engine code of a declared book made it."""
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_globals.get("__name__") == __name__ or frame.f_code.co_filename == "<string>"):
+        frame = frame.f_back  # out of this module and the dataclass's generated __init__
+    declared = _declared_in(str(frame.f_globals.get("__name__", ""))) if frame is not None else None
+    if declared is None or declared.rules is None:
+        return  # not an engine's own code (rulepress's, a test's), or its book's rules are not declared here
+    if type(rule) is not str or rule not in declared.rules:
+        raise UndeclaredName("rule", rule, declared.rules, f"book {declared.book}")

@@ -272,12 +272,25 @@ $prefix.play.win:
 """
 
 ENGINE_INIT = '''\
-"""The engine of rules_src/$book/ (rulepress guide engine): ``make_game(components, options)`` builds the game."""
+"""The engine of rules_src/$book/ (rulepress guide engine): ``ENGINE`` declares it, ``game.py`` plays it."""
+
+from rulepress.protocol import EngineSpec
 
 from .game import ACTION_SCHEMA, BOOK_ID, Game
 
-make_game = Game
-__all__ = ["ACTION_SCHEMA", "BOOK_ID", "Game", "make_game"]
+# Everything the engine is, in one place (rulepress guide engine, "The package"): a misspelt field is refused at
+# its line.  The kind of game is OpenSpiel's: say it as it is, the build holds the game and the book to it.
+ENGINE = EngineSpec(
+    book_id=BOOK_ID,
+    make_game=Game,  # Game(components, options) is the game
+    min_num_players=2,  # as book.yaml's players
+    max_num_players=2,
+    chance_mode="deterministic",  # nothing is drawn (dice or cards: "explicit_stochastic", drawn through Chance)
+    information="perfect_information",  # everyone sees everything (a hidden hand: "imperfect_information")
+    utility="zero_sum",  # one wins, the other loses ("general_sum" for scores, "identical" if cooperative)
+    action_schema=ACTION_SCHEMA,
+)
+__all__ = ["ENGINE", "Game"]
 '''
 
 ENGINE_GAME = '''\
@@ -322,16 +335,17 @@ class Game(BaseGame):
     PLAYERS_RULE = "$prefix.play.players"
     STATE_KEYS = ("count", "turn")
     ACTIONS = {"add": {"amount": None}}  # {do: add, amount: 2}; any whole number parses, check() judges it
+    CHANCE = False  # nothing is drawn at random: start() and describe() get no Chance
     HEIGHT = 90
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         super().__init__(components, options)
         self.target, self.most = int(components["race"]["target"]), int(components["race"]["most"])
 
-    def start(self, players: list[str], chance: Chance) -> State:  # no chance in this game: ignored
+    def start(self, players: list[str], chance: None) -> State:
         return State(players)
 
-    def describe(self, description: Mapping[str, Any], players: list[str], chance: Chance) -> State:
+    def describe(self, description: Mapping[str, Any], players: list[str], chance: None) -> State:
         """``{count: 7, turn: Ben}``: the count so far and whose turn it is (default: the first player)."""
         count, turn = description.get("count", 0), description.get("turn", players[0])
         if not isinstance(count, int) or not 0 <= count < self.target:

@@ -3,6 +3,7 @@ the dashboard (few games, seeded: fast; the long campaign is `nox -s analysis`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -50,7 +51,7 @@ def test_an_option_set_of_other_answers_is_never_the_texts_game(moths: BookCheck
     assert [c.label for c in configs(moths)][:2] == ["random play", "greedy play"]
     bundle = labels["option set alternatives"]
     assert bundle.role == "bundle" and not bundle.text
-    assert bundles(moths.engine) == {"alternatives"}  # declared (ANSWER_BUNDLES) and derived from the options
+    assert bundles(moths.engine) == {"alternatives"}  # declared (answer_bundles) and derived from the options
     lantern = load_checked_book(root, "lantern")
     assert bundles(lantern.engine) == {"loss-certain", "loss-exhausted", "six-wild-distinct", "campfire-bonus"}
     assert variants(lantern.engine) == {}
@@ -58,8 +59,8 @@ def test_an_option_set_of_other_answers_is_never_the_texts_game(moths: BookCheck
 
 
 def test_a_bundle_is_found_without_a_declaration(moths: BookCheck, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delattr(moths.engine, "ANSWER_BUNDLES")
-    assert bundles(moths.engine) == {"alternatives"}  # it sets question options to non-default answers
+    undeclared = dataclasses.replace(moths.engine, answer_bundles=())
+    assert bundles(undeclared) == {"alternatives"}  # it sets question options to non-default answers
 
 
 def test_each_question_is_played_where_it_matters(last: BookCheck) -> None:

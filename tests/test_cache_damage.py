@@ -2,10 +2,10 @@
 
 Hypothesis damages random entries of the store two builds of the mini project left (cut short, a byte flipped,
 garbled, deleted, a folder in its place, unreadable, another entry's bytes), in any kind: parsed YAML, replays,
-the engine's facts and catalogs, impacts, pages, player-text passes, kept sites (every file of them), PDFs and their
-preflight passes; or puts a FIFO in an entry's place, or an entry sealed with another key (a store copied from
-elsewhere).  Then it builds again, either the same sources (everything could come from
-the store) or the sources after an edit (a site rendered from the one kept last, new PDFs): the build succeeds, the
+the engine's facts, import closure and catalogs, impacts, pages, player-text passes, kept sites (every file of
+them), PDFs and their preflight passes; or puts a FIFO in an entry's place, or an entry sealed with another key
+(a store copied from elsewhere).  Then it builds again, either the same sources (everything could come from the
+store) or the sources after an edit (a site rendered from the one kept last, new PDFs): the build succeeds, the
 published site is a cold build's byte for byte (every page, the search index, every PDF), and each warning is one
 line naming an entry that was damaged.
 
@@ -108,7 +108,7 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
         content = work / store.FOLDER
         kinds = {path.name for path in content.iterdir() if path.is_dir() and not path.name.startswith(".")}
         assert pruned and kinds <= pruned[0]  # every kind kept has a budget where it is pruned
-        assert {"yaml", "replay", "trace", "catalogs", "impact", "pages", "player", "site", "pdf",
+        assert {"yaml", "replay", "trace", "catalogs", "closure", "impact", "pages", "player", "site", "pdf",
                 "preflight"} <= kinds
         assert "jinja" not in kinds  # compiled templates are code: remembered in the process, never kept on disk
         for path in content.glob("*/*/*"):  # every sealed entry (a kept site's files are its folder's)
@@ -121,8 +121,8 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
         yield Kept(sources, snapshot, cold, work)
 
 
-GROUPS = ["yaml", "replay", "trace", "catalogs", "decisions", "impact", "translation-findings", "pages", "player",
-          "site/", "site.files", "site.json", "site.state", "pdf.pdf", "pdf.json", "preflight"]
+GROUPS = ["yaml", "replay", "trace", "catalogs", "decisions", "closure", "impact", "translation-findings", "pages",
+          "player", "site/", "site.files", "site.json", "site.state", "pdf.pdf", "pdf.json", "preflight"]
 
 
 def entries(content: Path) -> dict[str, list[Path]]:

@@ -62,23 +62,35 @@ TABLE_LIST = _tables()
 
 # --- building a bad input -----------------------------------------------------------------------------------------
 
-def declare_engine(path: Path, declared: dict[str, list[str]]) -> None:
-    """Give the engine at ``path`` these declarations (Python expressions): ``options`` (its OPTIONS, each an
-    OptionSpec) and ``decisions`` (its DECISIONS, each a Decision), in place of its own, from the line where its
-    OPTIONS start.  The one place that knows how an engine declares them."""
+def declare_engine(path: Path, declared: dict[str, list[str] | str]) -> None:
+    """Give the engine at ``path`` these fields of its EngineSpec, in place of its own, as Python expressions: a list
+    is a tuple of its items (``options``, each an OptionSpec; ``decisions``, each a Decision), a string the value
+    itself (``palette: "{'slate': (0, 0, 0, 80)}"``).  A field of its
+    ``ENGINE = EngineSpec(...)`` that names a module-level value (``options=OPTIONS``) has that value rewritten, where
+    it stands; a field given there is rewritten in place; a field it lacks is added after its last one.  Rewritten
+    text keeps its number of lines, so the lines below stay where they were.  The one place that knows how an engine
+    declares them."""
     text = path.read_text(encoding="utf-8")
     tree = ast.parse(text)
     lines = text.split("\n")
-    [options] = [node for node in tree.body if isinstance(node, ast.Assign)
-                 and any(isinstance(t, ast.Name) and t.id == "OPTIONS" for t in node.targets)]
-    written = []
-    if "options" in declared:
-        written.append(f"OPTIONS = ({''.join(f'{spec}, ' for spec in declared['options'])})")
-    else:
-        written += lines[options.lineno - 1:options.end_lineno]
-    if "decisions" in declared:
-        written.append(f"DECISIONS = ({''.join(f'{d}, ' for d in declared['decisions'])})")
-    lines[options.lineno - 1:options.end_lineno] = written
+    [engine] = [node.value for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and any(isinstance(t, ast.Name) and t.id == "ENGINE" for t in node.targets)]
+    fields = {keyword.arg: keyword for keyword in engine.keywords}
+    bound = {target.id: node for node in tree.body if isinstance(node, ast.Assign) for target in node.targets
+             if isinstance(target, ast.Name)}
+    added = []
+    for name, items in declared.items():
+        value = items if isinstance(items, str) else f"({''.join(f'{item}, ' for item in items)})"
+        field = fields.get(name)
+        if field is None:
+            added.append(f"    {name}={value},")
+        elif isinstance(field.value, ast.Name) and field.value.id in bound:
+            node = bound[field.value.id]
+            _replace(lines, node.lineno, node.end_lineno or node.lineno, f"{field.value.id} = {value}")
+        else:
+            _replace(lines, field.lineno, field.end_lineno or field.lineno, f"    {name}={value},")
+    last = max(keyword.end_lineno or keyword.lineno for keyword in engine.keywords)
+    lines[last:last] = added
     text = "\n".join(lines)
     names = [name for name in ("Decision", "decided") if name not in text.split("from rulepress.protocol import ")[1]
              .split("\n")[0]]
@@ -86,6 +98,11 @@ def declare_engine(path: Path, declared: dict[str, list[str]]) -> None:
         text = text.replace("from rulepress.protocol import ", f"from rulepress.protocol import {', '.join(names)}, ",
                             1)
     path.write_text(text, encoding="utf-8")
+
+
+def _replace(lines: list[str], first: int, last: int, written: str) -> None:
+    """Lines ``first`` to ``last`` (from 1) become ``written`` and blank lines, as many lines as they were."""
+    lines[first - 1:last] = [written] + [""] * (last - first)
 
 
 def _unchecked(root: Path) -> Any:
@@ -122,6 +139,8 @@ CALLS: dict[str, Callable[[dict[str, Any], Path], Any]] = {
     "check_decisions": _project_check(
         lambda check, root: [f"{p.severity}: {p}" for p in decisions.check_decisions(check.book, check.engine, root)]),
     "load_book_engine": lambda row, base: _refused(lambda: _project_check(lambda check, root: [])(row, base)),
+    # as the gate's verify calls it, once the engine is loaded and held to its book
+    "check_game": _project_check(lambda check, root: gate.check_game(check.book, check.engine)),
     "diagram_problem": lambda row, base: diagram.problem(row["svg"] if "svg" in row else row["value"]),
     "check_declaration": lambda row, base: steps.check_declaration(
         steps.Declared(row.get("actions"), row.get("state"), MINI_ENGINE)),

@@ -11,10 +11,10 @@ import pytest
 
 from rulepress.errors import SourceError
 from rulepress.load.book import load_book
-from rulepress.project import load_engine
 from rulepress.render import cover, palette, pdf
 from rulepress.render.strings import strings
 from rulepress.verify import diagram
+from rulepress.verify.engines import load_engine
 from rulepress.verify.figures import book_figures
 from rulepress.verify.gate import load_checked_book, verify
 
@@ -27,13 +27,13 @@ LANTERN = re.compile(r'width="14" height="20" rx="3"')  # the bundled books' lan
 def art_of(root: Path, book_id: str, print_edition: bool = True) -> cover.Artwork:
     check = load_checked_book(root, book_id)
     drawn, _ = book_figures(check.book, check.engine, check.examples)
-    return cover.cover_art(check.book, check.cover_art, palette.game_palette(check.engine),
+    return cover.cover_art(check.book, check.cover_art, palette.game_palette(check.engine.palette),
                            None if print_edition else check.proof, strings("en"), drawn.cover)
 
 
 def test_a_book_without_art_gets_a_motif_of_its_own_palette_and_says_what_it_shows(mini: Path) -> None:
     art = art_of(mini, "mini")
-    game = palette.game_palette(load_checked_book(mini, "mini").engine)
+    game = palette.game_palette(load_checked_book(mini, "mini").engine.palette)
     fills = set(re.findall(r'fill="([^"]+)"', art.svg))
     assert fills and fills <= {palette.device_cmyk(c) for c in cover.piece_colours(game)}
     assert not LANTERN.search(art.svg) and "<circle" in art.svg and "<rect" in art.svg
@@ -144,7 +144,7 @@ def _figures(node: pikepdf.Object, path: str = "") -> list[tuple[pikepdf.Diction
 
 def test_no_engine_palette_is_drawn_as_another_books(root: Path) -> None:
     """The bundled engines' palettes give different motifs: the art follows the book, not a house drawing."""
-    motifs = {book: cover.motif(palette.game_palette(load_engine(package, root)), book, None)[0]
+    motifs = {book: cover.motif(palette.game_palette(load_engine(package, root).palette), book, None)[0]
               for book, package in (("lantern-moths", "lantern_moths"), ("last-lantern", "last_lantern"),
                                     ("lantern", "lantern"))}
     assert len(set(motifs.values())) == 3

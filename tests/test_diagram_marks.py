@@ -193,7 +193,7 @@ def test_last_lantern_draws_each_player_s_status_instead_of_state_lines() -> Non
 
 def test_the_french_track_title_ends_before_the_track() -> None:
     """The title is drawn at the smallest size (10 units): its measured width leaves the first box clear."""
-    from rulepress.render.metrics import text_width
+    from rulepress.textwidth import text_width
 
     result = replayed("last-lantern", "ll-first-tile-path")
     svg = result.frames[0].svgs["fr"]

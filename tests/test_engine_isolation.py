@@ -16,8 +16,8 @@ import pytest
 
 from rulepress.cli import main
 from rulepress.errors import SourceError
-from rulepress.project import load_engine
 from rulepress.verify import limits
+from rulepress.verify.engines import load_engine
 from rulepress.verify.gate import MAX_PROBLEMS, Report, load_checked_book, verify
 from rulepress.verify.replay import replay
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import random
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -16,15 +17,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulepress.analyze.simulate import play, random_policy
-from rulepress.project import default_root, load_engine
+from rulepress.project import default_root
 from rulepress.protocol import DescriptionError, RuleViolation
+from rulepress.verify.engines import engine_module, load_engine
 from rulepress.verify.gate import load_checked_book
 from rulepress.verify.replay import replay
 
 ENGINE = load_engine("lantern")
+LANTERN = engine_module(ENGINE)  # the package: its solver, its action type
 COMPONENTS: dict[str, Any] = yaml.safe_load((default_root() / "rules_src/lantern/components.yaml").read_text())
 GAME = ENGINE.make_game(COMPONENTS)
-Action = ENGINE.Action
+Action = LANTERN.Action
 PLAYERS = ["Adventurer"]
 CAP = COMPONENTS["abilities"]["cap"]
 ZONE_NOTATIONS = [z["combination"] for z in COMPONENTS["zones"]["sheet"]["list"] if z["combination"]]
@@ -33,7 +36,7 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 dice_st = st.lists(st.integers(1, 6), min_size=6, max_size=6).map(lambda d: tuple(sorted(d)))
 seeds = st.integers(0, 2**32 - 1)
 option_sets = st.fixed_dictionaries({}, optional={spec.name: st.sampled_from(spec.choices)
-                                                  for spec in ENGINE.OPTIONS})
+                                                  for spec in ENGINE.options})
 token_st = st.sampled_from(["1", "2", "3", "4", "5", "6", "X", "X", "A", "B"])
 notation_st = st.one_of(st.sampled_from(ZONE_NOTATIONS),
                         st.lists(token_st, min_size=6, max_size=6).map(" ".join))
@@ -132,16 +135,16 @@ def brute_possible(dice: tuple[int, ...], notation: str, cs: int, ca: int, ms: i
 @FAST
 @given(dice_st, notation_st, st.booleans())
 def test_matching_agrees_with_brute_force(dice: tuple[int, ...], notation: str, distinct: bool) -> None:
-    combination = ENGINE.parse(notation, six_wild_distinct=distinct)
+    combination = LANTERN.parse(notation, six_wild_distinct=distinct)
     assert combination.is_met(dice) == brute_met(dice, notation, distinct)
 
 
 @FAST
 @given(dice_st, notation_st, st.integers(0, 2), st.integers(0, 2))
 def test_cheapest_plan_agrees_with_brute_force(dice: tuple[int, ...], notation: str, cs: int, ca: int) -> None:
-    combination = ENGINE.parse(notation)
-    solver = ENGINE.Solver()
-    plan = solver.cheapest(dice, combination, ENGINE.Budget(cs, ca, 0, 0))
+    combination = LANTERN.parse(notation)
+    solver = LANTERN.Solver()
+    plan = solver.cheapest(dice, combination, LANTERN.Budget(cs, ca, 0, 0))
     expected = brute_cheapest(dice, notation, cs, ca)
     assert (None if plan is None else plan.cost) == expected
     assert solver.certain(dice, combination, cs, ca) == (expected is not None)
@@ -166,22 +169,22 @@ def test_cheapest_plan_agrees_with_brute_force(dice: tuple[int, ...], notation: 
 @given(dice_st, st.sampled_from(ZONE_NOTATIONS), st.integers(0, 1), st.integers(0, 2), st.integers(0, 1))
 def test_possibility_agrees_with_brute_force(dice: tuple[int, ...], notation: str, cs: int, ca: int,
                                              ms: int) -> None:
-    combination = ENGINE.parse(notation)
-    assert ENGINE.Solver().possible(dice, combination, ENGINE.Budget(cs, ca, ms, 0)) == \
+    combination = LANTERN.parse(notation)
+    assert LANTERN.Solver().possible(dice, combination, LANTERN.Budget(cs, ca, ms, 0)) == \
         brute_possible(dice, notation, cs, ca, ms)
-    assert ENGINE.Solver().possible(dice, combination, ENGINE.Budget(cs, ca, ms, 1))
+    assert LANTERN.Solver().possible(dice, combination, LANTERN.Budget(cs, ca, ms, 1))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dice_st, st.sampled_from(ZONE_NOTATIONS), st.integers(0, 2), st.integers(0, 2), st.integers(1, 2))
 def test_reroll_probability_agrees_with_enumeration(dice: tuple[int, ...], notation: str, cs: int, ca: int,
                                                     count: int) -> None:
-    combination = ENGINE.parse(notation)
+    combination = LANTERN.parse(notation)
     faces = dice[:count]
     rest = list(dice[count:])
     hits = sum(brute_cheapest(tuple(sorted(rest + list(o))), notation, cs, ca) is not None
                for o in product(range(1, 7), repeat=count))
-    probability = ENGINE.Solver().success_probability(dice, combination, ENGINE.Budget(cs, ca, 2, 1),
+    probability = LANTERN.Solver().success_probability(dice, combination, LANTERN.Budget(cs, ca, 2, 1),
                                                       "magic_spell", faces)
     assert probability == pytest.approx(hits / 6 ** count)
 
@@ -193,13 +196,13 @@ def dominated(p: tuple[int, ...], points: Any) -> bool:
 @FAST
 @given(st.sets(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)), max_size=12))
 def test_pareto_keeps_exactly_the_costs_nothing_else_beats(points: set[tuple[int, int, int]]) -> None:
-    assert set(ENGINE.solver._pareto(points)) == {p for p in points if not dominated(p, points)}
+    assert set(LANTERN.solver._pareto(points)) == {p for p in points if not dominated(p, points)}
 
 
 @FAST
 @given(dice_st, notation_st)
 def test_a_frontier_holds_no_cost_another_beats(dice: tuple[int, ...], notation: str) -> None:
-    frontier = ENGINE.Solver().frontier(dice, ENGINE.parse(notation))
+    frontier = LANTERN.Solver().frontier(dice, LANTERN.parse(notation))
     assert not [p for p in frontier if dominated(p, frontier)]
 
 
@@ -210,7 +213,7 @@ def _every_cost(dice: tuple[int, ...], need: tuple[int, ...], limit: int) -> fro
         return frozenset({(0, 0, 0)})
     found = set()
     for i, x in enumerate(dice):
-        for a, b, c in ENGINE.solver.SERVE[x, need[0]]:
+        for a, b, c in LANTERN.solver.SERVE[x, need[0]]:
             for p, q, r in _every_cost(dice[:i] + dice[i + 1:], need[1:], limit):
                 if a + p <= limit and b + q <= limit and c + r <= limit:
                     found.add((a + p, b + q, c + r))
@@ -221,9 +224,9 @@ def test_the_solver_s_packed_frontiers_are_the_definition_s() -> None:
     """The frontier is built on packed costs with a staircase filter (for speed): it must be exactly the Pareto-
     minimal costs of every way of serving a target, on rolls and combinations of up to four required faces."""
     rng = random.Random(18)
-    solver = ENGINE.Solver(CAP)
+    solver = LANTERN.Solver(CAP)
     for notation in ("5 6 X X X X", "1 2 3 X X X", "A A A A X X", "4 4 6 6 X X", "A A B B X X"):
-        combination = ENGINE.parse(notation)
+        combination = LANTERN.parse(notation)
         for _ in range(12):
             dice = tuple(sorted(rng.randint(1, 6) for _ in range(6)))
             every = set().union(*(_every_cost(dice, target, CAP) for target in combination.targets))
@@ -231,30 +234,30 @@ def test_the_solver_s_packed_frontiers_are_the_definition_s() -> None:
 
 
 def test_solver_report_words() -> None:
-    report = ENGINE.solve((1, 3, 5, 5, 6, 6), ENGINE.parse("1 2 3 X X X"), ENGINE.Budget(2, 3, 0, 0))
+    report = LANTERN.solve((1, 3, 5, 5, 6, 6), LANTERN.parse("1 2 3 X X X"), LANTERN.Budget(2, 3, 0, 0))
     assert report.needs == "one Critical Strike" and report.cheapest_cost == 1
-    report = ENGINE.solve((2, 2, 3, 3, 4, 6), ENGINE.parse("5 6 X X X X"), ENGINE.Budget(0, 0, 2, 0))
+    report = LANTERN.solve((2, 2, 3, 3, 4, 6), LANTERN.parse("5 6 X X X X"), LANTERN.Budget(0, 0, 2, 0))
     assert not report.certain and report.possible
     best = report.rerolls[0]
     assert best.ability == "magic_spell" and len(best.faces) == 2
     assert best.probability == pytest.approx(11 / 36)  # at least one 5 in two dice
     assert report.as_dict()["best_reroll"].startswith("Magic Spell re-roll")
-    lost = ENGINE.solve((6,) * 6, ENGINE.parse("1 2 3 4 5 X"), ENGINE.Budget(1, 0, 0, 0))
+    lost = LANTERN.solve((6,) * 6, LANTERN.parse("1 2 3 4 5 X"), LANTERN.Budget(1, 0, 0, 0))
     assert not lost.possible and lost.needs.startswith("more than")
 
 
 def test_notation_errors() -> None:
     with pytest.raises(DescriptionError):
-        ENGINE.parse("1 2 3")
+        LANTERN.parse("1 2 3")
     with pytest.raises(DescriptionError):
-        ENGINE.parse("1 2 3 7 X X")
+        LANTERN.parse("1 2 3 7 X X")
     with pytest.raises(DescriptionError):
-        ENGINE.parse("1 2 3 x X X")
+        LANTERN.parse("1 2 3 x X X")
 
 
 def test_zones_grow_harder_and_the_dragon_is_hardest() -> None:
     """The reconstruction's promise (ln.q1): expected cheapest cost rises zone by zone."""
-    solver = ENGINE.Solver()
+    solver = LANTERN.Solver()
     outcomes = list(product(range(1, 7), repeat=6))
     costs = []
     for zone in GAME.sheet.zones:
@@ -510,7 +513,8 @@ def test_experience_overflow_is_counted_not_crossed() -> None:
 
 
 def test_score_table_overlap_is_detected_and_resolved() -> None:
-    from rulepress_engines.lantern.score import Band, band_problems
+    score = importlib.import_module(f"{ENGINE.module_name}.score")  # the engine as the gate imports it
+    Band, band_problems = score.Band, score.band_problems
 
     table = GAME.sheet.score
     problems = band_problems(table.bands)
@@ -522,7 +526,7 @@ def test_score_table_overlap_is_detected_and_resolved() -> None:
         "Promising Adventurer"]
     gap = band_problems([Band("a", 0, 3, "A", ""), Band("b", 5, None, "B", "")])
     assert [(p.kind, p.scores) for p in gap] == [("gap", (4,))]
-    spec = next(s for s in ENGINE.OPTIONS if s.name == "score_overlap")
+    spec = next(s for s in ENGINE.options if s.name == "score_overlap")
     assert COMPONENTS["score"]["overlap"]["resolution"] == spec.default
 
 
@@ -567,7 +571,7 @@ def test_svg_is_self_contained() -> None:
 
 
 def test_solver_policy_beats_random_play() -> None:
-    solver = ENGINE.POLICIES["solver"]
+    solver = ENGINE.policies["solver"]
     wins = sum(GAME.metrics(play(GAME, PLAYERS, seed, solver).state)["won"] for seed in range(40))
     random_wins = sum(GAME.metrics(play(GAME, PLAYERS, seed, random_policy).state)["won"] for seed in range(40))
     assert wins >= 10 and wins > random_wins
@@ -596,7 +600,7 @@ def test_inconsistent_descriptions_are_refused(description: dict[str, Any]) -> N
 def test_a_score_table_that_starts_above_zero_has_a_gap_at_the_bottom() -> None:
     import importlib
 
-    score = importlib.import_module(f"{ENGINE.__name__}.score")  # the engine as the gate imports it
+    score = importlib.import_module(f"{ENGINE.module_name}.score")  # the engine as the gate imports it
     Band, Problem, band_problems = score.Band, score.Problem, score.band_problems  # noqa: N806 - its class names
     bands = [Band("hero", 3, None, "Hero", ""), Band("squire", 1, 2, "Squire", "")]
     assert band_problems(bands) == [Problem("gap", (0,), ("0", "squire"))]
@@ -604,7 +608,7 @@ def test_a_score_table_that_starts_above_zero_has_a_gap_at_the_bottom() -> None:
 
 
 def test_a_combination_already_met_costs_nothing() -> None:
-    report = ENGINE.solve((1, 2, 3, 4, 5, 6), ENGINE.parse("1 2 3 X X X"), ENGINE.Budget(0, 0, 0, 0))
+    report = LANTERN.solve((1, 2, 3, 4, 5, 6), LANTERN.parse("1 2 3 X X X"), LANTERN.Budget(0, 0, 0, 0))
     assert (report.met, report.certain, report.possible) == (True, True, True)
     assert (report.plan.moves, report.plan.cost, report.cheapest_cost) == ((), 0, 0)
 

@@ -13,20 +13,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulepress.analyze.simulate import play, random_policy
-from rulepress.project import default_root, load_engine
+from rulepress.project import default_root
 from rulepress.protocol import DescriptionError, RuleViolation
+from rulepress.verify.engines import load_engine
 
 ENGINE = load_engine("lantern_moths")
 COMPONENTS: dict[str, Any] = yaml.safe_load(
     (default_root() / "rules_src/lantern-moths/components.yaml").read_text())
 NAMES = ["Ann", "Ben", "Cara", "Dan"]
 GAME = ENGINE.make_game(COMPONENTS)
-ALT = ENGINE.make_game(COMPONENTS, ENGINE.BENCH_CONFIGS["alternatives"])
+ALT = ENGINE.make_game(COMPONENTS, ENGINE.bench_configs["alternatives"])
 
 players = st.integers(min_value=2, max_value=4).map(lambda n: NAMES[:n])
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 option_sets = st.fixed_dictionaries({}, optional={
-    spec.name: st.sampled_from(spec.choices) for spec in ENGINE.OPTIONS})
+    spec.name: st.sampled_from(spec.choices) for spec in ENGINE.options})
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -288,7 +289,7 @@ def test_options_are_checked() -> None:
         ENGINE.make_game(COMPONENTS, {"flip_adjacency": "knight"})
     with pytest.raises(DescriptionError):
         ENGINE.make_game(COMPONENTS, {"dusk_in_refill": 1})
-    assert {spec.name for spec in ENGINE.OPTIONS} == set(ENGINE.BENCH_CONFIGS["alternatives"]) | {"pass_rule"}
+    assert {spec.name for spec in ENGINE.options} == set(ENGINE.bench_configs["alternatives"]) | {"pass_rule"}
 
 
 def test_component_data_that_does_not_add_up_is_refused() -> None:

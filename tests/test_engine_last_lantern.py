@@ -13,15 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulepress.analyze.simulate import play
-from rulepress.project import default_root, load_engine
+from rulepress.project import default_root
 from rulepress.protocol import Chance, DescriptionError, RuleViolation
+from rulepress.verify.engines import load_engine
 
 ROOT = default_root()
 ENGINE = load_engine("last_lantern")
 COMPONENTS = yaml.safe_load((ROOT / "rules_src/last-lantern/components.yaml").read_text())
 NAMES = ["Milo", "Howard", "Coco", "Ivy"]
 EXAMPLES = sorted((ROOT / "examples/last-lantern").glob("*.yaml"))
-CONFIGS = sorted(ENGINE.BENCH_CONFIGS)
+CONFIGS = sorted(ENGINE.bench_configs)
 
 
 def game(**options: Any) -> Any:
@@ -136,13 +137,13 @@ def check_board(g: Any, s: Any) -> None:
     cooperative=st.booleans(),
 )
 def test_random_games_keep_every_invariant_and_end(seed: int, n: int, config: str, cooperative: bool) -> None:
-    g = game(**ENGINE.BENCH_CONFIGS[config])
+    g = game(**ENGINE.bench_configs[config])
     s = g.new_state(NAMES[:n], seed)
     fireflies = firefly_totals(g, s)
     tiles = tile_places(s)
     assert all(v == 1 for v in tiles.values())
     rng = random.Random(seed)
-    policy = ENGINE.POLICIES["cooperative"]
+    policy = ENGINE.policies["cooperative"]
     for _ in range(5000):
         if g.is_terminal(s):
             break
@@ -162,7 +163,7 @@ def test_random_games_keep_every_invariant_and_end(seed: int, n: int, config: st
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(2, 4), config=st.sampled_from(CONFIGS))
 def test_every_legal_action_is_accepted_and_clone_is_independent(seed: int, n: int, config: str) -> None:
-    g = game(**ENGINE.BENCH_CONFIGS[config])
+    g = game(**ENGINE.bench_configs[config])
     s = g.new_state(NAMES[:n], seed)
     rng = random.Random(seed)
     while not g.is_terminal(s):
@@ -203,8 +204,8 @@ def test_rejected_actions_leave_the_state_unchanged(seed: int, n: int) -> None:
 
 def test_same_seed_same_game() -> None:
     g = game()
-    a = play(g, NAMES[:3], 11, ENGINE.POLICIES["cooperative"])
-    b = play(g, NAMES[:3], 11, ENGINE.POLICIES["cooperative"])
+    a = play(g, NAMES[:3], 11, ENGINE.policies["cooperative"])
+    b = play(g, NAMES[:3], 11, ENGINE.policies["cooperative"])
     assert g.snapshot(a.state) == g.snapshot(b.state)
 
 
@@ -224,7 +225,7 @@ def test_unknown_options_are_refused(options: dict[str, Any]) -> None:
 
 
 def test_every_option_value_builds_a_playable_game() -> None:
-    for spec in ENGINE.OPTIONS:
+    for spec in ENGINE.options:
         for value in spec.choices:
             if spec.name in ("lake", "basilisk") or value == spec.default:
                 continue
@@ -413,7 +414,7 @@ def test_description_errors_name_the_place() -> None:
 
 def test_render_is_self_contained() -> None:
     g = game(lake=True, branches=True)
-    s = play(g, NAMES[:4], 3, ENGINE.POLICIES["cooperative"]).state
+    s = play(g, NAMES[:4], 3, ENGINE.policies["cooperative"]).state
     svg = g.render_svg(s, "A caption that is long enough to need wrapping onto a second line of the diagram")
     assert svg.startswith("<svg") and 'viewBox="' in svg and "Rulepress Sans" in svg
     assert "<script" not in svg and "href" not in svg

@@ -8,10 +8,11 @@ import random
 from pathlib import Path
 from typing import Any
 
-from rulepress.project import default_root, load_engine
+from rulepress.project import default_root
+from rulepress.verify.engines import engine_module, load_engine
 from rulepress.verify.gate import load_checked_book
 
-LANTERN = load_engine("lantern", default_root())
+LANTERN = engine_module(load_engine("lantern", default_root()))
 
 
 def test_a_reroll_chance_is_the_definition_s_sum_to_the_last_bit() -> None:
@@ -53,10 +54,10 @@ def _journey_states(game: Any, policy: Any, games: int) -> list[Any]:
 def test_remembered_placements_are_the_scan_s(root: Path) -> None:
     check = load_checked_book(root, "last-lantern")
     engine = check.engine
-    legal = __import__(f"{engine.__name__}.legal", fromlist=["legal"])
-    placement = __import__(f"{engine.__name__}.placement", fromlist=["placement"])
+    legal = __import__(f"{engine.module_name}.legal", fromlist=["legal"])
+    placement = __import__(f"{engine.module_name}.placement", fromlist=["placement"])
     game = engine.make_game(check.book.components, {})
-    for state in _journey_states(game, engine.POLICIES["cooperative"], 6)[::3]:
+    for state in _journey_states(game, engine.policies["cooperative"], 6)[::3]:
         g = game.rules(state.n)
         for p in range(state.n):
             touch = placement.target(g, state, p)
@@ -72,8 +73,8 @@ def test_cooperative_scores_are_the_formula_s(root: Path) -> None:
     formula's own float (the formula as the policy first wrote it, here)."""
     check = load_checked_book(root, "last-lantern")
     engine = check.engine
-    policies = __import__(f"{engine.__name__}.policies", fromlist=["policies"])
-    fireflies = __import__(f"{engine.__name__}.fireflies", fromlist=["fireflies"])
+    policies = __import__(f"{engine.module_name}.policies", fromlist=["policies"])
+    fireflies = __import__(f"{engine.module_name}.fireflies", fromlist=["fireflies"])
     game = engine.make_game(check.book.components, {"branches": True})
 
     def formula(g: Any, s: Any, p: int, mask: int) -> float:
@@ -94,7 +95,7 @@ def test_cooperative_scores_are_the_formula_s(root: Path) -> None:
         return score
 
     checked = 0
-    for state in _journey_states(game, engine.POLICIES["cooperative"], 4)[::2]:
+    for state in _journey_states(game, engine.policies["cooperative"], 4)[::2]:
         g = game.rules(state.n)
         places = [a for a in game.legal_actions(state) if a.do == "place"]
         scorers = {p: policies._placement_scorer(g, state, p) for p in {a.player for a in places}}

@@ -20,7 +20,7 @@ LABEL = "[illustrates rule 1.1, mini.play.take]"
 ENGINE = '''\
 """Take 1 to 3 stones; after each take the weather is drawn (calm or breeze).  BUG switches on one fault."""
 
-from rulepress.protocol import Chance, DescriptionError, Event, OptionSpec, RuleViolation
+from rulepress.protocol import Chance, DescriptionError, EngineSpec, Event, OptionSpec, RuleViolation
 
 BOOK_ID = "mini"
 OPTIONS = (OptionSpec("last_stone", "win", ("win", "lose"), "mini.q1", ("mini.play.win",), "last stone"),)
@@ -128,6 +128,11 @@ class Game:
 
 def make_game(components, options=None):
     return Game(components, options or {{}})
+
+
+ENGINE = EngineSpec(book_id=BOOK_ID, make_game=make_game, min_num_players=2, max_num_players=2,
+                    chance_mode="explicit_stochastic", information="perfect_information", utility="zero_sum",
+                    options=OPTIONS)
 '''
 
 

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from rulepress import i18n
 from rulepress.i18n import Translator, catalog_path, catalog_problems, extract, language
 from rulepress.load.book import load_book
-from rulepress.project import default_root, load_engine
+from rulepress.project import default_root
 from rulepress.render.player_text import check_player_text
+from rulepress.verify.engines import load_engine
 from tests.conftest import make_project
 
 ROOT = default_root()
@@ -253,7 +254,7 @@ def test_french_catalog_header_and_terminology() -> None:
     text = FR_PO.read_text(encoding="utf-8")
     assert '"Language: fr\\n"' in text and '"Plural-Forms: nplurals=2; plural=(n > 1);\\n"' in text
     with language("fr"):  # the terminology table of docs/TRANSLATIONS.md
-        narrate = LL.narrate
+        narrate = LL.narration
         assert [narrate.familiar(k, False) for k in ("rabbit", "snail", "owl", "wolf")] == [
             "Lapin", "Escargot", "Hibou", "Loup"]
         assert narrate.tile_words("T03") == "la tuile Arbre T03"
@@ -262,7 +263,7 @@ def test_french_catalog_header_and_terminology() -> None:
         assert narrate.spaces_words(["e10", "e11", "e12"]) == "le couloir e, rangs 10 à 12"
         assert narrate.spaces_words(["D3", "C4"]) == "le Lac gelé en C4 et D3"
     # English keeps its words: "steps 10 to 11" (a context lets French say "10 et 11" where English does not).
-    assert LL.narrate.spaces_words(["e10", "e11", "f12"]) == "lane e, steps 10 to 11; lane f, step 12"
+    assert LL.narration.spaces_words(["e10", "e11", "f12"]) == "lane e, steps 10 to 11; lane f, step 12"
 
 
 def test_the_catalogs_tool_starts_and_updates_a_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -293,7 +294,9 @@ def test_the_gate_checks_and_replays_every_declared_language(tmp_path: Path) -> 
     book.write_text(book.read_text().replace("rule_prefix: mini\n", "rule_prefix: mini\ntranslations: [fr]\n"))
     engine = project / "engine" / "mini"
     (engine / "__init__.py").rename(engine / "game.py")
-    (engine / "__init__.py").write_text("from . import narrate\nfrom .game import *  # noqa: F403\n")
+    (engine / "__init__.py").write_text("import dataclasses\n\nfrom . import narrate\n"
+                                        "from .game import ENGINE as GAME\n\n"
+                                        "ENGINE = dataclasses.replace(GAME, narration=narrate)\n")
     (engine / "narrate.py").write_text('''from rulepress.i18n import translator
 
 _ = translator(__name__).gettext
@@ -376,29 +379,29 @@ def test_english_narration_names_the_abilities_as_the_engine_does() -> None:
     """The narration writes each ability's name inside whole sentences: they must stay the engine's names."""
     import sys
 
-    names = sys.modules[LL.__name__ + ".abilities"].ABILITY_NAMES
-    action = sys.modules[LL.__name__ + ".actions"].Action
+    names = sys.modules[LL.module_name + ".abilities"].ABILITY_NAMES
+    action = sys.modules[LL.module_name + ".actions"].Action
     game = LL.make_game(LL_COMPONENTS, {})
     state = game.new_state(["Milo", "Howard"], 3)
     for do, name in names.items():
         for tile, third in (("", -1), ("A08", 1)):
-            said = LL.narrate.narrate_action(game, state, action(do, player=0, tile=tile, other=1, third=third,
+            said = LL.narration.narrate_action(game, state, action(do, player=0, tile=tile, other=1, third=third,
                                                                  where="wolf", payers=(0, 1)))
             assert f"Milo uses {name}" in said and said.endswith(", paying with Familiars from Milo and Howard."), said
 
 
-POLICIES = sorted(LL.POLICIES)
+POLICIES = sorted(LL.policies)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), config=st.sampled_from(sorted(LL.BENCH_CONFIGS)),
+@given(seed=st.integers(0, 10_000), config=st.sampled_from(sorted(LL.bench_configs)),
        players=st.integers(2, 4), policy=st.sampled_from([*POLICIES, "random"]))
 def test_narration_never_fails_in_either_language(ll_book: Any, seed: int, config: str, players: int,
                                                   policy: str) -> None:
-    game = LL.make_game(LL_COMPONENTS, LL.BENCH_CONFIGS[config])
+    game = LL.make_game(LL_COMPONENTS, LL.bench_configs[config])
     state = game.new_state(["Milo", "Howard", "Coco", "Ivy"][:players], seed)
     rng = random.Random(seed)
-    choose = LL.POLICIES.get(policy) or (lambda g, s, r: r.choice(list(g.legal_actions(s))))
+    choose = LL.policies.get(policy) or (lambda g, s, r: r.choice(list(g.legal_actions(s))))
     french: list[str] = []
     for _ in range(250):
         if game.is_terminal(state):
@@ -406,12 +409,12 @@ def test_narration_never_fails_in_either_language(ll_book: Any, seed: int, confi
         action = choose(game, state, rng)
         for lang in ("en", "fr"):
             with language(lang):
-                said = LL.narrate.narrate_action(game, state, action)
+                said = LL.narration.narrate_action(game, state, action)
                 assert said and "{" not in said, said
                 if lang == "fr":
                     french.append(said)
         game.apply(state, action)
     with language("fr"):
-        french.append(LL.narrate.narrate_state(game, game.snapshot(state)))
+        french.append(LL.narration.narrate_state(game, game.snapshot(state)))
         french += _svg_words(game.render_svg(state))
     assert _french_problems(french, ll_book) == []

@@ -1,6 +1,6 @@
 """Imports run one way: a lower stage never imports a higher one, at module level or inside a function.
 
-    (errors, progress, protocol, store, cmyk, basegame, environment, data, guides: no stage) < load < verify
+    (errors, progress, protocol, store, cmyk, basegame, textwidth, environment, data, guides: no stage) < load < verify
     < render/analyze < publish < serve < cli
 
 Every module of rulepress/ is read with ``ast`` (every ``import`` and ``from ... import`` anywhere in it, under
@@ -17,19 +17,20 @@ from pathlib import Path
 import pytest
 
 import rulepress
+from rulepress.verify.closure import ENGINE_MAY_IMPORT
 
 PACKAGE = Path(rulepress.__file__).parent
 
 RANKS = {
-    # no stage: the engine protocol and its base class, errors, progress bars, the store, the inks
+    # no stage: the engine protocol and its base class, errors, progress bars, the store, the inks, text widths
     "__init__": 0, "errors": 0, "progress": 0, "protocol": 0, "store": 0, "cmyk": 0, "proof": 0, "basegame": 0,
-    "codec": 0,
+    "codec": 0, "textwidth": 0,
     "environment": 0, "account": 0, "data": 0, "guides": 0,  # environment variables; CPU by part; package data; guides
-    "fontmetrics": 0,  # the shipped fonts' widths (engines lay out labels with them, the gate measures labels)
     "audience": 0,  # who a passage is for: text rules over the loaded model (the loader and the renderers read it)
     "change": 0, "marks": 0, "figures": 0,  # what a step changed, the marks that show it, what engines draw as data
     "load": 1, "i18n": 1,  # reading sources; gettext catalogs are sources read through load.confine
-    "verify": 2, "project": 2,  # the gate; importing a project's engines under the gate's time limits
+    "project": 1,  # finding the project's root, where its sources are
+    "verify": 2,  # the gate, which imports a project's engines (verify/engines.py) under its time limits
     "render": 3, "analyze": 3,
     "openspiel": 3,  # the OpenSpiel adapter and its players (an optional extra): analyze imports it only when asked
     "publish": 4,
@@ -136,3 +137,41 @@ def test_a_module_of_no_known_stage_is_refused(copy: Path) -> None:
     (copy / "helpers.py").write_text("import os\n", encoding="utf-8")
     assert upward_imports(copy) == ["rulepress/helpers.py: 'helpers' has no rank in tests/test_import_direction.py "
                                     "(give it one)"]
+
+
+# --- engines import only the base layer: what the in-browser referee carries (rulepress/verify/closure.py) -------
+
+ENGINE_MAY = set(ENGINE_MAY_IMPORT)  # rulepress's base layer, as the gate holds every engine to it
+ROOT = PACKAGE.parent
+
+
+def engine_imports(folder: Path) -> list[str]:
+    """One line per import of a rulepress module beyond :data:`ENGINE_MAY` in the engine package ``folder``."""
+    problems = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            problems += [f"{path.relative_to(folder.parent.parent)}:{node.lineno}: imports {name}" for name in names
+                         if name.startswith("rulepress.") and stage(name) not in ENGINE_MAY]
+    return problems
+
+
+@pytest.mark.parametrize("folder", sorted([*ROOT.glob("engine/*/"), *ROOT.glob("samples/*/engine/*/"),
+                                           *ROOT.glob("tests/fixtures/*/engine/*/")], key=str),
+                         ids=lambda folder: folder.name)
+def test_engines_import_only_the_base_layer(folder: Path) -> None:
+    assert engine_imports(folder) == []
+
+
+def test_what_engines_may_import_is_the_no_stage_layer() -> None:
+    assert {RANKS[name] for name in ENGINE_MAY} <= {0, 1} and RANKS["i18n"] == 1  # i18n: the narration's catalogs
+    assert {name for name in ENGINE_MAY if RANKS[name] == 1} == {"i18n"}
+
+
+def test_an_engine_importing_the_render_stage_is_found(tmp_path: Path) -> None:
+    folder = tmp_path / "engine" / "game"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("from rulepress.protocol import Event\n"
+                                        "from rulepress.render.palette import rgb\n")
+    assert engine_imports(folder) == ["engine/game/__init__.py:2: imports rulepress.render.palette"]

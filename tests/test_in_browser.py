@@ -15,14 +15,16 @@ from typing import Any
 
 import pytest
 
+from rulepress import textwidth
 from rulepress.analyze import explain
 from rulepress.codec import state_codec
 from rulepress.protocol import PUBLIC, observer_of
-from rulepress.render import in_browser, metrics, stepper
+from rulepress.render import in_browser, stepper
 from rulepress.render.browser.referee import Referee
 from rulepress.render.strings import strings
-from rulepress.verify import diagram
-from rulepress.verify.gate import BookCheck, load_checked_book
+from rulepress.verify import closure, diagram
+from rulepress.verify.engines import forget_engine
+from rulepress.verify.gate import BookCheck, load_checked_book, verify
 from rulepress.verify.replay import replay
 from tests.conftest import ROOT
 
@@ -135,24 +137,24 @@ def test_try_moves_false_leaves_the_engine_out(mini: Path) -> None:
     assert "data-rp-stepper" in generated["mini/examples/mini-last-stone.md"]  # stepping stays
 
 
-def test_the_metrics_stand_in_measures_as_fonttools_does(tmp_path: Path) -> None:
-    """The browser's rulepress.render.metrics (no fontTools there) gives the widths the real module gives."""
+def test_the_width_table_measures_as_fonttools_does(tmp_path: Path) -> None:
+    """In the browser (no fontTools, no fonts) rulepress.textwidth reads the table the bundle carries beside it, and
+    gives the widths it gives where rulepress is installed."""
     package = tmp_path / "standin"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "advances.json").write_text(json.dumps(in_browser.advance_table()))
-    (package / "metrics.py").write_bytes((Path(in_browser.__file__).parent / "browser" / "metrics.py").read_bytes())
-    spec = importlib.util.spec_from_file_location("standin.metrics", package / "metrics.py",
-                                                  submodule_search_locations=None)
-    assert spec and spec.loader
+    (package / textwidth.TABLE).write_text(json.dumps(textwidth.table()))
+    (package / "textwidth.py").write_bytes(Path(textwidth.__file__).read_bytes())
     import sys
 
     sys.path.insert(0, str(tmp_path))
     try:
-        module = importlib.import_module("standin.metrics")
+        module = importlib.import_module("standin.textwidth")
+        assert not module.FONTS.exists()  # no fonts beside the copy: fontTools would have nothing to read
         for text in ("Path Astray", "Chemin perdu", "Lueurs étranges", "ŒÆ ß ☃", ""):
             for bold in (False, True):
-                assert module.text_width(text, 11, bold) == metrics.text_width(text, 11, bold)
+                assert module.text_width(text, 11, bold) == textwidth.text_width(text, 11, bold)
+        assert module.advances.cache_info().currsize == 2  # both faces read from the table
     finally:
         sys.path.remove(str(tmp_path))
         for name in [n for n in sys.modules if n == "standin" or n.startswith("standin.")]:
@@ -164,17 +166,97 @@ def test_the_bundle_holds_the_engine_and_what_it_imports(checks: dict[str, BookC
     data = in_browser.bundle(check.engine, check.book)
     assert data == in_browser.bundle(check.engine, check.book)  # the same sources give the same bytes
     names = set(zipfile.ZipFile(io.BytesIO(data)).namelist())
-    namespace = check.engine.__name__.rpartition(".")[0]
+    namespace = check.engine.module_name.rpartition(".")[0]
     assert f"{namespace}/last_lantern/__init__.py" in names
     assert f"{namespace}/last_lantern/locale/fr/LC_MESSAGES/narrate.po" in names
     assert {"rulepress/protocol.py", "rulepress/basegame.py", "rulepress/cmyk.py", "rulepress/i18n.py",
-            "rulepress/render/metrics.py",
-            "rulepress/render/advances.json", "rulepress/render/browser/referee.py", "yaml/__init__.py",
-            "babel/__init__.py", "babel/locale-data/fr.dat"} <= names
+            "rulepress/textwidth.py", "rulepress/textwidth.json", "rulepress/render/browser/referee.py",
+            "yaml/__init__.py", "babel/__init__.py", "babel/locale-data/fr.dat"} <= names
     assert not any(name.endswith((".so", ".pyc", ".ttf")) for name in names)  # nothing the browser cannot run
     assert not any(name.startswith("PIL/") or name.startswith("fontTools/") for name in names)
-    assert (zipfile.ZipFile(io.BytesIO(data)).read("rulepress/render/metrics.py")
-            == (Path(in_browser.__file__).parent / "browser" / "metrics.py").read_bytes())
+    # Only what the engine and the referee import, followed through rulepress: no render module but the referee.
+    ours = sorted(name.removeprefix("rulepress/") for name in names if name.startswith("rulepress/")
+                  and name.endswith(".py"))
+    assert ours == closure.engine_closure(ROOT / "engine" / "last_lantern", namespace, closure.REFEREE).modules
+    assert [name for name in ours if name.startswith("render/")] == [
+        "render/__init__.py", "render/browser/__init__.py", "render/browser/referee.py"]
+
+
+def test_the_bundle_follows_what_an_engine_imports_and_nothing_more(mini: Path) -> None:
+    check = load_checked_book(mini, "mini")
+    names = set(zipfile.ZipFile(io.BytesIO(in_browser.bundle(check.engine, check.book))).namelist())
+    assert "rulepress/basegame.py" not in names  # mini is not written on BaseGame, nor is the referee
+    assert "rulepress/textwidth.py" not in names and "rulepress/textwidth.json" not in names
+    engine = mini / "engine/mini/__init__.py"
+    engine.write_text(engine.read_text().replace("from typing import Any\n",
+                                                 "from typing import Any\n\nfrom rulepress import basegame\n"))
+    forget_engine(mini, "mini")
+    check = load_checked_book(mini, "mini")
+    names = set(zipfile.ZipFile(io.BytesIO(in_browser.bundle(check.engine, check.book))).namelist())
+    assert {"rulepress/basegame.py", "rulepress/cmyk.py"} <= names  # basegame's own imports come along
+
+
+def test_a_symbolic_link_in_an_engine_folder_is_neither_published_nor_accepted(mini: Path, tmp_path: Path) -> None:
+    """issue 28: ``zz_notes.po -> /etc/passwd`` in an engine's folder was published inside the referee's bundle."""
+    secret = tmp_path / "outside.po"
+    secret.write_text("msgid \"secret\"\nmsgstr \"the contents of a file outside the project\"\n")
+    check = load_checked_book(mini, "mini")  # loaded before the link appears: the bundle still walks the folder
+    (mini / "engine/mini/zz_notes.po").symlink_to(secret)
+    (mini / "engine/mini/linked").symlink_to(tmp_path, target_is_directory=True)
+    names = zipfile.ZipFile(io.BytesIO(in_browser.bundle(check.engine, check.book))).namelist()
+    assert not any("zz_notes" in name or "linked" in name for name in names)
+    assert any(name.endswith("/mini/__init__.py") for name in names)  # the engine's own files still are
+    forget_engine(mini, "mini")
+    report = verify(mini)
+    assert report.problems[:1] == ["engine/mini/linked: a symbolic link in engine 'mini': an engine's files must be "
+                                   "regular files inside its folder (copy the file in)"]
+
+
+@pytest.mark.parametrize(("imports", "module", "needs"), [
+    ("import numpy", "numpy", "numpy"),
+    ("from numpy.linalg import norm", "numpy.linalg", "numpy"),
+    ("import tkinter", "tkinter", "tkinter"),  # in CPython's standard library, not in Pyodide's
+])
+def test_an_engine_importing_what_the_browser_lacks_is_refused_at_its_line(mini: Path, imports: str, module: str,
+                                                                             needs: str) -> None:
+    """issue 28 D: such an engine built a site whose referee failed on a reader's first move."""
+    engine = mini / "engine/mini/__init__.py"
+    lines = engine.read_text().splitlines()
+    at = lines.index("from typing import Any") + 1
+    lines.insert(at, f"try:\n    {imports}\nexcept ImportError:  # here or not, the browser has none\n    pass")
+    engine.write_text("\n".join(lines) + "\n")
+    report = verify(mini, draw=False)
+    found = [p for p in report.problems if "in-browser Python" in p]
+    assert len(found) == 1, report.problems
+    assert found[0].startswith(f"engine/mini/__init__.py:{at + 2}: engine 'mini' imports {module}")
+    assert f"the in-browser Python (Pyodide {closure.pyodide_version()}) has no {needs}, so readers could not try " \
+           f"moves on mini's site" in found[0]
+    assert found[0].endswith("or set 'try_moves: false' in rules_src/mini/book.yaml")
+    book = mini / "rules_src/mini/book.yaml"
+    book.write_text(book.read_text() + "try_moves: false\n")
+    assert not [p for p in verify(mini, draw=False).problems if "in-browser Python" in p]  # no referee: no check
+
+
+def test_an_engine_importing_a_stage_of_rulepress_is_refused_at_its_line(mini: Path) -> None:
+    """An engine imports rulepress's base layer only: the render stage's palette converts through the book's proof
+    (LittleCMS, which the browser lacks), and is no module an engine may import however little it takes of it."""
+    engine = mini / "engine/mini/__init__.py"
+    text = engine.read_text()
+    engine.write_text(text.replace("from typing import Any\n", "from typing import Any\n\n"
+                                   "from rulepress.render.palette import css  # noqa: F401\n"))
+    line = text.splitlines().index("from typing import Any") + 3
+    problems = verify(mini, draw=False).problems
+    assert problems == [f"engine/mini/__init__.py:{line}: engine 'mini' imports rulepress.render.palette: an engine "
+                        f"imports only rulepress's base modules (rulepress.protocol, basegame, cmyk, textwidth, "
+                        f"i18n, errors), which its book's site can run too"]
+
+
+def test_engines_importing_only_what_the_browser_has_pass(checks: dict[str, BookCheck]) -> None:
+    for check in checks.values():
+        assert closure.browser_problems(check.book, check.engine) == [], check.book.id
+    assert closure.carried("math") and closure.carried("json") and closure.carried("random")  # built in, stdlib
+    assert closure.carried("yaml") and closure.carried("babel")  # carried by the bundle
+    assert not closure.carried("numpy") and not closure.carried("fontTools")
 
 
 def _referee(check: BookCheck, results: list) -> Referee:  # type: ignore[type-arg]

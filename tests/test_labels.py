@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from rulepress.render.metrics import text_width
+from rulepress.textwidth import text_width
 from rulepress.verify import diagram, labels
 from rulepress.verify.gate import verify
 

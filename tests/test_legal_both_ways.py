@@ -25,8 +25,8 @@ import pytest
 
 from rulepress.load.book import Book, load_book
 from rulepress.load.yamlsrc import load_yaml
-from rulepress.project import load_engine
 from rulepress.protocol import DescriptionError, RuleViolation
+from rulepress.verify.engines import load_engine
 
 from .conftest import ROOT
 

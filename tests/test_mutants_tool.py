@@ -129,10 +129,12 @@ def test_plugin_makes_rulepress_engines_run_the_engine_modules_mutmut_names() ->
         import sys
         sys.path.insert(0, ".")
         from tools.mutmut_plugin import alias_engines
-        from rulepress.project import default_root, load_engine
+        from rulepress.project import default_root
+        from rulepress.verify.engines import engine_module, load_engine, namespace_for
         names = alias_engines(default_root())
         engine = load_engine("lantern")
-        print(engine.__name__, engine.LanternGame.__module__, "rulepress_engines.lantern.game" in names)
+        named = namespace_for(default_root() / "engine" / "lantern", default_root()) + ".lantern.game"
+        print(engine.module_name, engine_module(engine).LanternGame.__module__, named in names)
     """, ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["engine.lantern", "engine.lantern.game", "True"]
@@ -151,7 +153,7 @@ def test_plugin_refuses_a_root_other_than_the_one_rulepress_came_from(tmp_path: 
             print(error)
     """, ROOT)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"{tmp_path} is not the project rulepress was imported from (rulepress_engines_")
+    assert done.stdout.startswith(f"{tmp_path} is not the project rulepress was imported from ({ROOT}")
 
 
 # A file as mutmut 3.8.1 mutates it (mutmut.__main__.write_all_mutants_to_file), and the file it was made from.

@@ -28,7 +28,7 @@ from rulepress.load.book import load_book  # noqa: E402
 from rulepress.openspiel import load  # noqa: E402
 from rulepress.openspiel.game import adopt, book_counts  # noqa: E402
 from rulepress.openspiel.players import Searcher, _bot, choose, describe, parse, policy  # noqa: E402
-from rulepress.project import load_engine  # noqa: E402
+from rulepress.verify.engines import load_engine  # noqa: E402
 
 from .conftest import ROOT  # noqa: E402
 
@@ -242,12 +242,12 @@ def test_a_search_may_play_its_playouts_with_the_books_policy() -> None:
     """``ismcts:8+cooperative``: the book's own policy plays the search's playouts (a random playout of a game that
     random play always loses tells one move from another by nothing); a policy the book lacks is refused."""
     engine, counts = _engine(ROOT, "last-lantern")
-    book = load_engine("last_lantern", ROOT)
-    play = policy("ismcts:8+cooperative", counts, book.POLICIES)
+    spec = load_engine("last_lantern", ROOT)
+    play = policy("ismcts:8+cooperative", counts, spec.policies)
     assert parse("ismcts:8+cooperative") == Searcher("ismcts", 8, "cooperative")
     assert "playouts by the book's policy 'cooperative'" in describe(Searcher("ismcts", 8, "cooperative"), engine)
     state, rng = engine.new_state(["P1", "P2"], 2), random.Random(2)
     action = play(engine, state, rng)
     assert action in engine.legal_actions(state)
     with pytest.raises(ValueError, match="no policy 'greedy'"):
-        policy("mcts:8+greedy", counts, book.POLICIES)
+        policy("mcts:8+greedy", counts, spec.policies)

@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from rulepress.load.book import load_book
-from rulepress.project import find_root, load_engine
+from rulepress.project import find_root
 from rulepress.protocol import narrator_of
 from rulepress.render import markdown as render
 from rulepress.render import site
 from rulepress.render.player_text import check_player_text
+from rulepress.verify.engines import load_engine
 from rulepress.verify.gate import BookCheck, Report, verify
 from rulepress.verify.replay import make_game
 
@@ -110,7 +111,7 @@ def test_the_site_refuses_a_player_page_with_a_rule_id(report: Report, monkeypat
 def test_every_action_of_every_example_is_narrated(report: Report, book_id: str) -> None:
     check = _check(report, book_id)
     engine = load_engine(check.book.engine_package, ROOT)
-    assert narrator_of(make_game(engine, check.book, {})) is engine.narrate
+    assert narrator_of(make_game(engine, check.book, {})) is engine.narration
     silent = [f"{r.example.id} step {line.step}" for r in check.results for line in r.transcript
               if line.step > 0 and not line.narration]
     assert silent == []

@@ -13,11 +13,11 @@ from pypdf import PdfReader
 
 from rulepress.load.book import book_ids, load_book
 from rulepress.load.profile import shipped
-from rulepress.project import load_engine
 from rulepress.proof import Proof
 from rulepress.publish import pdfchecks, pdfread
 from rulepress.publish.preflight import preflight_pdf
 from rulepress.render import cover, palette, pdf
+from rulepress.verify.engines import load_engine
 from rulepress.verify.gate import verify
 
 from . import pdfpages
@@ -234,7 +234,7 @@ def test_digital_edition_is_tagged_titled_and_described(editions: tuple[Path, ob
 
 def test_cover_art_uses_the_game_palette_in_cmyk() -> None:
     engine = load_engine("lantern", ROOT)
-    game = palette.game_palette(engine)
+    game = palette.game_palette(engine.palette)
     art, _, _ = cover.motif(game, "lantern", None)
     fills = set(re.findall(r'(?:fill|stroke)="([^"]+)"', art)) - {"none"}
     assert fills and fills <= {palette.device_cmyk(c) for c in cover.piece_colours(game)}

@@ -101,7 +101,7 @@ def _book_project(tmp_path: Path, book: str, package: str) -> Path:
     return project
 
 
-# Each book's game for seed 5 by its IMPACT_POLICY: its checkpoints, and what its last one says of who won.
+# Each book's game for seed 5 by its default_policy: its checkpoints, and what its last one says of who won.
 RECORDED = {
     "lantern-moths": ("lantern_moths", [f"end-of-round-{n}" for n in range(1, 6)],
                       {"over": True, "winners": ["Ann"], "decided_by": "points"}),
@@ -157,7 +157,7 @@ def test_record_a_game_with_chance_rounds_and_a_narrator(tmp_path: Path,
     data = yaml.safe_load((project / "examples/lantern-moths/lantern-moths-recorded-5.yaml").read_text())
     names = [s["checkpoint"] for s in data["steps"] if "checkpoint" in s]
     assert names == [f"end-of-round-{n}" for n in range(1, 6)] + ["end"]
-    assert data["title"] == "A recorded game (greedy play, seed 5)"  # the engine's IMPACT_POLICY
+    assert data["title"] == "A recorded game (greedy play, seed 5)"  # the engine's default_policy
     [first] = [s for s in data["steps"] if s.get("checkpoint") == "end-of-round-1"]
     assert first["expect"]["round"] == 2 and first["diagram"] == "The position at the end of round 1"
     report = verify(project, draw=True)

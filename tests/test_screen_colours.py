@@ -67,7 +67,7 @@ def test_a_books_screen_is_its_own_profiles(mini: Path, tmp_path: Path) -> None:
     assert FOGRA39.rgb((0, 0, 0, 100)) in html and SWOP.rgb((0, 0, 0, 100)) not in html
     target = tmp_path / "mini-digital.pdf"
     pdf.write_pdf(digital, target)
-    inks = [*HOUSE.values(), *game_palette(check.engine).values()]
+    inks = [*HOUSE.values(), *game_palette(check.engine.palette).values()]
     written = {colour for _, colour in pdf_colours(target)}
     assert {FOGRA39.rgb(HOUSE["ink"]), FOGRA39.rgb(DEFAULT_GAME["accent"])} <= written
     assert written <= {FOGRA39.rgb(ink) for ink in inks}, "every colour is one of the book's inks, through FOGRA39"

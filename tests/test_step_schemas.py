@@ -19,6 +19,7 @@ from rulepress.load.schema import validate_with
 from rulepress.load.yamlsrc import parse_yaml
 from rulepress.verify import diagram
 from rulepress.verify import steps as shapes
+from rulepress.verify.engines import engine_module
 from rulepress.verify.gate import load_checked_book
 from rulepress.verify.limits import EngineFault, engine_guard
 from rulepress.verify.replay import replay
@@ -50,7 +51,7 @@ def _set_engine(project: Path, old: str, new: str) -> None:
     engine.write_text(text.replace(old, new))
 
 
-# --- the mini engine's ACTION_SCHEMA / STATE_SCHEMA --------------------------------------------------------------
+# --- the mini engine's action_schema / state_schema --------------------------------------------------------------
 
 def test_misspelt_step_key_is_refused_at_its_line_and_column(mini: Path) -> None:
     _example(mini, """\
@@ -105,7 +106,7 @@ def test_described_state_is_checked_against_the_state_schema(mini: Path) -> None
 
 
 def test_a_state_schema_alone_is_still_checked(mini: Path) -> None:
-    _set_engine(mini, "ACTION_SCHEMA = {", "_ACTION_SCHEMA = {")
+    _set_engine(mini, "action_schema=ACTION_SCHEMA", "action_schema=None")
     _example(mini, "  - {player: Ann, do: take, stones: 2}\n", start="state: {pile: 7, piles: 2}")
     assert _replayed(mini)[1].startswith(f"{FILE}:6:20: example t: unknown key 'piles' in 'start.state' (did you "
                                          f"mean 'pile'?)")
@@ -122,43 +123,43 @@ def test_a_step_argument_declared_as_a_rule_id_is_one_of_this_books(mini: Path) 
 
 def test_without_a_declaration_the_engine_sees_every_key(mini: Path) -> None:
     """The twin of the tests above: an engine that declares nothing gets the step as written."""
-    _set_engine(mini, "ACTION_SCHEMA = {", "_ACTION_SCHEMA = {")
-    _set_engine(mini, "STATE_SCHEMA = {", "_STATE_SCHEMA = {")
+    _set_engine(mini, "action_schema=ACTION_SCHEMA", "action_schema=None")
+    _set_engine(mini, "state_schema=STATE_SCHEMA", "state_schema=None")
     _example(mini, "  - {player: Ann, do: take, stones: 2, ilegal: mini.play.take}\n")
     assert _replayed(mini) == ("passed", "")
 
 
 @pytest.mark.parametrize(("declared", "message"), [
-    ('ACTION_SCHEMA = {"take": {"propertys": {}}}',
-     "ACTION_SCHEMA['take'] must be a mapping with 'properties' (key -> JSON Schema) and 'required'"),
-    ('ACTION_SCHEMA = {"take": {"required": ["stones"]}}',
-     "ACTION_SCHEMA['take'] requires 'stones', which its properties do not name"),
-    ('ACTION_SCHEMA = {"take": {"properties": {"stones": {"type": "whole"}}}}',
+    ('{"take": {"propertys": {}}}',
+     "action_schema['take'] must be a mapping with 'properties' (key -> JSON Schema) and 'required'"),
+    ('{"take": {"required": ["stones"]}}',
+     "action_schema['take'] requires 'stones', which its properties do not name"),
+    ('{"take": {"properties": {"stones": {"type": "whole"}}}}',
      "the declared step/state schema is not a valid JSON Schema: 'whole' is not valid under any of the given "
      "schemas"),
-    ("ACTION_SCHEMA = []", "ACTION_SCHEMA must be a non-empty mapping of action names"),
+    ("{}", "action_schema must be a non-empty mapping of action names"),
 ])
 def test_a_broken_declaration_is_the_engines_fault(mini: Path, declared: str, message: str) -> None:
-    (mini / ENGINE).write_text((mini / ENGINE).read_text() + f"\n{declared}\n")
+    _set_engine(mini, "action_schema=ACTION_SCHEMA", f"action_schema={declared}")
     _example(mini, "  - {player: Ann, do: take, stones: 2}\n")
     status, said = _replayed(mini)
     assert status == "error"
     assert said.startswith(f"{ENGINE}: example t: {message}")
 
 
-def test_the_schema_module_of_a_package_is_found(mini: Path) -> None:
-    _set_engine(mini, "ACTION_SCHEMA = {", "_ACTION_SCHEMA = {")
-    _set_engine(mini, "STATE_SCHEMA = {", "_STATE_SCHEMA = {")
+def test_a_schema_module_counts_when_the_declaration_names_it(mini: Path) -> None:
     (mini / "engine/mini/schema.py").write_text('ACTION_SCHEMA = {"take": {"properties": {"stones": {}}}}\n')
+    _set_engine(mini, "action_schema=ACTION_SCHEMA", "action_schema=__import__('schema', globals(), level=1)"
+                                                     ".ACTION_SCHEMA")
+    _set_engine(mini, "state_schema=STATE_SCHEMA", "state_schema=None")
     _example(mini, "  - {player: Ann, do: take, stones: 2, ilegal: mini.play.take}\n")
     assert _replayed(mini)[1].startswith(f"{FILE}:8:38: example t: unknown key 'ilegal'")
 
 
-@pytest.mark.parametrize("kept", ["ACTION_SCHEMA", "STATE_SCHEMA"])
-def test_a_package_that_declares_either_schema_itself_ignores_its_schema_module(mini: Path, kept: str) -> None:
-    """The package's own declaration, even of one of the two, comes before a ``schema`` module's."""
-    other = "STATE_SCHEMA" if kept == "ACTION_SCHEMA" else "ACTION_SCHEMA"
-    _set_engine(mini, f"{other} = {{", f"_{other} = {{")
+def test_a_schema_module_the_declaration_does_not_name_is_not_read(mini: Path) -> None:
+    """The engine's declaration is the one place it says its shapes: no module is looked for by its name."""
+    _set_engine(mini, "action_schema=ACTION_SCHEMA", "action_schema=None")
+    _set_engine(mini, "state_schema=STATE_SCHEMA", "state_schema=None")
     (mini / "engine/mini/schema.py").write_text(
         'ACTION_SCHEMA = {"take": {"properties": {"stones": {"type": "string"}}}}\n'
         'STATE_SCHEMA = {"properties": {"pile": {"type": "string"}}}\n')
@@ -207,7 +208,7 @@ def test_bundled_engines_declare_their_steps_and_states(book: str) -> None:
     game = check.engine.make_game(check.book.components)
     found = shapes.declared(check.engine, game, ROOT)
     assert found.actions and found.state is not None and shapes.check_declaration(found) is None
-    assert found.origin == f"engine/{check.book.engine_package}/schema.py"
+    assert found.origin == f"engine/{check.book.engine_package}/__init__.py"  # whose ENGINE names them
     for example in check.examples:  # every bundled example fits its engine's declaration
         assert shapes.problems(example, found, check.book.prefix) == [], example.id
 
@@ -217,7 +218,8 @@ def test_every_legal_action_is_a_step_the_schema_accepts(book: str, to_step: str
     check = load_checked_book(ROOT, book)
     game = check.engine.make_game(check.book.components)
     schema = shapes.example_schema(shapes.declared(check.engine, game, ROOT))
-    inverse = getattr(game, to_step, None) or (lambda state, action: check.engine.actions.as_step(action))
+    package = engine_module(check.engine)
+    inverse = getattr(game, to_step, None) or (lambda state, action: package.actions.as_step(action))
     for seed in range(3):
         for state in _first_states(book, check, game, seed):
             steps = [inverse(state, action) for action in game.legal_actions(state)]

@@ -79,7 +79,7 @@ def self_play_record(check: Any) -> dict[str, Any]:
 
     game = make_game(check.engine, check.book, {})
     players = check.book.data["players"]
-    policies: dict[str, Any] = {"random": None, **getattr(check.engine, "POLICIES", {})}
+    policies: dict[str, Any] = {"random": None, **check.engine.policies}
     record: dict[str, Any] = {}
     for count in range(players["min"], players["max"] + 1):
         names = [f"P{number}" for number in range(1, count + 1)]

@@ -1,11 +1,12 @@
 """pytest plugin for mutmut runs (``-p tools.mutmut_plugin``): engines answer to the names mutmut gave their mutants.
 
 mutmut names every mutant after its file (``engine/lantern/game.py`` -> ``engine.lantern.game``) and its trampoline
-switches a mutant on only inside the module of that name.  rulepress imports engines under the private package
-``rulepress_engines`` (``rulepress/project.py``), so a mutated engine would run as ``rulepress_engines.lantern.game``,
-a name mutmut never activates: every engine mutant would survive, and no test would ever be recorded as reaching one.
-Importing each engine of the mutated copy as ``engine.<package>`` and registering the same module objects under
-``rulepress_engines.<package>`` makes both names reach one module, so ``load_engine`` returns the trampolined code.
+switches a mutant on only inside the module of that name.  rulepress imports engines under a private package named
+after the engine's files (``rulepress_engines_<digest>``, rulepress/verify/engines.py), so a mutated engine would run
+as ``rulepress_engines_<digest>.lantern.game``, a name mutmut never activates: every engine mutant would survive, and
+no test would ever be recorded as reaching one.  Importing each engine of the mutated copy as ``engine.<package>``
+and registering the same module objects under the name the loader gives it makes both names reach one module, so
+``load_engine`` returns the trampolined code.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from types import ModuleType
 
 import pytest
 
-from rulepress.project import ENGINE_NAMESPACE, default_root, namespace_for
+import rulepress
+from rulepress.project import default_root, find_root
+from rulepress.verify.engines import namespace_for
 
 CONTENT = "engine"  # the folder, and the top-level package name mutmut derives from its paths
 OUTSIDE = "outside_mutmut"  # the marker of a test that cannot run inside mutmut's process
@@ -32,16 +35,17 @@ class EngineAliasError(RuntimeError):
 
 
 def alias_engines(root: Path) -> list[str]:
-    """Import every ``<root>/engine/<package>/`` as ``engine.<package>`` and alias it under ``rulepress_engines``.
+    """Import every ``<root>/engine/<package>/`` as ``engine.<package>`` and alias it under the loader's name.
 
     Returns the module names aliased.  Safe to call again (mutmut runs pytest several times in one process).
     """
+    home = find_root(Path(rulepress.__file__).resolve().parent.parent)
+    if root.resolve() != home:
+        raise EngineAliasError(f"{root} is not the project rulepress was imported from ({home})")
     engines = (root / CONTENT).resolve()
-    namespace = namespace_for(root)
-    if namespace != ENGINE_NAMESPACE:
-        raise EngineAliasError(f"{root} is not the project rulepress was imported from ({namespace})")
     aliased: list[str] = []
     for package in sorted(p.name for p in engines.iterdir() if (p / "__init__.py").is_file()):
+        namespace = namespace_for(engines / package, root)
         top = importlib.import_module(f"{CONTENT}.{package}")
         origin = Path(top.__file__ or "").resolve()
         if engines not in origin.parents:
@@ -49,17 +53,17 @@ def alias_engines(root: Path) -> list[str]:
                                    "another 'engine' package shadows the mutated copy")
         for info in pkgutil.iter_modules(top.__path__, prefix=f"{top.__name__}."):
             importlib.import_module(info.name)
+        space = sys.modules.get(namespace)
+        if space is None:
+            space = ModuleType(namespace)
+            space.__path__ = [str(engines)]
+            sys.modules[namespace] = space
         prefix = f"{CONTENT}.{package}"
         for name, module in list(sys.modules.items()):
             if name == prefix or name.startswith(prefix + "."):
-                alias = ENGINE_NAMESPACE + name[len(CONTENT):]
+                alias = namespace + name[len(CONTENT):]
                 sys.modules[alias] = module
                 aliased.append(alias)
-    space = sys.modules.get(ENGINE_NAMESPACE)
-    if space is None:
-        space = ModuleType(ENGINE_NAMESPACE)
-        space.__path__ = [str(engines)]
-        sys.modules[ENGINE_NAMESPACE] = space
     for alias in aliased:
         parent, _, child = alias.rpartition(".")
         setattr(sys.modules[parent], child, sys.modules[alias])

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from html import escape
-from types import MappingProxyType
 from typing import Any
 
 from rulepress.basegame import BaseGame, ComponentPicture, Figure, Frame, LegendEntry
 from rulepress.marks import Box
-from rulepress.protocol import Chance, DescriptionError, Event, RuleViolation, decided
+from rulepress.protocol import Chance, DescriptionError, Event, Options, RuleViolation, decided
 
 from . import actions as act
 from . import pictures, render
@@ -85,7 +84,7 @@ class LanternGame(BaseGame):
         sheet = self.sheet = build_sheet(components, six_wild_distinct=chosen["six_wild_distinct"])
         if not options or "score_overlap" not in options:
             chosen["score_overlap"] = sheet.score.resolution  # the data's recorded answer
-        self.options = MappingProxyType(chosen)
+        self.options = Options(chosen)  # a misspelt option read is refused at its line
         # The solver never needs more uses of one pool than a pool can hold.
         self.solver = shared_solver(max(sheet.cap, 6 + sheet.campfire_gain))
         self._loss_rule = chosen["loss_rule"]

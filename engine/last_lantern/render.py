@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rulepress.basegame import SMALLEST, Figure, painter
 from rulepress.i18n import N_, NP_, translator
 from rulepress.marks import Box
-from rulepress.render.metrics import text_width
+from rulepress.textwidth import text_width
 
 from .geometry import bits
 from .state import LOCATIONS

@@ -384,7 +384,7 @@ def _refusal_only(root: Path, places: list[str]) -> bool:
 def _engine_rules(root: Path, check: BookCheck) -> list[str]:
     """The rules the engine makes happen (an event, not only a refusal), leaves only, endings left out."""
     book = check.book
-    ends = set(getattr(check.engine, "END_RULES", ()))
+    ends = set(check.engine.end_rules)
     literals = engine_rule_literals(root / "engine" / book.engine_package, book.prefix, root)
     return [rule for rule, places in sorted(literals.items())
             if rule in book.rules and rule not in ends and not book.rules[rule].children
@@ -408,7 +408,7 @@ def rare_rules(root: Path, check: BookCheck, runs: list[Run], alpha: float, verd
 def unreached_ends(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
     """End conditions (the engine's ``END_RULES``) that (nearly) no game of the text's game reaches."""
     book = check.book
-    ends = [r for r in getattr(check.engine, "END_RULES", ()) if r in book.rules]
+    ends = [r for r in check.engine.end_rules if r in book.rules]
     for rule_id in ends:
         rarity = _rarity(runs, lambda t, r=rule_id: t.fired[r], len(ends), alpha,
                          lambda c, r=rule_id: possible(check, c, r))
@@ -425,7 +425,7 @@ def rare_endings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verd
     that players will almost never see."""
     book = check.book
     main = _main(check, runs)
-    ends = [r for r in getattr(check.engine, "END_RULES", ()) if r in book.rules]
+    ends = [r for r in check.engine.end_rules if r in book.rules]
     reported = {f.subject for f in verdicts.findings} | {u["subject"] for u in verdicts.undecided}
     if main is None:
         return
@@ -487,7 +487,7 @@ def unprovoked_refusals(root: Path, check: BookCheck, runs: list[Run], alpha: fl
 
 def unused_components(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
     """Components the engine says exist (``inventory``) that (nearly) no game of the text's game uses."""
-    inventory = getattr(check.engine, "inventory", None)
+    inventory = check.engine.inventory
     if inventory is None:
         return
     book = check.book

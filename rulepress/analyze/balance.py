@@ -79,7 +79,7 @@ def ends(tally: Tally, check: BookCheck, alpha: float = stats.ALPHA, config: Con
     unfinished, or an ending whose event names an ordinary rule)."""
     found = {}
     named = 0
-    for rule_id in getattr(check.engine, "END_RULES", ()):
+    for rule_id in check.engine.end_rules:
         if rule_id in check.book.rules and (config is None or possible(check, config, rule_id)):
             found[rule_id] = share(tally.fired[rule_id], tally.games, alpha)
             named += tally.fired[rule_id]
@@ -123,7 +123,7 @@ def predictors(check: BookCheck, tally: Tally | None, alpha: float = stats.ALPHA
     if tally is None:
         return []
     rows = []
-    ends = set(getattr(check.engine, "END_RULES", ()))  # an ending is the outcome itself, not a predictor of it
+    ends = set(check.engine.end_rules)  # an ending is the outcome itself, not a predictor of it
     for rule_id in sorted(tally.links):
         if rule_id not in check.book.rules or rule_id in ends:
             continue

@@ -8,14 +8,14 @@ puts them beside the decision's question, so a designer reads "lm.q20 mattered i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 from rulepress.analyze.tally import Tally
+from rulepress.protocol import EngineSpec
 from rulepress.verify.decisions import declared
 
 
-def decision_table(engine: ModuleType, runs: Sequence[tuple[str, Tally]]) -> list[dict[str, Any]]:
+def decision_table(engine: EngineSpec, runs: Sequence[tuple[str, Tally]]) -> list[dict[str, Any]]:
     """One row per engine decision, in the engine's order: its id, question, rules, what the engine does, the
     option (if any), the games in which it took effect per configuration label, and over every configuration."""
     rows = []

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import yaml
@@ -26,10 +25,20 @@ from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import Example, Step, load_example
 from rulepress.load.schema import EXAMPLE_ID
-from rulepress.protocol import DescriptionError, Event, Game, Observer, RuleViolation, narrator_of, observer_of
+from rulepress.protocol import (
+    DescriptionError,
+    EngineSpec,
+    Event,
+    Game,
+    Observer,
+    RuleViolation,
+    narrator_of,
+    observer_of,
+)
+from rulepress.verify.engines import engine_folder
 from rulepress.verify.gate import load_book_engine
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
-from rulepress.verify.replay import engine_folder, make_game
+from rulepress.verify.replay import make_game
 
 MOST_SHOWN = 40  # legal actions listed; a position with hundreds says how many more there are
 
@@ -50,7 +59,7 @@ class Position:
     notes: list[str] = field(default_factory=list)  # what happened on the way that the reader should know
 
 
-def open_example(root: Path, book_id: str, example_id: str) -> tuple[Book, ModuleType, Example]:
+def open_example(root: Path, book_id: str, example_id: str) -> tuple[Book, EngineSpec, Example]:
     """The book, its engine and one example (only that one is loaded: another broken one does not matter)."""
     book = load_book(root, book_id)
     if not EXAMPLE_ID.fullmatch(example_id):  # a name from the command line: no "../", no newline
@@ -64,10 +73,10 @@ def open_example(root: Path, book_id: str, example_id: str) -> tuple[Book, Modul
 
 
 @contextmanager
-def guarded(engine: ModuleType, book: Book, where: str) -> Iterator[None]:
+def guarded(engine: EngineSpec, book: Book, where: str) -> Iterator[None]:
     """Engine code under the replay's guard: a crash or a hang is one line naming the engine's file and line."""
     try:
-        with engine_guard(engine_folder(engine, book), book.root, replay_seconds(), crashes=True):
+        with engine_guard(engine_folder(engine), book.root, replay_seconds(), crashes=True):
             yield
     except EngineFault as fault:
         if isinstance(fault.cause, ExplainError | SourceError):  # ours, raised between engine calls
@@ -75,7 +84,7 @@ def guarded(engine: ModuleType, book: Book, where: str) -> Iterator[None]:
         raise ExplainError(f"{where}: the engine failed: {fault}") from fault
 
 
-def position_before(book: Book, engine: ModuleType, example: Example, before: int) -> Position:
+def position_before(book: Book, engine: EngineSpec, example: Example, before: int) -> Position:
     """Replay ``example``'s steps 1 .. ``before - 1``; stop early, with a note, at a step the rules refuse."""
     last = len(example.steps) + 1
     if not 1 <= before <= last:
@@ -104,7 +113,7 @@ def position_before(book: Book, engine: ModuleType, example: Example, before: in
     return position
 
 
-def _replay_step(position: Position, engine: ModuleType, step: Step) -> bool:
+def _replay_step(position: Position, engine: EngineSpec, step: Step) -> bool:
     """Play one step; False (with a note) when the rules refuse an action the example expects to be allowed."""
     game, state, book = position.game, position.state, position.book
     with guarded(engine, book, f"{position.example.file}:{step.line} (step {step.index})"):
@@ -141,7 +150,7 @@ class Verdict:
         return self.rule is None
 
 
-def judge(position: Position, engine: ModuleType, step: Mapping[str, Any]) -> Verdict:
+def judge(position: Position, engine: EngineSpec, step: Mapping[str, Any]) -> Verdict:
     """Try ``step`` on a copy of the position: allowed (with its events) or forbidden (with the rule)."""
     game, book = position.game, position.book
     if not isinstance(step, Mapping) or "do" not in step:
@@ -197,7 +206,7 @@ def seat_observer(position: Position, seat: str) -> Observer:
     return observer
 
 
-def describe(position: Position, engine: ModuleType, action: Mapping[str, Any] | None = None,
+def describe(position: Position, engine: EngineSpec, action: Mapping[str, Any] | None = None,
              out: Callable[[str], None] = print, seat: str | None = None) -> None:
     """Print the position, its legal actions, what step ``before`` does, and the verdict on ``action``; for
     ``seat``, the position as that player sees it and only their own legal actions."""

@@ -17,9 +17,10 @@ from rulepress.analyze.simulate import observe_chunk, random_policy
 from rulepress.analyze.tally import Tally
 from rulepress.load.book import Question
 from rulepress.load.yamlsrc import plain
+from rulepress.protocol import EngineSpec
 from rulepress.store import Store, code_digest, declare, key_of, tree_digest, watched_digest
 from rulepress.verify.gate import BookCheck
-from rulepress.verify.replay import engine_folder, replay
+from rulepress.verify.replay import replay
 
 REPORTS = Path("reports") / "impact"
 IMPACTS = declare("impact", keep=100)  # a book's question impact, kept under what its replays read
@@ -70,15 +71,15 @@ def _player_counts(check: BookCheck) -> list[int]:
     return [int(players)]
 
 
-def impact_policy(engine: Any) -> tuple[str, Any]:
-    """The engine's ``IMPACT_POLICY`` (a name in its ``POLICIES``), else random play.
+def impact_policy(engine: EngineSpec) -> tuple[str, Any]:
+    """The engine's ``default_policy`` (a name in its ``policies``), else random play.
 
     Random play says little about a game where it always loses at once (Last Lantern, Lantern), so an
     engine names the policy whose games a designer would recognise."""
-    name = getattr(engine, "IMPACT_POLICY", None)
+    name = engine.default_policy
     if name is None:
         return "random", random_policy
-    return name, engine.POLICIES[name]
+    return name, engine.policies[name]
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -263,5 +264,5 @@ def _impact_key(root: Path, check: BookCheck) -> str:
             sources.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
     rules = json.dumps([(r.id, r.number, r.title, r.level, r.chapter) for r in book.rules.values()])
     return key_of(code_digest(), book.id, sources.hexdigest(), rules,
-                  tree_digest(root / "examples" / book.id), watched_digest(engine_folder(check.engine, book)),
+                  tree_digest(root / "examples" / book.id), watched_digest(book.root / "engine" / book.engine_package),
                   saved.read_bytes() if saved.is_file() else b"", " ".join(r.status for r in check.results))

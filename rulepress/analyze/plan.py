@@ -1,12 +1,12 @@
 """What ``rulepress analyze`` plays: every configuration, and which one each is compared with.
 
-* every player with the text's options: random play, each of the engine's ``POLICIES`` and, with OpenSpiel installed,
+* every player with the text's options: random play, each of the engine's ``policies`` and, with OpenSpiel installed,
   a competent player with no policy code (MCTS, or IS-MCTS for a game with hidden information: ``competent``) and
   that player against random ones (the skill gradient); ``analyze --players`` names them instead;
-* every option set of the engine's ``BENCH_CONFIGS`` that is the text's own game (a challenge, an expansion),
-  under ``IMPACT_POLICY``;
+* every option set of the engine's ``bench_configs`` that is the text's own game (a challenge, an expansion),
+  under its ``default_policy``;
 * every option set that bundles answers other than the text's (Lantern Moths' ``alternatives``): played, but never
-  counted as the text's game.  A set is such a bundle when the engine names it in ``ANSWER_BUNDLES``, or when it
+  counted as the text's game.  A set is such a bundle when the engine names it in ``answer_bundles``, or when it
   sets an option that answers a designer question to anything but its default;
 * every answer of every designer question with an engine option, in each setting where the question matters: the
   question's ``simulated_with`` in questions.yaml, else each of the text's option sets whose options bear on the
@@ -22,6 +22,7 @@ from typing import Any
 from rulepress.analyze.impact import TEXT, alternatives, impact_policy
 from rulepress.errors import SourceError
 from rulepress.load.book import Question
+from rulepress.protocol import EngineSpec, Information
 from rulepress.verify.gate import BookCheck
 
 COMPETENT = 50  # simulations a decision of the default competent player
@@ -77,16 +78,16 @@ class Config:
         return dict(self.options), self.policy, list(self.players) or None
 
 
-def _specs(engine: Any) -> dict[str, Any]:
-    return {spec.name: spec for spec in getattr(engine, "OPTIONS", ())}
+def _specs(engine: EngineSpec) -> dict[str, Any]:
+    return {spec.name: spec for spec in engine.options}
 
 
-def bundles(engine: Any) -> set[str]:
-    """The engine's option sets that are not the text's game: named in ``ANSWER_BUNDLES``, or setting an option
+def bundles(engine: EngineSpec) -> set[str]:
+    """The engine's option sets that are not the text's game: named in ``answer_bundles``, or setting an option
     that answers a designer question to something other than its default."""
     specs = _specs(engine)
-    found = set(getattr(engine, "ANSWER_BUNDLES", ()))
-    for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items():
+    found = set(engine.answer_bundles)
+    for name, options in engine.bench_configs.items():
         for option, value in (options or {}).items():
             spec = specs.get(option)
             if spec is not None and spec.question and value != spec.default:
@@ -94,10 +95,10 @@ def bundles(engine: Any) -> set[str]:
     return found
 
 
-def variants(engine: Any) -> dict[str, dict[str, Any]]:
+def variants(engine: EngineSpec) -> dict[str, dict[str, Any]]:
     """The engine's option sets that play the text's own game under other options (challenges, expansions)."""
     skip = bundles(engine)
-    return {name: dict(options) for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items()
+    return {name: dict(options) for name, options in engine.bench_configs.items()
             if options and name not in skip}
 
 
@@ -135,7 +136,7 @@ def settings(check: BookCheck, question: Question) -> list[tuple[dict[str, Any],
     return found or [({}, ())]
 
 
-def setting_name(engine: Any, options: dict[str, Any], players: tuple[int, ...]) -> str:
+def setting_name(engine: EngineSpec, options: dict[str, Any], players: tuple[int, ...]) -> str:
     """``glow-shrooms``, ``glow-shrooms + frozen-lake``, ``the text's game at 4 players``."""
     named = []
     rest = dict(options)
@@ -164,7 +165,8 @@ def game_of(check: BookCheck) -> Any:
 
 def competent(check: BookCheck) -> str:
     """The default competent player: IS-MCTS where a seat is hidden something (an observer), else MCTS."""
-    return f"{'ismcts' if getattr(game_of(check), 'observer', None) is not None else 'mcts'}:{COMPETENT}"
+    hidden = check.engine.information == Information.IMPERFECT_INFORMATION  # the gate holds it to the observer
+    return f"{'ismcts' if hidden else 'mcts'}:{COMPETENT}"
 
 
 def who_plays(check: BookCheck, given: list[str] | None = None, competent_too: bool = False) -> list[str]:
@@ -172,7 +174,7 @@ def who_plays(check: BookCheck, given: list[str] | None = None, competent_too: b
     own policies, and with ``competent_too`` (the command's default) and OpenSpiel installed, the competent player
     alone and against random players."""
     engine = check.engine
-    own = list(getattr(engine, "POLICIES", {}))
+    own = list(engine.policies)
     if given is None:
         found = ["random", *own]
         if competent_too and openspiel_installed():
@@ -212,7 +214,7 @@ def configs(check: BookCheck, given: list[str] | None = None) -> list[Config]:
     found = [Config(f"{policy} play", policy) for policy in who_plays(check, given)]
     skip = bundles(engine)
     searchers = [config.policy for config in found if config.competent and VERSUS not in config.policy]
-    for name, options in (getattr(engine, "BENCH_CONFIGS", None) or {}).items():
+    for name, options in engine.bench_configs.items():
         if options:
             role = "bundle" if name in skip else "variant"
             found.append(Config(f"option set {name}", main, dict(options), role=role,
@@ -232,7 +234,7 @@ def configs(check: BookCheck, given: list[str] | None = None) -> list[Config]:
     return found
 
 
-def _baseline(found: list[Config], engine: Any, policy: str, options: dict[str, Any],
+def _baseline(found: list[Config], engine: EngineSpec, policy: str, options: dict[str, Any],
               players: tuple[int, ...]) -> Config:
     """The configuration playing ``options`` and ``players`` with the text's answers, added when missing."""
     for config in found:
@@ -247,7 +249,7 @@ def _baseline(found: list[Config], engine: Any, policy: str, options: dict[str, 
 def possible(check: BookCheck, config: Config, rule_id: str) -> bool:
     """Whether ``rule_id`` can happen in a game of ``config``: a rule inside a challenge's rules (an option that
     answers no question, whose rules contain it) needs the challenge's option on."""
-    for spec in getattr(check.engine, "OPTIONS", ()):
+    for spec in check.engine.options:
         if not spec.question and any(rule_id == r or rule_id.startswith(r + ".") for r in spec.rules):
             return config.options.get(spec.name, spec.default) != spec.default
     return True

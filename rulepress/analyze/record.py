@@ -22,7 +22,6 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -36,7 +35,17 @@ from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import load_example
 from rulepress.load.schema import EXAMPLE_ID
-from rulepress.protocol import HIDDEN, PUBLIC, Chance, DescriptionError, Event, Game, RuleViolation, observer_of
+from rulepress.protocol import (
+    HIDDEN,
+    PUBLIC,
+    Chance,
+    DescriptionError,
+    EngineSpec,
+    Event,
+    Game,
+    RuleViolation,
+    observer_of,
+)
 from rulepress.verify.gate import load_book_engine
 from rulepress.verify.replay import lookup, make_game, replay
 
@@ -379,7 +388,7 @@ def _moves(root: Path, args: argparse.Namespace) -> list[dict[str, Any]] | None:
     return [dict(m) for m in moves]
 
 
-def _chooser(game: Game, engine: ModuleType, args: argparse.Namespace, book: Book) -> tuple[Chooser, str]:
+def _chooser(game: Game, engine: EngineSpec, args: argparse.Namespace, book: Book) -> tuple[Chooser, str]:
     moves = _moves(book.root, args)
     step_of = getattr(game, "action_step", None)
     if moves is not None:
@@ -400,8 +409,8 @@ def _chooser(game: Game, engine: ModuleType, args: argparse.Namespace, book: Boo
             return action, (_plain(step_of(state, action)) if step_of else step)
 
         return given, ""
-    policies = {"random": random_policy, **getattr(engine, "POLICIES", {})}
-    name = args.policy or getattr(engine, "IMPACT_POLICY", None) or "random"
+    policies = {"random": random_policy, **engine.policies}
+    name = args.policy or engine.default_policy or "random"
     if name not in policies:
         raise RecordError(f"engine '{book.engine_package}' has no policy '{name}' (policies: {', '.join(policies)})")
     if step_of is None:

@@ -10,12 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rulepress.analyze import refusals
 from rulepress.analyze.tally import Tally
-from rulepress.protocol import Game
+from rulepress.protocol import EngineSpec, Game
 
 Policy = Callable[[Game, Any, random.Random], Any]
 
@@ -205,21 +204,21 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
 MAX_ACTIONS = 100_000
 
 
-def _policy(engine: ModuleType, name: str, counts: tuple[int, int]) -> Policy:
-    """A player by name: ``random``, one of the engine's ``POLICIES``, or a search from OpenSpiel (``mcts:50``,
+def _policy(engine: EngineSpec, name: str, counts: tuple[int, int]) -> Policy:
+    """A player by name: ``random``, one of the engine's ``policies``, or a search from OpenSpiel (``mcts:50``,
     ``ismcts:400``: rulepress.openspiel.players, imported only when one is asked for)."""
     if name == "random":
         return random_policy
     if "mcts:" in name:
         return _searching(engine, name, counts)
-    return engine.POLICIES[name]
+    return engine.policies[name]
 
 
 @cache
-def _searching(engine: ModuleType, name: str, counts: tuple[int, int]) -> Policy:
+def _searching(engine: EngineSpec, name: str, counts: tuple[int, int]) -> Policy:
     from rulepress.openspiel.players import policy
 
-    return policy(name, counts, getattr(engine, "POLICIES", None))
+    return policy(name, counts, engine.policies)
 
 
 def _by_seat(game: Game, state: Any, rng: random.Random, chooser: list[Policy], players: list[str],
@@ -258,15 +257,15 @@ def _key(data: Mapping[str, Any]) -> str:
 
 
 @cache
-def _game(root: str, package: str, components: str, options: str) -> tuple[Game, ModuleType]:
+def _game(root: str, package: str, components: str, options: str) -> tuple[Game, EngineSpec]:
     """One game object per worker process and configuration (engines are imported once per process)."""
-    from rulepress.project import load_engine
+    from rulepress.verify.engines import load_engine
 
     engine = load_engine(package, Path(root))
     return engine.make_game(json.loads(components), json.loads(options)), engine
 
 
-def _inventory(engine: ModuleType, components: Mapping[str, Any]) -> dict[str, list[Any]]:
+def _inventory(engine: EngineSpec, components: Mapping[str, Any]) -> dict[str, list[Any]]:
     """The engine's optional ``inventory(components)``: every component that exists, by kind."""
-    found = getattr(engine, "inventory", None)
+    found = engine.inventory
     return dict(found(components)) if found is not None else {}

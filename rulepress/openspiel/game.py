@@ -28,7 +28,7 @@ import pyspiel
 
 from rulepress.basegame import BaseGame, Move
 from rulepress.openspiel.chance import ExplicitChance, NeedChance
-from rulepress.openspiel.kind import GameKind, game_kind, returns
+from rulepress.openspiel.kind import GameKind, game_kind, returns, spec_of
 from rulepress.protocol import PUBLIC, Game, observer_of
 
 INDEXED_ACTIONS = 1 << 12  # the bound on an indexed action's id: legal actions a state may have
@@ -153,7 +153,7 @@ class RulepressGame(pyspiel.Game):
     def __init__(self, engine: Game, params: Mapping[str, Any] | None = None,
                  counts: tuple[int, int] | None = None) -> None:
         params = dict(params or {})
-        fewest, most = counts or getattr(engine, "PLAYERS", (2, 2))
+        fewest, most = counts or declared_counts(engine)
         count = int(params.get("players", fewest))
         kind = game_kind(engine, count)
         self.shared = _Shared(engine, kind, [f"P{i + 1}" for i in range(count)])
@@ -434,9 +434,9 @@ _REGISTERED: dict[str, tuple[Game, tuple[int, int]]] = {}
 def register(engine: Game, counts: tuple[int, int] | None = None) -> str:
     """Register ``engine`` with OpenSpiel (``pyspiel.load_game(name)`` then makes it, ``players=N`` choosing the
     count) and return its short name.  ``counts``: the fewest and most players (the book's ``players``; by default
-    the engine's ``PLAYERS``).  Registering a book again replaces the engine its name makes."""
+    the counts its EngineSpec declares).  Registering a book again replaces the engine its name makes."""
     name = short_name(engine.book_id)
-    fewest, most = counts = tuple(counts or getattr(engine, "PLAYERS", (2, 2)))  # type: ignore[assignment]
+    fewest, most = counts = tuple(counts or declared_counts(engine))  # type: ignore[assignment]
     if name not in _REGISTERED:
         kind = game_kind(engine, fewest)
         observer = observer_of(engine)
@@ -461,6 +461,12 @@ def load(engine: Game, players: int | None = None, counts: tuple[int, int] | Non
     name = register(engine, counts)
     counts = _REGISTERED[name][1]
     return RulepressGame(engine, {"players": players or counts[0]}, counts)  # this engine, whatever its options
+
+
+def declared_counts(engine: Game) -> tuple[int, int]:
+    """The fewest and most players the engine that made ``engine`` declares (its EngineSpec)."""
+    spec = spec_of(engine)
+    return spec.min_num_players, spec.max_num_players
 
 
 def book_counts(data: Mapping[str, Any]) -> tuple[int, int]:

@@ -1,9 +1,10 @@
 """What kind of game an engine is, in OpenSpiel's terms (``pyspiel.GameType``), read in one place.
 
-Until engines declare it (an ``EngineSpec``'s game-type fields), it is read from what the engine already says: the
-player counts (``PLAYERS``), whether it draws at random (``CHANCE``), whether a seat is hidden anything (an
-observer), and what its results hold (``returns``, ``winners`` or ``won``).  :func:`game_kind` is the one function
-that reads it: when the engines' spec lands, it reads the spec instead.
+It is what the engine declares (its ``EngineSpec``: ``min_num_players``/``max_num_players``, ``chance_mode``,
+``information``, ``utility``, the fields pyspiel.GameType names, which the gate holds to the book and the game:
+rulepress/verify/engines.py), found for a game through the registry the loader fills (``protocol.engine_of``).
+Only how a result becomes returns is read from the game (its results hold ``returns``, ``winners`` or ``won``),
+and the range of a results-list game's returns from a few random games.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulepress.basegame import BaseGame
-from rulepress.protocol import Game, observer_of
+from rulepress.protocol import ChanceMode, EngineSpec, Game, Information, Utility, engine_of
 
 PROBE_GAMES = 30  # random games played to learn a results-list game's range of returns
 
@@ -22,9 +23,9 @@ PROBE_GAMES = 30  # random games played to learn a results-list game's range of 
 class GameKind:
     """``chance``: ``explicit`` (each draw a chance node), ``sampled`` (drawn inside ``apply`` from a seed: an
     engine not written on BaseGame, whose setup cannot be given a chance source) or ``none``; ``information``:
-    ``perfect`` or ``imperfect``; ``utility``: ``zero_sum``, ``constant_sum``, ``general_sum`` or ``identical``
-    (everyone wins or loses together: cooperative and solo games); ``scoring``: how a result becomes returns
-    (``returns``, ``winners`` or ``won``)."""
+    ``perfect`` or ``imperfect``; ``utility``: ``zero_sum``, ``general_sum`` or ``identical`` (everyone wins or
+    loses together: cooperative and solo games, which OpenSpiel has no other name for); ``scoring``: how a result
+    becomes returns (``returns``, ``winners`` or ``won``)."""
 
     players: tuple[int, int]
     chance: str
@@ -35,23 +36,35 @@ class GameKind:
     high: float = 1.0
 
 
+def spec_of(game: Game) -> EngineSpec:
+    """The declaration of the engine that made ``game`` (registered as the gate's loader imports it)."""
+    spec = engine_of(game)
+    if spec is None:
+        raise TypeError(f"{type(game).__qualname__} is no registered engine's game: load the engine with "
+                        "rulepress.verify.engines.load_engine, which reads its EngineSpec")
+    return spec
+
+
 def game_kind(game: Game, players: int) -> GameKind:
-    """The kind of ``game`` when ``players`` play it."""
-    counts = tuple(getattr(game, "PLAYERS", (players, players)))
-    if not isinstance(game, BaseGame):
-        chance = "sampled"
+    """The kind of ``game`` when ``players`` play it: its engine's declaration, and how its results score."""
+    spec = spec_of(game)
+    counts = (spec.min_num_players, spec.max_num_players)
+    if spec.chance_mode is ChanceMode.DETERMINISTIC:
+        chance = "none"
+    elif spec.chance_mode is ChanceMode.EXPLICIT_STOCHASTIC and isinstance(game, BaseGame):
+        chance = "explicit"  # each draw through the state's Chance: a chance node (rulepress/openspiel/chance.py)
     else:
-        chance = "explicit" if game.CHANCE else "none"
-    information = "perfect" if observer_of(game) is None else "imperfect"
+        chance = "sampled"  # drawn from the seed some other way: a setup not on BaseGame takes no chance source
+    information = "imperfect" if spec.information is Information.IMPERFECT_INFORMATION else "perfect"
+    utility = "identical" if spec.utility in (Utility.SOLO, Utility.IDENTICAL) else spec.utility.value
     names = [f"P{i + 1}" for i in range(players)]
     first = game.result(game.new_state(names, 0))
     if isinstance(first.get("returns"), Sequence):
-        low, high, total = _probe(game, names)
-        utility = "zero_sum" if total == 0 else "general_sum"
+        low, high = _probe(game, names)
         return GameKind(counts, chance, information, utility, "returns", low, high)
     if "winners" in first:
-        return GameKind(counts, chance, information, "zero_sum" if players == 2 else "general_sum", "winners")
-    return GameKind(counts, chance, information, "identical", "won")
+        return GameKind(counts, chance, information, utility, "winners")
+    return GameKind(counts, chance, information, utility, "won")
 
 
 def returns(kind: GameKind, result: Mapping[str, Any], players: Sequence[str]) -> list[float]:
@@ -70,16 +83,16 @@ def returns(kind: GameKind, result: Mapping[str, Any], players: Sequence[str]) -
     return [1.0 if result.get("won") else -1.0] * len(players)
 
 
-def _probe(game: Game, names: list[str]) -> tuple[float, float, float]:
-    """The lowest and highest return, and the largest sum of returns, of a few random games."""
+def _probe(game: Game, names: list[str]) -> tuple[float, float]:
+    """The lowest and highest return of a few random games."""
     import random
 
-    low, high, total = 0.0, 0.0, 0.0
+    low, high = 0.0, 0.0
     for seed in range(PROBE_GAMES):
         state, rng = game.new_state(names, seed), random.Random(seed)
         while not game.is_terminal(state):
             legal = game.legal_actions(state)
             game.apply(state, legal[rng.randrange(len(legal))])
         values = [float(v) for v in game.result(state)["returns"]]
-        low, high, total = min(low, *values), max(high, *values), max(total, abs(sum(values)))
-    return low, high, total
+        low, high = min(low, *values), max(high, *values)
+    return low, high

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from rulepress import environment
 from rulepress.load.book import Book
 from rulepress.store import Store, code_digest, declare, key_of, tree_digest, watched_digest
-from rulepress.verify.replay import engine_folder
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import BookCheck
@@ -52,7 +51,7 @@ def edition_inputs(check: BookCheck, name: str, impact: Any) -> str:
     book = check.book
     root = book.root
     return key_of(name, tree_digest(root / "rules_src" / book.id), tree_digest(root / "examples" / book.id),
-                  watched_digest(engine_folder(check.engine, book)), tree_digest(root / "reports"),
+                  watched_digest(book.root / "engine" / book.engine_package), tree_digest(root / "reports"),
                   json.dumps(impact, sort_keys=True, default=repr), " ".join(r.status for r in check.results))
 
 

@@ -31,7 +31,6 @@ from rulepress.store import (
     tree_digest,
     watched_digest,
 )
-from rulepress.verify.replay import engine_folder
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import Report
@@ -64,7 +63,7 @@ def site_key(root: Path, report: Report, impacts: Mapping[str, Any]) -> str:
     for check in report.books:
         book = check.book
         parts += [book.id, tree_digest(root / "rules_src" / book.id), tree_digest(root / "examples" / book.id),
-                  watched_digest(engine_folder(check.engine, book)), " ".join(r.status for r in check.results)]
+                  watched_digest(book.root / "engine" / book.engine_package), " ".join(r.status for r in check.results)]
     return key_of(*parts)
 
 

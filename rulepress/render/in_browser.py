@@ -1,13 +1,14 @@
 """What a site needs to run a book's engine in the browser: the bundle Pyodide unpacks, the referee's settings, the
 positions each example's frames kept, and Pyodide itself (vendored: nothing is fetched from the network).
 
-The engine runs unchanged.  The bundle holds its package (code and narration catalogs) under the name the build
-imported it as, and the parts of rulepress it imports: the protocol and the base class, the narration catalogs'
-reader (``i18n``, with the pure-Python Babel it reads ``.po`` files with, and the locale data of the book's
-languages only), the palette's inks (``render/palette.py``, which converts no colour there) and a stand-in
-for ``render/metrics.py``, whose fontTools stays behind: the widths it reads from the shipped fonts go along as a
-table (``browser/metrics.py``).  PyYAML's pure-Python reader reads a move a reader writes.  The referee itself is
-``rulepress/render/browser/referee.py``.
+The engine runs unchanged.  The bundle holds its package (code and narration catalogs: its regular files only, never
+a symbolic link) under the name the build imported it as, and the parts of rulepress it and the referee import:
+worked out from their imports (rulepress/verify/closure.py), never listed by hand, and only from rulepress's base
+layer, whose libraries the browser has or the bundle carries (pure-Python Babel for the catalogs, with the locale
+data of the book's languages only; PyYAML's reader for a move a reader writes).  The text widths the engines lay
+labels out with (``rulepress/textwidth.py``) go along as a table, its fonts and fontTools stay behind.  The referee
+itself is ``rulepress/render/browser/referee.py``.  The gate has already refused an engine that imports what the
+browser lacks (``closure.browser_problems``).
 
 Colours on screen come from the book's own output intent (its proof, ``BookCheck.proof``): the build converts every
 ink the book's diagrams and palette use, and the referee maps the diagrams it draws through that table.
@@ -21,25 +22,20 @@ import json
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from rulepress import i18n
+from rulepress import i18n, textwidth
 from rulepress.data import package_path
 from rulepress.load.book import Book
 from rulepress.proof import Proof
-from rulepress.render import metrics, palette
-from rulepress.verify.replay import ExampleResult, engine_folder
+from rulepress.protocol import EngineSpec
+from rulepress.render import palette
+from rulepress.verify.closure import REFEREE, SHIPPED, kept_closure
+from rulepress.verify.engines import engine_files
+from rulepress.verify.replay import ExampleResult
 
 PYODIDE = "assets/vendor/pyodide"  # in the site (the root site's; a language's site points there)
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-RULEPRESS_MODULES = ("__init__.py", "protocol.py", "basegame.py", "change.py", "marks.py", "figures.py", "codec.py",
-                     "cmyk.py", "i18n.py", "errors.py",
-                     "data.py", "load/__init__.py", "load/confine.py", "load/engine_source.py", "load/po.py",
-                     "render/__init__.py", "render/palette.py", "render/browser/__init__.py",
-                     "render/browser/referee.py")
-STAND_INS = {"render/metrics.py": "render/browser/metrics.py"}  # in the bundle: from the package
-LIBRARIES = ("babel", "yaml")  # pure Python (PyYAML without its C reader, Babel without most locale data)
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # every entry's date: the same sources give the same bundle, byte for byte
 
 
@@ -52,21 +48,23 @@ def pyodide_folder() -> Path:
     return package_path("render", "theme", *PYODIDE.split("/"))
 
 
-def bundle(engine: ModuleType, book: Book) -> bytes:
-    """The zip Pyodide unpacks: the engine, the parts of rulepress it needs, Babel and PyYAML, the width table."""
+def bundle(engine: EngineSpec, book: Book) -> bytes:
+    """The zip Pyodide unpacks: the engine, the parts of rulepress it and the referee import, the libraries those
+    need, the width table."""
+    folder = book.root / "engine" / book.engine_package
+    namespace = engine.module_name.rpartition(".")[0]
+    needs = kept_closure(folder, namespace, REFEREE)
     files: dict[str, bytes] = {}
     base = package_path()
-    for name in RULEPRESS_MODULES:
+    for name in needs.modules:
         files[f"rulepress/{name}"] = (base / name).read_bytes()
-    for target, source in STAND_INS.items():
-        files[f"rulepress/{target}"] = (base / source).read_bytes()
-    files["rulepress/render/advances.json"] = json.dumps(advance_table(), sort_keys=True).encode()
-    for library in LIBRARIES:
+    if "textwidth.py" in needs.modules:
+        files[f"rulepress/{textwidth.TABLE}"] = json.dumps(textwidth.table(), sort_keys=True).encode()
+    for library in sorted(needs.libraries & set(SHIPPED)):
         files.update(_library(library, i18n.book_languages(book.data)))
-    folder = engine_folder(engine, book)
-    namespace = engine.__name__.rpartition(".")[0]
-    for path in _sources(folder):
-        files[f"{namespace}/{folder.name}/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
+    for path in engine_files(folder, book.root, skip_links=True):  # its regular files: never a link out of it
+        if path.suffix in (".py", ".po"):
+            files[f"{namespace}/{folder.name}/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in sorted(files):
@@ -75,12 +73,6 @@ def bundle(engine: ModuleType, book: Book) -> bytes:
             entry.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(entry, files[name])
     return out.getvalue()
-
-
-def _sources(folder: Path) -> list[Path]:
-    """The engine's code and catalogs (what it reads at run time), without bytecode."""
-    return sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                  and p.suffix in (".py", ".po"))
 
 
 def _library(name: str, languages: Iterable[str]) -> dict[str, bytes]:
@@ -98,20 +90,10 @@ def _library(name: str, languages: Iterable[str]) -> dict[str, bytes]:
     return files
 
 
-def advance_table() -> dict[str, Any]:
-    """The shipped fonts' advance widths as ``rulepress.render.metrics`` reads them, for its browser stand-in."""
-    table = {}
-    for key, bold in (("regular", False), ("bold", True)):
-        widths, missing, per_em = metrics._advances(bold)
-        table[key] = {"widths": {str(code): width for code, width in sorted(widths.items())}, "missing": missing,
-                      "per_em": per_em}
-    return table
-
-
-def screen_colours(svgs: Iterable[str], engine: ModuleType, screen: Proof) -> dict[str, str]:
+def screen_colours(svgs: Iterable[str], engine: EngineSpec, screen: Proof) -> dict[str, str]:
     """Each ink written in ``svgs`` and in the game's palette (``device-cmyk(...)`` as written) -> its screen colour
     through the book's proof ``screen``."""
-    inks = [*palette.HOUSE.values(), *palette.game_palette(engine).values()]
+    inks = [*palette.HOUSE.values(), *palette.game_palette(engine.palette).values()]
     written = {palette.device_cmyk(colour) for colour in inks}
     for svg in svgs:
         written.update(match.group(0) for match in palette.DEVICE_CMYK.finditer(svg))

@@ -16,7 +16,6 @@ from rulepress.audience import DESIGNER, PLAYERS, SITE, for_audience, player_rul
 from rulepress.load.book import Book, Question
 from rulepress.load.examples import Example
 from rulepress.load.rules import CROSS_REF, Chapter, Rule
-from rulepress.protocol import Narrator
 from rulepress.render.strings import Strings, strings
 from rulepress.verify.replay import Checkpoint, ExampleResult, TranscriptLine
 from rulepress.verify.trace import ALL_PROSE, Trace
@@ -425,12 +424,12 @@ def state_narration(result: ExampleResult, book: Book, snapshot: dict[str, Any],
     """The engine's plain words for a checkpoint's position ("" when the engine has no narrator), in ``lang``
     (default: the book's language)."""
     from rulepress.i18n import language
-    from rulepress.project import load_engine
+    from rulepress.verify.engines import load_engine
     from rulepress.verify.replay import make_game
 
     engine = load_engine(book.engine_package, book.root)
-    narrator = getattr(engine, "narrate", None)
-    if not isinstance(narrator, Narrator):
+    narrator = engine.narration
+    if narrator is None:
         return ""
     with language(lang or getattr(book, "language", None)):  # the engine's words from its catalog (rulepress.i18n)
         return narrator.narrate_state(make_game(engine, book, result.example.options), snapshot)

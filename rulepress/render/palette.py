@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulepress.cmyk import DEFAULT_GAME, DEVICE_CMYK, HOUSE, Cmyk, device_cmyk, game_palette
+from rulepress.cmyk import DEFAULT_GAME, DEVICE_CMYK, GRID_LEVELS, HOUSE, Cmyk, device_cmyk, game_palette
 from rulepress.data import package_path
 
 if TYPE_CHECKING:
@@ -20,9 +20,6 @@ __all__ = ["COLOR", "DEFAULT_GAME", "DEVICE_CMYK", "GRID_LEVELS", "HOUSE", "Cmyk
            "game_palette"]
 
 COLOR = package_path("color")  # the shipped profiles (rulepress/load/profile.py names them)
-# The percentages of each ink the book's profile is sampled at for the referee in the browser (``Proof.grid``),
-# which interpolates an ink the build never saw from them (render/browser/referee.py).
-GRID_LEVELS = (0, 25, 50, 75, 100)
 
 
 def css(colour: Cmyk, screen: Proof | None) -> str:

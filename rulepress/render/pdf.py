@@ -194,9 +194,9 @@ def _diagrams(check: BookCheck, screen: Proof | None) -> dict[tuple[str, str], s
 
 
 def _narrator(check: BookCheck) -> tuple[Any, Any] | None:
-    """The engine's ``narrate`` module and a game to narrate with, when the engine has them."""
-    narrate = getattr(check.engine, "narrate", None)
-    if narrate is None or not hasattr(narrate, "narrate_state"):
+    """The engine's narration and a game to narrate with, when the engine has them."""
+    narrate = check.engine.narration
+    if narrate is None:
         return None
     return narrate, check.engine.make_game(check.book.components)  # the default answers: as the book says
 
@@ -525,7 +525,7 @@ def print_html(job: PrintInput, layout: Layout | None = None, part: str = "book"
     # The covers need none of the book's text (made once per edition, and a digital edition lays out nothing else).
     parts = _fragments(job) if part != "covers" else {"chapters": [], "toc": [], "examples": [], "designer": [],
                                                         "beside": True}
-    game = colours.game_palette(check.engine)
+    game = colours.game_palette(check.engine.palette)
     back = cover.cover_text(book, game)
     # The book's own SVG, its engine's drawing of its game, or the motif drawn from its palette.
     art = cover.cover_art(book, check.cover_art, game, job.screen, t, check.figures.cover)

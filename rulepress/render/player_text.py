@@ -3,7 +3,7 @@
 ``check_player_text(text, book, where)`` reads the Markdown or HTML of one player page and returns one message
 per offending passage, naming the file, the line and what was found. Links, anchors and attributes are not
 text (a rule ID in ``href="#lm.turn.light"`` is fine); image descriptions (``alt``) are.  Each engine adds
-its own notation through ``NOTATION`` (a name -> regex mapping) in its ``narrate`` module.
+its own notation through ``EngineSpec.notation`` (a name -> regex mapping).
 """
 
 from __future__ import annotations
@@ -38,11 +38,10 @@ _SKIP = {"script", "style"}
 def _patterns(prefix: str, engine: str, root: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     from pathlib import Path
 
-    from rulepress.project import load_engine
+    from rulepress.verify.engines import load_engine
 
     found = {"rule ID": rf"\b{re.escape(prefix)}\.[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\b", **GENERIC}
-    narrate = getattr(load_engine(engine, Path(root)), "narrate", None)
-    found.update(getattr(narrate, "NOTATION", {}) or {})
+    found.update(load_engine(engine, Path(root)).notation)
     return tuple((name, re.compile(pattern)) for name, pattern in found.items())
 
 

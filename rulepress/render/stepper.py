@@ -24,6 +24,7 @@ from typing import Any
 
 from rulepress.load.book import Book
 from rulepress.proof import Proof
+from rulepress.protocol import EngineSpec
 from rulepress.render import in_browser
 from rulepress.render import markdown as render
 from rulepress.render.palette import GRID_LEVELS
@@ -108,7 +109,7 @@ def _attributes(values: dict[str, str]) -> str:
     return "".join(f' {name}="{escape(value, quote=True)}"' for name, value in values.items() if value)
 
 
-def referee_config(results: list[ExampleResult], book: Book, engine: Any, t: Strings, page_dir: str,
+def referee_config(results: list[ExampleResult], book: Book, engine: EngineSpec, t: Strings, page_dir: str,
                    screen: Proof) -> str:
     """The referee's settings for a book in one language (``config.json``): its engine and components, the rules a
     refusal may cite (number, title, link from an example page), and the screen colours of the book's inks
@@ -116,7 +117,7 @@ def referee_config(results: list[ExampleResult], book: Book, engine: Any, t: Str
     svgs = [svg for result in results for frame in result.frames for svg in frame.svgs.values()]
     rules = {rule_id: {"number": rule.number, "title": rule.title, "link": _rule_link(rule_id, book, page_dir)}
              for rule_id, rule in book.rules.items()}
-    config = {"lang": t.lang, "engine": book.engine_package, "namespace": engine.__name__.rpartition(".")[0],
+    config = {"lang": t.lang, "engine": book.engine_package, "namespace": engine.module_name.rpartition(".")[0],
               "components": book.components, "rules": rules, "colours": in_browser.screen_colours(svgs, engine, screen),
               "colour_grid": screen.grid(GRID_LEVELS)}
     return json.dumps(config, sort_keys=True, ensure_ascii=False, default=list)

@@ -4,36 +4,26 @@ from them; on a change, only the books it reaches are verified again and the sit
 from __future__ import annotations
 
 import shutil
-import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rulepress.analyze.impact import cached_impacts
 from rulepress.errors import BuildRefused, SourceError
 from rulepress.load import site_folders
 from rulepress.load.book import book_ids
-from rulepress.project import namespace_for
 from rulepress.publish.incremental import Renderer
 from rulepress.serve import banner, watcher
 from rulepress.serve.pdfs import Background, link_pdfs
+from rulepress.verify.engines import Kept, forget_engine, restore_engine
 from rulepress.verify.gate import BookCheck, Report, verify
 
 SITE = ""  # the problems key of the site itself (mkdocs, the theme's templates), which belong to no book
 PROJECT = "rules_src"  # and of the list of books (a folder no book can be named after: books live inside it)
 _EMPTY = ("<!doctype html><html><head><meta charset=\"utf-8\"><title>rulepress serve</title></head><body>"
           "<h1>No good build yet</h1><p>Fix the problems above; this page reloads by itself.</p></body></html>")
-
-
-def forget_engine(root: Path, package: str) -> dict[str, ModuleType]:
-    """Drop an engine's modules so the next import reads its files again (engines are imported once);
-    returns them, to put back if the new code does not verify."""
-    prefix = f"{namespace_for(root)}.{package}"
-    return {name: sys.modules.pop(name) for name in list(sys.modules)
-            if name == prefix or name.startswith(prefix + ".")}
 
 
 def _discard(site: Path) -> None:
@@ -114,7 +104,7 @@ class Session:
         # An engine whose new code failed is still on disk: a book that uses it must try it again, not pass
         # with the old modules kept for rendering.
         retry = {package for book, package in self.engines().items() if book in reached.books} & self.stale
-        purged = {package: forget_engine(self.root, package) for package in reached.engines | retry}
+        purged: dict[str, Kept] = {package: forget_engine(self.root, package) for package in reached.engines | retry}
         known = self.books()
         gone_books = set(self.checks) - set(known)
         for gone in gone_books:
@@ -122,13 +112,12 @@ class Session:
             self.problems.pop(gone, None)
         self.say(f"changed: {', '.join(paths)}")
         renewed = self.verify(sorted(reached.books & set(known)))
-        for package, modules in purged.items():
+        for package, kept in purged.items():
             users = [book for book, check in self.checks.items() if check.book.engine_package == package]
             if any(book not in renewed for book in users):
-                # The last good pages were made with the old engine, and rendering imports it by name: the
+                # The last good pages were made with the old engine, and rendering finds it by name: the
                 # broken new one must not stand in for it until it verifies.
-                forget_engine(self.root, package)
-                sys.modules.update(modules)
+                restore_engine(kept)
                 self.stale.add(package)
             else:
                 self.stale.discard(package)

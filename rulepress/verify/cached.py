@@ -20,17 +20,17 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rulepress import account, environment, i18n
 from rulepress.codec import Codec, CodecError
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
+from rulepress.protocol import EngineSpec
 from rulepress.store import Store, code_digest, declare, kept_data, key_of, watched_digest
 from rulepress.verify.frames import StepFrame
 from rulepress.verify.limits import replay_seconds
-from rulepress.verify.replay import Checkpoint, ExampleResult, TranscriptLine, engine_folder, replay
+from rulepress.verify.replay import Checkpoint, ExampleResult, TranscriptLine, replay
 
 REPLAYS = declare("replay", keep=5000)
 RESULTS = Codec({"replay:ExampleResult": ExampleResult, "replay:Checkpoint": Checkpoint,
@@ -39,16 +39,16 @@ RESULTS = Codec({"replay:ExampleResult": ExampleResult, "replay:Checkpoint": Che
 CATALOGS = declare("catalogs", keep=100)
 
 
-def replay_inputs(book: Book, engine: ModuleType) -> str:
+def replay_inputs(book: Book, engine: EngineSpec) -> str:
     """What every replay of a book reads besides its example: the engine's files, ``book.yaml`` and
     ``components.yaml`` (worked out once for all of a book's examples: it lists every engine file)."""
     source = book.root / "rules_src" / book.id
     inputs = [(source / name).read_bytes() if (source / name).is_file() else b"" for name in
               ("book.yaml", "components.yaml")]
-    return key_of(watched_digest(engine_folder(engine, book)), *inputs)
+    return key_of(watched_digest(book.root / "engine" / book.engine_package), *inputs)
 
 
-def replay_key(example: Example, book: Book, engine: ModuleType, draw: bool, prose: bool,
+def replay_key(example: Example, book: Book, engine: EngineSpec, draw: bool, prose: bool,
                options: Mapping[str, Any] | None, shared: str | None = None) -> str:
     """``shared``: :func:`replay_inputs` of the book, when the caller has it."""
     return key_of(code_digest(), example.file, (book.root / example.file).read_bytes(),  # a relative path
@@ -56,7 +56,7 @@ def replay_key(example: Example, book: Book, engine: ModuleType, draw: bool, pro
                   json.dumps(dict(options or {}), sort_keys=True, default=repr), f"draw={draw} prose={prose}")
 
 
-def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = True, prose: bool = True,
+def cached_replay(example: Example, book: Book, engine: EngineSpec, *, draw: bool = True, prose: bool = True,
                   options: Mapping[str, Any] | None = None, store: Store | None = None,
                   shared: str | None = None) -> ExampleResult:
     """:func:`~rulepress.verify.replay.replay`, reusing the result of the same inputs when it passed
@@ -83,7 +83,7 @@ def cached_replay(example: Example, book: Book, engine: ModuleType, *, draw: boo
 MEANWHILE = 4  # replays the store lacks before half of them are made by a second process
 
 
-def replay_all(examples: list[Example], book: Book, engine: ModuleType, *, draw: bool = True,
+def replay_all(examples: list[Example], book: Book, engine: EngineSpec, *, draw: bool = True,
                shared: str | None = None, shown: Callable[[Iterable[Example]], Iterable[Example]] = iter,
                ) -> list[ExampleResult]:
     """Every example's :func:`cached_replay`, in their order (``shown``: wraps the examples this process goes
@@ -141,7 +141,7 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _replay_into_store(examples: list[Example], book: Book, engine: ModuleType, draw: bool,
+def _replay_into_store(examples: list[Example], book: Book, engine: EngineSpec, draw: bool,
                        shared: str | None) -> None:
     """In the forked process: Ctrl-C is the verifying process's to handle (it ends this one), and nothing is said
     (whatever goes wrong is found again, and said, by the verifying process)."""

@@ -1,9 +1,11 @@
-"""Engine decisions (``DECISIONS``, :class:`rulepress.protocol.Decision`) checked against the book and the engine's
-code: the gate's part of "every decision an engine makes where the text is silent names a designer question".
+"""Engine decisions (``EngineSpec.decisions``, :class:`rulepress.protocol.Decision`) checked against the book and
+the engine's code: the gate's part of "every decision an engine makes where the text is silent names a designer
+question".
 
 The engine declares its decisions; its code marks where each takes effect with ``decided(state, "id")``.  Read from
 the engine's source (``ast``, nothing runs), the marks say where each decision sits, so the rules report and the
-designer edition can show the decisions inside each rule.  Problems, each at a file and line:
+designer edition can show the decisions inside each rule (and a mark naming no declared decision is refused again
+as it is made, at run time: :func:`rulepress.protocol.decided`).  Problems, each at a file and line:
 
 * ``decision-no-question``: a decision naming no designer question, or one ``questions.yaml`` does not have
   (an error: nothing the engine decides goes unasked);
@@ -22,14 +24,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rulepress.errors import relative
-from rulepress.load import engine_source
 from rulepress.load.book import Book
-from rulepress.protocol import Decision, option_decisions
+from rulepress.protocol import Decision, EngineSpec
 from rulepress.store import declare, kept_data, key_of, watched_digest
+from rulepress.verify.engines import parsed
 
 MARK = "decided"  # the function an engine calls where a decision takes effect (rulepress.protocol.decided)
 FACTS = declare("decisions", keep=100)  # an engine's decision marks and declarations, kept under its files
@@ -57,24 +58,9 @@ class DecisionFacts:
     declared_at: dict[str, str] = field(default_factory=dict)  # decision id -> "engine/x/options.py:40"
 
 
-def declared(engine: ModuleType) -> tuple[Decision, ...]:
-    """The engine's ``DECISIONS``; without them, one decision per option that answers a question."""
-    found = getattr(engine, "DECISIONS", None)
-    if found is None:
-        return option_decisions(getattr(engine, "OPTIONS", ()))
-    return tuple(found)
-
-
-def _readable(engine: ModuleType) -> tuple[Decision, ...] | None:
-    """:func:`declared`, or None when the engine's DECISIONS (or, without them, its OPTIONS) are not what they
-    should be: the engine's fault, reported once at its file, never a crash of the gate."""
-    try:
-        decisions = declared(engine)
-        for decision in decisions:
-            decision.id, decision.question, tuple(decision.rules)  # noqa: B018  (each must be a Decision)
-        return decisions
-    except (TypeError, AttributeError):
-        return None
+def declared(engine: EngineSpec) -> tuple[Decision, ...]:
+    """The engine's decisions; without a declaration, one decision per option that answers a question."""
+    return engine.derived_decisions()
 
 
 def read_facts(folder: Path, root: Path) -> DecisionFacts:
@@ -82,9 +68,8 @@ def read_facts(folder: Path, root: Path) -> DecisionFacts:
     ``OptionSpec("id", ...)`` (where an option's decision is declared)."""
     facts = DecisionFacts()
     for path in sorted(folder.rglob("*.py")):
-        try:
-            tree = ast.parse(engine_source.read(path))
-        except (SyntaxError, ValueError):
+        tree = parsed(path)
+        if tree is None:
             continue  # the gate reports an engine that does not parse (verify.trace.unparsable)
         shown = relative(path, root)
         for node in ast.walk(tree):
@@ -120,19 +105,14 @@ def _place(text: str | None, fallback: str) -> tuple[str, int | None]:
     return (file, int(line)) if line.isdigit() else (text, None)
 
 
-def check_decisions(book: Book, engine: ModuleType, root: Path) -> list[DecisionProblem]:
+def check_decisions(book: Book, engine: EngineSpec, root: Path) -> list[DecisionProblem]:
     """The problems listed in the module's docstring, for one book and its engine."""
     folder = root / "engine" / book.engine_package
     facts = engine_facts(folder, root)
     init = f"{relative(folder, root)}/__init__.py"
     questions = {q.id for q in book.questions}
     problems: list[DecisionProblem] = []
-    decisions = _readable(engine)
-    if decisions is None:
-        if not hasattr(engine, "DECISIONS"):
-            return []  # OPTIONS that are not OptionSpecs: the gate already names them (check_options)
-        return [DecisionProblem("decision-no-question", "error", "DECISIONS cannot be read: each must be a "
-                                "rulepress.protocol.Decision", init, None)]
+    decisions = declared(engine)  # each a Decision: the loader refuses any other (EngineSpec.decisions)
     ids = {d.id for d in decisions}
     for decision in decisions:
         file, line = _place(facts.declared_at.get(decision.id), init)
@@ -151,7 +131,7 @@ def check_decisions(book: Book, engine: ModuleType, root: Path) -> list[Decision
                 problems.append(DecisionProblem(
                     "decision-unknown-rule", "error", f"engine decision '{decision.id}' names unknown rule ID "
                     f"'{rule}' (book {book.id})", file, line, decision.rules))
-        if hasattr(engine, "DECISIONS") and decision.id not in facts.marks:
+        if engine.decisions is not None and decision.id not in facts.marks:
             problems.append(DecisionProblem(
                 "decision-unmarked", "warning", f"engine decision '{decision.id}' is marked nowhere in the engine "
                 f"(call {MARK}(state, '{decision.id}') where it takes effect): simulations cannot count it",
@@ -170,23 +150,23 @@ def check_decisions(book: Book, engine: ModuleType, root: Path) -> list[Decision
             why = f"answered by the engine option '{question.option}'" if question.option else "source: engine"
             problems.append(DecisionProblem(
                 "decision-missing", "error", f"designer question {question.id} ({why}) has no engine decision: "
-                f"declare what the engine does as a Decision naming it in DECISIONS, and mark where it takes "
-                f"effect with {MARK}(state, ID)", book.path("questions.yaml"), question.line,
+                f"declare what the engine does as a Decision naming it in its EngineSpec's decisions, and mark where "
+                f"it takes effect with {MARK}(state, ID)", book.path("questions.yaml"), question.line,
                 tuple(question.rules)))
     for decision_id, places in sorted(facts.marks.items()):
         if decision_id not in ids:
             file, line = _place(places[0], init)
             problems.append(DecisionProblem(
                 "decision-undeclared", "error", f"{MARK}(state, '{decision_id}') names no decision the engine "
-                f"declares in DECISIONS (declared: {', '.join(sorted(ids)) or 'none'})", file, line))
+                f"declares in its EngineSpec's decisions (declared: {', '.join(sorted(ids)) or 'none'})", file, line))
     return problems
 
 
-def decisions_by_rule(book: Book, engine: ModuleType, root: Path) -> dict[str, list[dict[str, Any]]]:
+def decisions_by_rule(book: Book, engine: EngineSpec, root: Path) -> dict[str, list[dict[str, Any]]]:
     """Rule ID -> the engine decisions made inside it: id, question, what the engine does, where it is marked."""
     facts = engine_facts(root / "engine" / book.engine_package, root)
     found: dict[str, list[dict[str, Any]]] = {}
-    for decision in _readable(engine) or ():  # unreadable declarations are check_decisions' problem
+    for decision in declared(engine):
         entry = {"id": decision.id, "question": decision.question, "decides": decision.decides,
                  "option": decision.option, "marked": facts.marks.get(decision.id, [])}
         for rule in decision.rules:

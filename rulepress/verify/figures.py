@@ -24,7 +24,7 @@ from rulepress.load.examples import Example
 from rulepress.load.yamlsrc import line_of
 from rulepress.marks import MARK as _MARK
 from rulepress.marks import Box, callout, outline, refused_arrow
-from rulepress.protocol import PUBLIC, narrator_of, observer_of
+from rulepress.protocol import PUBLIC, EngineSpec, narrator_of, observer_of
 from rulepress.verify import diagram
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 from rulepress.verify.replay import engine_folder, make_game
@@ -56,13 +56,11 @@ class BookFigures:
     cover: str | None = None  # the front cover's artwork (millimetres), CMYK
 
 
-def book_figures(book: Book, engine: Any, examples: list[Example]) -> tuple[BookFigures, list[str]]:
+def book_figures(book: Book, engine: EngineSpec, examples: list[Example]) -> tuple[BookFigures, list[str]]:
     """Every figure the book's engine draws of the book, and the problems met drawing them."""
     found, problems = BookFigures(), []
-    if not hasattr(engine, "make_game"):
-        return found, problems
     languages = i18n.book_languages(book.data)
-    guard = engine_guard(engine_folder(engine, book), book.root, replay_seconds())
+    guard = engine_guard(engine_folder(engine), book.root, replay_seconds())
     try:
         with guard:
             game = make_game(engine, book, {})

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
 from rulepress import i18n, progress
 from rulepress.cmyk import game_palette
@@ -18,13 +17,14 @@ from rulepress.load.problems import Collector, lines_of
 from rulepress.load.profile import output_intent
 from rulepress.load.translations import Translation
 from rulepress.load.yamlsrc import line_of
-from rulepress.project import load_engine
 from rulepress.proof import Proof
+from rulepress.protocol import EngineSpec
 from rulepress.store import key_of, sources_digest, watched_digest
-from rulepress.verify import decisions, diagram, figures, trace, translated
+from rulepress.verify import closure, decisions, diagram, figures, trace, translated
 from rulepress.verify.cached import catalog_problems, replay_all, replay_inputs
-from rulepress.verify.limits import EngineFault, engine_guard, import_seconds
-from rulepress.verify.replay import ExampleResult, engine_folder
+from rulepress.verify.engines import check_book_engine, engine_folder, game_problems, load_engine
+from rulepress.verify.limits import engine_guard, replay_seconds
+from rulepress.verify.replay import ExampleResult, make_game
 
 MAX_PROBLEMS = 100
 """Problems listed by :meth:`Report.failures` (a broken engine can fail every example at once)."""
@@ -33,7 +33,7 @@ MAX_PROBLEMS = 100
 @dataclass
 class BookCheck:
     book: Book
-    engine: ModuleType
+    engine: EngineSpec
     examples: list[Example]
     results: list[ExampleResult] = field(default_factory=list)
     trace: trace.Trace | None = None
@@ -99,18 +99,16 @@ def cover_art(book: Book) -> str | None:
     return diagram.cover_art(book) if isinstance(cover, Mapping) and cover.get("art") else None
 
 
-def load_book_engine(book: Book) -> ModuleType:
-    """The engine ``book.yaml`` names; a failure while importing it is reported against the engine's line."""
+def load_book_engine(book: Book) -> EngineSpec:
+    """The engine ``book.yaml`` names, its declaration held to the book (rulepress/verify/engines.py); a failure
+    while importing it is reported against the engine's line."""
     package = book.engine_package
     folder = book.root / "engine" / package
     if not (folder / "__init__.py").is_file():
         raise SourceError(book.path("book.yaml"), line_of(book.data, "engine"),
                           f"engine '{package}' not found (expected {relative(folder, book.root)}/__init__.py)")
     engine = load_engine(package, book.root)
-    if getattr(engine, "BOOK_ID", None) != book.id:
-        raise SourceError(book.path("book.yaml"), line_of(book.data, "engine"),
-                          f"engine '{package}' says it implements '{getattr(engine, 'BOOK_ID', None)}', "
-                          f"not '{book.id}'")
+    check_book_engine(book, engine)
     return engine
 
 
@@ -158,14 +156,12 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True, site
         report.problems.extend(problems)
         check = BookCheck(book, engine, examples)
         report.problems.extend(check_cover(check))
+        report.problems.extend(check_game(book, engine))
+        report.problems.extend(closure.browser_problems(book, engine))
         # The engine's narration catalogs, for each language the book is published in (rulepress.i18n).
         languages = list(i18n.book_languages(book.data))
-        report.problems.extend(catalog_problems(engine_folder(engine, book), languages, root))
-        try:
-            report.problems.extend(check_options(check))
-        except Exception as exc:  # OPTIONS that are not OptionSpecs: the engine's, named as such
-            report.problems.append(f"{relative(book.root / 'engine' / book.engine_package, root)}/__init__.py: "
-                                   f"OPTIONS cannot be read: {type(exc).__name__}: {exc}")
+        report.problems.extend(catalog_problems(book.root / 'engine' / book.engine_package, languages, root))
+        report.problems.extend(check_options(check))
         try:
             shared: str | None = replay_inputs(book, engine)
         except OSError:  # a file vanished under us: each replay finds out
@@ -196,7 +192,7 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True, site
 
 
 def check_cover(check: BookCheck) -> list[str]:
-    """book.yaml's cover colours must be names in the engine's palette (``render.PALETTE``), and its artwork
+    """book.yaml's cover colours must be names in the engine's palette (its EngineSpec's ``palette``), and its artwork
     (``cover.art``) plain SVG with words saying what it shows: checked here, at their lines, rather than when the
     PDFs are already being rendered; the artwork, checked, is the check's (``cover_art``) for the renderers."""
     book, engine = check.book, check.engine
@@ -207,22 +203,28 @@ def check_cover(check: BookCheck) -> list[str]:
         return [str(exc)]
     if not isinstance(cover, Mapping) or not ({"background", "ink"} & set(cover)):
         return []
-    folder = book.root / "engine" / book.engine_package
-    try:
-        with engine_guard(folder, book.root, import_seconds(), crashes=True):  # imports the engine's render.py
-            known = game_palette(engine)
-    except EngineFault as fault:
-        return [f"{relative(folder, book.root)}/render.py: the palette cannot be read: {fault}"]
+    known = game_palette(engine.palette)
     shown = book.path("book.yaml")
     return [str(SourceError(shown, line_of(cover, key), f"cover.{key}: '{cover[key]}' is not a colour of the "
                                                         f"game's palette (known: {', '.join(sorted(known))})"))
             for key in ("background", "ink") if key in cover and cover[key] not in known]
 
 
+def check_game(book: Book, engine: EngineSpec) -> list[str]:
+    """What the engine declares it is (players, chance, information, options) against the game it makes, with the
+    book's default answers; a game that cannot be made is left to the replays, which each report it."""
+    try:
+        with engine_guard(engine_folder(engine), book.root, replay_seconds(), crashes=True):
+            game = make_game(engine, book, {})
+            return game_problems(engine, game, book.root)
+    except Exception:  # a game that cannot be made: every replay reports it, at its own step
+        return []
+
+
 def check_options(check: BookCheck) -> list[str]:
     """Each designer question's assumed answer must be what the engine does by default."""
     problems = []
-    specs = {spec.name: spec for spec in getattr(check.engine, "OPTIONS", ())}
+    specs = {spec.name: spec for spec in check.engine.options}
     shown = check.book.path("questions.yaml")
     for question in check.book.questions:
         if question.option is None or question.status == "dropped":

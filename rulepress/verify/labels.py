@@ -2,7 +2,7 @@
 
 A label's length depends on the language ("Path Astray" / "Chemin perdu"): one that runs out of its box, or on to a
 box beside it, prints garbled in that language's every edition and step-through frame.  Each ``<text>`` is measured
-(``rulepress.fontmetrics``, the widths ``rulepress.render.metrics`` gives engines: the sans-serif's advance widths at
+(``rulepress.textwidth``, the widths engines lay their labels out with: the sans-serif's advance widths at
 its size and weight, placed by its ``text-anchor``, through its groups' ``translate``/``scale``/``matrix``
 transforms) and held to its box:
 
@@ -24,7 +24,7 @@ import re
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; the SVG was parsed by diagram.problem
 from dataclasses import dataclass
 
-from rulepress.fontmetrics import text_width
+from rulepress.textwidth import text_width
 
 SVG = "{http://www.w3.org/2000/svg}"
 TOLERANCE = 0.6  # SVG units a label may pass its box by (anti-aliasing, rounding of the engines' coordinates)
@@ -172,7 +172,7 @@ def overflow(root: ET.Element) -> str | None:
     boxes = [rect for rect in rects if rect.area < drawing.area * 0.9]  # not the drawing's background
     for label in labels:
         shown = f"label '{label.text}' ({label.size:g} units{', bold' if label.bold else ''})"
-        wide = f"it is {label.box.x1 - label.box.x0:.1f} wide in the shipped font (rulepress.render.metrics)"
+        wide = f"it is {label.box.x1 - label.box.x0:.1f} wide in the shipped font (rulepress.textwidth)"
         holders = [rect for rect in boxes if rect.holds_point(*label.anchor)]
         own = min(holders, key=lambda rect: rect.area) if holders else None
         if not drawing.holds(label.box):

@@ -228,8 +228,13 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
         return found
 
     def _shown(self, path: Path) -> str:
+        """Relative to the project; an engine imported from another copy of the project (the same files: one
+        import, rulepress/verify/engines.py) is named as in its own, ``engine/<package>/...``."""
         path = path.resolve()
-        return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
+        if path.is_relative_to(self.root):
+            return str(path.relative_to(self.root))
+        project = self.folder.parent.parent
+        return str(path.relative_to(project)) if path.is_relative_to(project) else str(path)
 
 
 # The guard's own frames (its handler too: a re-armed alarm can arrive before the handler has returned).

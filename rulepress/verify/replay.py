@@ -11,8 +11,6 @@ import difflib
 import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rulepress import i18n
@@ -21,10 +19,22 @@ from rulepress.load.book import Book
 from rulepress.load.examples import Example, Step
 from rulepress.load.rules import render_template
 from rulepress.load.yamlsrc import line_of
-from rulepress.protocol import PUBLIC, DescriptionError, Event, Game, Observer, RuleViolation, narrator_of, observer_of
+from rulepress.protocol import (
+    PUBLIC,
+    Chance,
+    ChanceMode,
+    DescriptionError,
+    EngineSpec,
+    Event,
+    Game,
+    Observer,
+    RuleViolation,
+    observer_of,
+)
 from rulepress.verify import diagram, hidden
 from rulepress.verify import steps as shapes
 from rulepress.verify.changes import Changes, Seat, StepRecord
+from rulepress.verify.engines import engine_folder
 from rulepress.verify.frames import FrameError, StepFrame, make_frame
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 
@@ -124,10 +134,10 @@ class _Misshapen(Exception):
 GAMES_KEPT = 4
 
 
-def make_game(engine: ModuleType, book: Book, options: Mapping[str, Any]) -> Game:
+def make_game(engine: EngineSpec, book: Book, options: Mapping[str, Any]) -> Game:
     """The game for these options, built once: a Game holds only fixed rules (states are kept apart),
     and building one can be costly (Last Lantern precomputes every placement)."""
-    key = (engine.__name__, repr(sorted(options.items())))
+    key = (engine.module_name, repr(sorted(options.items())))
     game = book.games.pop(key, None)
     if game is None:
         game = engine.make_game(book.components, dict(options))
@@ -137,13 +147,7 @@ def make_game(engine: ModuleType, book: Book, options: Mapping[str, Any]) -> Gam
     return game
 
 
-def engine_folder(engine: ModuleType, book: Book) -> Path:
-    """The folder of the engine's own code (what a fault's file:line is looked for in)."""
-    file = getattr(engine, "__file__", None)
-    return Path(file).parent if file else book.root / "engine" / book.engine_package
-
-
-def replay(example: Example, book: Book, engine: ModuleType, *, draw: bool = True, prose: bool = True,
+def replay(example: Example, book: Book, engine: EngineSpec, *, draw: bool = True, prose: bool = True,
            options: Mapping[str, Any] | None = None) -> ExampleResult:
     """Run ``example``; ``options`` overrides the example's own (designer-question impact).
 
@@ -191,7 +195,7 @@ def _frozen(data: Any) -> Any:
 class _Replay:
     """One example's replay; ``where`` is the part being run, for faults that interrupt it."""
 
-    def __init__(self, example: Example, book: Book, engine: ModuleType, outcome: ExampleResult, draw: bool,
+    def __init__(self, example: Example, book: Book, engine: EngineSpec, outcome: ExampleResult, draw: bool,
                  options: Mapping[str, Any], prose: bool = True) -> None:
         self.example, self.book, self.engine, self.outcome = example, book, engine, outcome
         self.draw, self.options, self.prose = draw, options, prose
@@ -200,16 +204,14 @@ class _Replay:
         self.languages = i18n.book_languages(book.data)  # narrated and drawn in each (engine catalogs: rulepress.i18n)
         self.where = f"start (line {example.line('start')})"
         self.forcing: tuple[str, list[Any]] | None = None  # the last chance step (or start.chance), its outcomes
-        self.guard = engine_guard(engine_folder(engine, book), book.root, replay_seconds())
+        self.guard = engine_guard(engine_folder(engine), book.root, replay_seconds())
         self._narrator: Any = _MISSING
         self.changes: Changes | None = None  # what each step changed, for the diagrams (drawn replays only)
         self.diagrams: list[tuple[Checkpoint, Any, int, str]] = []  # each checkpoint to draw, its position, when
 
     def narrator(self, game: Game) -> Any:
-        """The engine's narration (:func:`~rulepress.protocol.narrator_of`), looked up once per replay."""
-        if self._narrator is _MISSING:
-            self._narrator = narrator_of(game)
-        return self._narrator
+        """The engine's narration (:attr:`~rulepress.protocol.EngineSpec.narration`)."""
+        return self.engine.narration
 
     def crashed(self, exc: Exception) -> _Broken:
         """An engine bug: reported against the step and the engine's line, never as a traceback."""
@@ -310,6 +312,7 @@ class _Replay:
             self.outcome.exercised.update(e["rule"] for e in pending)
             self.outcome.final = _frozen(game.snapshot(state))
             self.outcome.result = _frozen(game.result(state))
+            self.deterministic(state)
             if self.observer is not None and self.prose:
                 self.outcome.told_final = _frozen(self.observer.view(state, self.told))
                 result_view = getattr(self.observer, "result_view", None)
@@ -413,6 +416,15 @@ class _Replay:
                                            checkpoint.svg, checkpoint.view, told[self.languages[0]])
                 if leak is not None:  # every edition prints it: nothing hidden from its seat may show
                     raise _Broken(f"{where}: {leak} ({diagram.drawn_by(game, self.book.root)})")
+
+    def deterministic(self, state: Any) -> None:
+        """An engine that declares no chance (``chance_mode`` deterministic) drew nothing: it would publish, as a
+        game without chance, one whose outcomes a seed decided."""
+        chance = getattr(state, "chance", None)
+        if self.engine.chance_mode is ChanceMode.DETERMINISTIC and isinstance(chance, Chance) and chance.drawn():
+            raise _Broken(f"{self.where}: the engine declares chance_mode 'deterministic', but this game drew "
+                          f"{_listed(chance.drawn())}: declare 'explicit_stochastic' (rulepress guide engine, "
+                          f"\"The package\")")
 
     def all_drawn(self, game: Game, state: Any, when: str) -> None:
         """Every outcome the last ``chance:`` (or ``start.chance``) forced has been drawn: one left over would

@@ -1,7 +1,9 @@
 """An example's action steps and described state, checked against the shapes its engine declares.
 
 An engine may declare, per action (``do:`` value), the keys a step may carry and what each holds
-(``ACTION_SCHEMA``), and the shape of a described state (``STATE_SCHEMA``); docs/ENGINE.md says where. A step
+(``EngineSpec.action_schema``), and the shape of a described state (``EngineSpec.state_schema``); a
+:class:`~rulepress.basegame.BaseGame` derives both from its ``ACTIONS`` and ``STATE_KEYS`` (rulepress guide
+engine).  A step
 is then checked, before anything replays, against the keys the gate itself reads (:data:`GATE_KEYS`) plus the
 engine's own, with jsonschema like every other source (rulepress/load/schema.py): a misspelt ``ilegal:`` or
 ``plyer:`` is an unknown key at its own line with a "did you mean", not a step quietly replayed as something else.
@@ -12,14 +14,11 @@ them, reach the engine and be refused there, so that it can be written as an ``i
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -28,12 +27,13 @@ from jsonschema.exceptions import SchemaError
 from rulepress.errors import SourceError
 from rulepress.load import schema as schemas
 from rulepress.load.examples import Example
+from rulepress.protocol import EngineSpec
 
 GATE_KEYS = ("do", "player", "illegal", "note")
 """What every action step may say whatever the engine: the action, who acts, the rule expected to refuse it, and
 a note for the reader.  The example schema (load/schemas/example.yaml) checks their values."""
 
-_ACTION_KEYS = {"properties", "required", "x-expect"}  # what an ACTION_SCHEMA entry may hold
+_ACTION_KEYS = {"properties", "required", "x-expect"}  # what an action_schema entry may hold
 
 
 @dataclass(frozen=True)
@@ -42,18 +42,18 @@ class Declared:
 
     actions: Mapping[str, Any] | None
     state: Mapping[str, Any] | None
-    origin: str  # "engine/mini/__init__.py", "engine/x/schema.py", or "engine/x/__init__.py (ACTIONS)" (derived)
+    origin: str  # "engine/mini/__init__.py" (whose ENGINE declares them), or "engine/x/__init__.py (ACTIONS)" (derived)
 
 
-_DECLARED: dict[tuple[int, int, str], tuple[ModuleType, Any, Declared]] = {}
+_DECLARED: dict[tuple[int, int, str], tuple[EngineSpec, Any, Declared]] = {}
 
 
-def declared(engine: ModuleType, game: Any, root: Path) -> Declared:
-    """The engine's step and state shapes: the package's ``ACTION_SCHEMA``/``STATE_SCHEMA``, else its
-    ``schema`` module's, else (a :class:`~rulepress.basegame.BaseGame`) derived from ``ACTIONS``/``STATE_KEYS``.
-    Worked out once per game (a book's examples share one per set of options).
+def declared(engine: EngineSpec, game: Any, root: Path) -> Declared:
+    """The engine's step and state shapes: its declaration's ``action_schema``/``state_schema``, else (a
+    :class:`~rulepress.basegame.BaseGame`) derived from ``ACTIONS``/``STATE_KEYS``.  Worked out once per game (a
+    book's examples share one per set of options).
 
-    Imports engine code (the ``schema`` module): call it under the engine's guard.
+    Calls engine code (the game's derivation): call it under the engine's guard.
     """
     key = (id(engine), id(game), str(root))
     kept = _DECLARED.get(key)
@@ -66,30 +66,18 @@ def declared(engine: ModuleType, game: Any, root: Path) -> Declared:
     return found
 
 
-def _declared(engine: ModuleType, game: Any, root: Path) -> Declared:
-    module = engine
-    if not _declares(engine) and importlib.util.find_spec(f"{engine.__name__}.schema") is not None:
-        module = importlib.import_module(f"{engine.__name__}.schema")
-    origin = _shown(getattr(module, "__file__", None), root) or engine.__name__
-    actions = getattr(module, "ACTION_SCHEMA", None)
-    state = getattr(module, "STATE_SCHEMA", None)
-    derive_actions, derive_state = getattr(game, "action_schema", None), getattr(game, "state_schema", None)
-    if actions is None and callable(derive_actions):
-        actions, origin = derive_actions(), f"{origin} (ACTIONS)"
-    if state is None and callable(derive_state):
-        state = derive_state()
+def _declared(engine: EngineSpec, game: Any, root: Path) -> Declared:
+    from rulepress.basegame import BaseGame
+    from rulepress.verify.engines import field_place
+
+    actions, state = engine.action_schema, engine.state_schema
+    origin = field_place(engine, "action_schema" if actions is not None else "state_schema", root)[0]
+    if isinstance(game, BaseGame):
+        if actions is None:
+            actions, origin = game.action_schema(), f"{origin} (ACTIONS)"
+        if state is None:
+            state = game.state_schema()
     return Declared(actions, state, origin)
-
-
-def _declares(module: ModuleType) -> bool:
-    return hasattr(module, "ACTION_SCHEMA") or hasattr(module, "STATE_SCHEMA")
-
-
-def _shown(file: str | None, root: Path) -> str | None:
-    if not file:
-        return None
-    path = Path(file).resolve()
-    return str(path.relative_to(root.resolve())) if path.is_relative_to(root.resolve()) else str(path)
 
 
 def example_schema(found: Declared) -> dict[str, Any]:
@@ -122,16 +110,16 @@ def check_declaration(found: Declared) -> str | None:
     """What is wrong with the declaration itself (None when it is a usable schema)."""
     if found.actions is not None:
         if not isinstance(found.actions, Mapping) or not found.actions:
-            return "ACTION_SCHEMA must be a non-empty mapping of action names to {properties: ..., required: [...]}"
+            return "action_schema must be a non-empty mapping of action names to {properties: ..., required: [...]}"
         for name, spec in found.actions.items():
             if not isinstance(name, str) or not isinstance(spec, Mapping) or set(spec) - _ACTION_KEYS:
-                return (f"ACTION_SCHEMA[{name!r}] must be a mapping with 'properties' (key -> JSON Schema) and "
+                return (f"action_schema[{name!r}] must be a mapping with 'properties' (key -> JSON Schema) and "
                         f"'required' (a list of keys)")
             unknown = set(spec.get("required", ())) - set(spec.get("properties", {})) - set(GATE_KEYS)
             if unknown:
-                return f"ACTION_SCHEMA[{name!r}] requires {sorted(unknown)[0]!r}, which its properties do not name"
+                return f"action_schema[{name!r}] requires {sorted(unknown)[0]!r}, which its properties do not name"
     if found.state is not None and not isinstance(found.state, Mapping):
-        return "STATE_SCHEMA must be a JSON Schema (a mapping) for start.state"
+        return "state_schema must be a JSON Schema (a mapping) for start.state"
     try:
         _validator(json.dumps(example_schema(found), sort_keys=True))
     except (SchemaError, TypeError, ValueError) as exc:

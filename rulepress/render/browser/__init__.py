@@ -1,3 +1,2 @@
-"""What a site page runs in the browser, under Pyodide: the referee (``referee.py``) and the stand-ins the bundle
-carries for the modules whose libraries the browser lacks (``metrics.py``).  rulepress/render/in_browser.py packs
-them with the engine."""
+"""What a site page runs in the browser, under Pyodide: the referee (``referee.py``).  rulepress/render/in_browser.py
+packs it with the engine and the parts of rulepress they import."""

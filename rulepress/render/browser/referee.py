@@ -22,9 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from rulepress import i18n
+from rulepress.cmyk import DEVICE_CMYK, GRID_LEVELS
 from rulepress.codec import CodecError, state_codec
-from rulepress.protocol import PUBLIC, DescriptionError, Game, RuleViolation, narrator_of, observer_of
-from rulepress.render.palette import DEVICE_CMYK, GRID_LEVELS
+from rulepress.protocol import (
+    PUBLIC,
+    DescriptionError,
+    EngineSpec,
+    Game,
+    RuleViolation,
+    narrator_of,
+    observer_of,
+    register_engine,
+)
 
 MOST_WRITTEN = 2000  # characters of a move a reader writes: a step is a line
 MOST_SHOWN = 200  # legal moves listed (explain lists 40 and counts the rest; a page can scroll)
@@ -228,13 +237,14 @@ def _flow(step: Any) -> str:
                               width=10**6)).strip()
 
 
-def _import_engine(namespace: str, package: str, folder: Path) -> types.ModuleType:
-    """The engine under the package name the build imported it as (a position names its classes relative to the
-    engine's package, so any name would do)."""
+def _import_engine(namespace: str, package: str, folder: Path) -> EngineSpec:
+    """The engine's declaration (``ENGINE``), imported under the package name the build imported it as (its pickled
+    positions name their classes so), and registered as the build's loader registers it (its names are checked)."""
     module = sys.modules.get(namespace)
     if module is None:
         module = sys.modules[namespace] = types.ModuleType(namespace)
         module.__path__ = []
     if str(folder / namespace) not in module.__path__:
         module.__path__.append(str(folder / namespace))
-    return importlib.import_module(f"{namespace}.{package}")
+    engine = importlib.import_module(f"{namespace}.{package}")
+    return register_engine(engine.ENGINE, engine.__name__)
