@@ -196,6 +196,8 @@ def test_index_gives_sub_entries_and_page_ranges(editions: tuple[Path, object]) 
     for line in lines:
         found = entry.fullmatch(line.strip())
         if not found:
+            if line.strip() in entries:  # an entry without pages of its own: its sub-entries follow
+                current = entries[line.strip()]
             continue
         name, numbers = found.groups()
         if name in entries:
