@@ -65,11 +65,12 @@ def test_the_ink_read_has_teeth(tmp_path: Path) -> None:
     foot): made as the preflight's own test makes it."""
     from rulepress.render import pdf as render_pdf
 
-    line = "<p>Rules text that runs along the whole width of the text block.</p>"
-    box = ('<div style="border: 0.75pt solid black; padding: 0 2mm">' + line * 3 +
+    from .test_preflight_pages import FONT, LINE  # its type: one line across the block, some 39 to a page
+
+    box = ('<div style="border: 0.75pt solid black; padding: 0 2mm">' + LINE * 3 +
            '<div style="height: 168mm; break-inside: avoid; background: #444"></div></div>')
-    html = ("<html><head><style>@page { size: A5; margin: 17mm 14.5mm 18mm } p { margin: 0 }</style></head><body>"
-            + line * 30 + '<div style="break-before: page"></div>' + box + "</body></html>")
+    html = (f"<html><head><style>{FONT} @page {{ size: A5; margin: 17mm 14.5mm 18mm }}</style></head><body>"
+            + LINE * 30 + '<div style="break-before: page"></div>' + box + "</body></html>")
     path = tmp_path / "short.pdf"
     render_pdf.weasyprint.HTML(string=html).write_pdf(path)
     fills = pdfpages.ink_fills(path, 14.5, 14.5)

@@ -31,9 +31,9 @@ def _said(what: str, context: str) -> str:
      [Finding("book-player.pdf", 1, "page text", _said("lm.turn.plant", "See lm.turn.plant.")),
       Finding("book-player.pdf", 3, "page text", _said("lm.night.end", "And lm.night.end, then lm.turn.plant.")),
       Finding("book-player.pdf", 3, "page text", _said("lm.turn.plant", "And lm.night.end, then lm.turn.plant."))]),
-    (("Another book's ll.fog.choose is words here; an engine ID like amber-3 is not.",),
-     [Finding("book-player.pdf", 1, "page text", "engine ID 'amber-3' in a player's edition (…words here; an "
-              "engine ID like amber-3 is not.…): it belongs in the designer edition")]),
+    (("Another book's ll.fog.choose is words here; a card's ID like amber-3 is not.",),
+     [Finding("book-player.pdf", 1, "page text", "engine ID 'amber-3' in a player's edition (…words here; a card's "
+              "ID like amber-3 is not.…): it belongs in the designer edition")]),
 ], ids=["clean", "one-mark-twice-on-a-page", "marks-on-two-pages", "only-this-books-rule-ids"])
 def test_a_player_edition_page_printing_a_mark_is_found_once_per_mark(texts: tuple[str, ...],
                                                                      findings: list[Finding]) -> None:

@@ -185,26 +185,34 @@ def test_index_gives_sub_entries_and_page_ranges(editions: tuple[Path, object]) 
     book = load_book(ROOT, BOOK)
     checked, subs, ranges = 0, 0, 0
     entry = re.compile(r"(.+?), ((?:\d+(?:–\d+)?, )*\d+(?:–\d+)?)$")
-    terms = {term.term: term for term in book.glossary}
+    # An entry: a glossary term (its names, the rule defining it) or one of book.yaml's index words (the word, in
+    # any of its forms, and the rule titled with it, if any); a rule's title under an entry is a sub-entry.
+    entries = {term.term: ([term.term, *term.aliases], book.rules[term.rule]) for term in book.glossary}
+    for word in book.data.get("index") or []:
+        entries.setdefault(word, ([word], next((r for r in book.rules.values() if r.title.lower() == word.lower()),
+                                               None)))
     titles = {rule.title for rule in book.rules.values()}
     current = None
     for line in lines:
         found = entry.fullmatch(line.strip())
         if not found:
+            if line.strip() in entries:  # an entry without pages of its own: its sub-entries follow
+                current = entries[line.strip()]
             continue
         name, numbers = found.groups()
-        if name in terms:
-            current = terms[name]
+        if name in entries:
+            current = entries[name]
         elif name in titles and current is not None:
             subs += 1
         else:
+            current = None  # an entry this test does not read: its sub-entries are not the entry's before it
             continue
         ranges += "–" in numbers
-        names = [current.term.lower(), *(a.lower() for a in current.aliases)]
-        rule = book.rules[current.rule]
+        names, rule = [n.lower() for n in current[0]], current[1]
+        defined = f"{rule.number} {rule.title}".lower() if rule is not None else None
         for number in pages_of(numbers):  # a page using the term, or the page of the rule defining it
             text = pages[number - 1].lower()
-            assert any(n in text for n in names) or f"{rule.number} {rule.title}".lower() in text, (name, number)
+            assert any(n in text for n in names) or (defined is not None and defined in text), (name, number)
             checked += 1
     assert checked >= 10 and subs >= 3 and ranges >= 1, (checked, subs, ranges)
     index = " ".join(pages[start:-1])

@@ -168,7 +168,7 @@ def test_the_tail_starts_on_the_side_and_number_it_is_given(lantern: Any, tmp_pa
     either way its pages carry the folios that follow the body's, on the outer edge."""
     job = pdf.PrintInput(lantern, tmp_path, edition="print")
     with pdf.font_scratch():
-        tail = pdf._render(job, pdf.Layout(), "tail", pdf.Tail(first, pdf.MAX_FILLERS))
+        tail = pdf._render(job, pdf.Layout(), "tail", pdf.Tail(first, pdf.FILLERS))
     start = pdf._anchor_pages(tail)["index"]
     assert start == (2 if first % 2 == 0 else 1)
     for number, page in enumerate(tail.pages[start - 1:-1], start=first):  # the back cover has no folio
