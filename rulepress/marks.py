@@ -124,31 +124,36 @@ def draw_marks(change: Change, places: Mapping[str, Box], width: float, height: 
                 arrows.append((source, target, step.number))
         if not marked:
             told.append((step, ""))
+    discs: list[tuple[float, float]] = []  # the numbered discs placed so far: no number is drawn over another
     for place, numbers in touched.items():
         out.append(outline(places[place], numbers, colour))
+        ring = places[place].grown(3)
+        discs += [(max(ring.x + 2 + index * (2 * CALLOUT + 2), CALLOUT + 1), max(ring.y + 1, CALLOUT + 1))
+                  for index in range(len(numbers) if len(numbers) <= 3 else 1)]
     pairs: dict[frozenset[str], int] = {}
     for source, target, number in arrows:
         bend = _bend(pairs, source, target)
-        out.append(arrow(places[source], places[target], number, colour, bend))
+        out.append(arrow(places[source], places[target], number, colour, bend, discs))
     # Labels keep clear of every part the drawing placed (its tiles, cards, rows) and of the marks placed so far.
     taken: list[Box] = [box.grown(2) for box in places.values() if box.width < width * 0.6 and box.width > 0]
     groups: dict[str, list[tuple[int, tuple[float, float]]]] = {}  # a refusing rule -> its steps and their marks
     for step, pointed in refused:
         if len(pointed) > 1:
             bend = _bend(pairs, pointed[0], pointed[-1], 0.3)
-            drawn, at = refused_arrow(places[pointed[0]], places[pointed[-1]], step.number, bend)
+            drawn, at = refused_arrow(places[pointed[0]], places[pointed[-1]], step.number, bend, discs)
         else:
             drawn, at = refused_place(places[pointed[0]], step.number)
         out.append(drawn)
         taken.append(Box(at[0] - 16, at[1] - 9, 32, 18))
         groups.setdefault(str(step.refused_by), []).append((step.number, at))
+    taken += [Box(x - CALLOUT - 1, y - CALLOUT - 1, 2 * CALLOUT + 2, 2 * CALLOUT + 2) for x, y in discs]  # numbers
     labels: list[Box] = []
     for rule, marked in groups.items():  # one label a rule: "1 3 not allowed: rule 4.4", near its marks
         x = sum(at[0] for _, at in marked) / len(marked)
         y = max(at[1] for _, at in marked)
         said = change.word("mark_refused", number=rule)
-        out.append(f'<g class="rp-mark rp-refused">{_tag(x, y, [n for n, _ in marked], said, width, taken, labels)}'
-                   f'</g>')
+        tag = _tag(x, y, [n for n, _ in marked], said, width, height, taken, labels)
+        out.append(f'<g class="rp-mark rp-refused">{tag}</g>')
     extra = 0.0
     if told and out:  # what other marks show is enough: what no place shows is in the list of steps
         told = [(step, why) for step, why in told if why]  # but a refused move is always shown refused
@@ -247,10 +252,25 @@ def _head(control: tuple[float, float], end: tuple[float, float], colour: str, s
             f'fill="{colour}" stroke="{INK}" stroke-width="0.6"/>')
 
 
-def arrow(source: Box, target: Box, number: int, colour: str = MARK, bend: float = 0.18) -> str:
-    """A piece that moved: a curved arrow from where it was to where it went, the step's number on it."""
+def _clear(start: tuple[float, float], control: tuple[float, float], end: tuple[float, float],
+           along: Sequence[float], discs: list[tuple[float, float]] | None) -> tuple[float, float]:
+    """Where on the arrow its number goes: the first of the places ``along`` it (fractions of its length) whose
+    disc keeps clear of the discs placed so far (``discs``, which it joins); when none does, the farthest from them."""
+    spots = [_point(start, control, end, t) for t in along]
+    if discs is None:
+        return spots[0]
+    spot = next((p for p in spots if all(math.dist(p, d) >= 2 * CALLOUT + 1 for d in discs)), None) or max(
+        spots, key=lambda p: min(math.dist(p, d) for d in discs))
+    discs.append(spot)
+    return spot
+
+
+def arrow(source: Box, target: Box, number: int, colour: str = MARK, bend: float = 0.18,
+          discs: list[tuple[float, float]] | None = None) -> str:
+    """A piece that moved: a curved arrow from where it was to where it went, the step's number on it (clear of the
+    numbers already placed, ``discs``)."""
     start, control, end = _path(source, target, bend)
-    mid = _point(start, control, end, 0.5)
+    mid = _clear(start, control, end, (0.5, 0.38, 0.62, 0.28, 0.72, 0.2, 0.8), discs)
     curve = f"M{start[0]:.1f} {start[1]:.1f}Q{control[0]:.1f} {control[1]:.1f} {end[0]:.1f} {end[1]:.1f}"
     return (f'<g class="rp-mark rp-moved"><path d="{curve}" fill="none" stroke="{PAPER}" stroke-width="5.5" '
             f'stroke-linecap="round"/><path d="{curve}" fill="none" stroke="{colour}" stroke-width="2.6"/>'
@@ -274,7 +294,7 @@ def _overlaps(a: Box, b: Box) -> bool:
     return a.x < b.x + b.width and b.x < a.x + a.width and a.y < b.y + b.height and b.y < a.y + a.height
 
 
-def _tag(x: float, y: float, numbers: Sequence[int], text: str, width: float, taken: list[Box],
+def _tag(x: float, y: float, numbers: Sequence[int], text: str, width: float, height: float, taken: list[Box],
          labels: list[Box] | None = None) -> str:
     """A refused move's label on a paper ground near ``x, y``, kept on the canvas: its steps' numbers and "not
     allowed: rule 4.4".  It keeps clear of what is placed (``taken``: the drawing's parts and the marks) where it can
@@ -285,9 +305,9 @@ def _tag(x: float, y: float, numbers: Sequence[int], text: str, width: float, ta
     tries = sorted(((dx * wide * 0.55, dy * 20.0) for dx in range(-2, 3) for dy in range(-3, 4) if dy or dx),
                    key=lambda d: (abs(d[0]) / 2 + abs(d[1]), d[1] < 0))  # nearest first, below before above
 
-    def at(dx: float, dy: float) -> Box:
+    def at(dx: float, dy: float) -> Box:  # kept on the canvas, every side
         left = min(max(x + dx - wide / 2, 2), width - wide - 2)
-        return Box(left, max(y + dy - 9, 2), wide, 18)
+        return Box(left, min(max(y + dy - 9, 2), height - 20), wide, 18)
 
     box = next((b for b in map(lambda d: at(*d), tries) if not any(_overlaps(b, o) for o in taken + labels)),
                None) or next((b for b in map(lambda d: at(*d), tries) if not any(_overlaps(b, o) for o in labels)),
@@ -308,12 +328,13 @@ def _cross(x: float, y: float, size: float) -> str:
             f'L{x - size:.1f} {y + size:.1f}" fill="none" stroke="{INK}" stroke-width="2.2" stroke-linecap="round"/>')
 
 
-def refused_arrow(source: Box, target: Box, number: int, bend: float = 0.18) -> tuple[str, tuple[float, float]]:
-    """A move the rules refused: a dashed arrow in ink, crossed out at its middle beside the step's ringed number;
-    and where that middle is (its label goes near it)."""
+def refused_arrow(source: Box, target: Box, number: int, bend: float = 0.18,
+                  discs: list[tuple[float, float]] | None = None) -> tuple[str, tuple[float, float]]:
+    """A move the rules refused: a dashed arrow in ink, crossed out at its middle beside the step's ringed number
+    (clear of the numbers already placed, ``discs``); and where that middle is (its label goes near it)."""
     start, control, end = _path(source, target, bend)
     cross = _point(start, control, end, 0.42)
-    ring = _point(start, control, end, 0.62)
+    ring = _clear(start, control, end, (0.62, 0.74, 0.84, 0.26, 0.16, 0.9), discs)
     curve = f"M{start[0]:.1f} {start[1]:.1f}Q{control[0]:.1f} {control[1]:.1f} {end[0]:.1f} {end[1]:.1f}"
     return (f'<g class="rp-mark rp-refused"><path d="{curve}" fill="none" stroke="{PAPER}" stroke-width="4.5" '
             f'stroke-linecap="round"/><path d="{curve}" fill="none" stroke="{INK}" stroke-width="1.6" '

@@ -79,10 +79,11 @@ def test_each_cover_is_drawn_from_its_own_game(drawn: dict[str, BookFigures]) ->
     assert all(covers.values()) and len(set(covers.values())) == 3  # no template in three colours
     for book_id, svg in covers.items():
         check = load_checked_book(ROOT, book_id)
-        art = cover.cover_art(check.book, palette.game_palette(check.engine), True, strings("en"), svg)
+        game = palette.game_palette(check.engine)
+        art = cover.cover_art(check.book, check.cover_art, game, None, strings("en"), svg)  # for press
         assert art.svg == svg and "Cover artwork: " in art.alt and "ringed by discs and tiles" not in art.alt
-        screen = cover.cover_art(check.book, palette.game_palette(check.engine), False, strings("en"), svg)
-        assert "device-cmyk" not in screen.svg
+        screen = cover.cover_art(check.book, check.cover_art, game, check.proof, strings("en"), svg)
+        assert "device-cmyk" not in screen.svg and screen.svg == check.proof.svg(svg)  # through the book's profile
 
 
 def test_the_components_section_and_setup_diagram_go_where_the_book_says(drawn: dict[str, BookFigures]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import xml.etree.ElementTree as ET
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -441,8 +442,17 @@ def test_svg_is_self_contained() -> None:
     root = ET.fromstring(svg)
     assert root.get("viewBox") and root.get("width") and root.get("height")
     assert "<script" not in svg and "href" not in svg and "@import" not in svg
-    texts = root.findall(".//{http://www.w3.org/2000/svg}text")
-    assert texts and all("Rulepress Sans" in (t.get("font-family") or "") for t in texts)
+    fonts = list(text_fonts(root))  # each text's font, its own or the one it inherits (named once on the <svg>)
+    assert fonts and all("Rulepress Sans" in font for font in fonts), fonts
+
+
+def text_fonts(element: ET.Element, inherited: str = "") -> Iterator[str]:
+    """The font-family each <text> under ``element`` is drawn in, as SVG inherits it from the nearest ancestor."""
+    font = element.get("font-family") or inherited
+    if element.tag == "{http://www.w3.org/2000/svg}text":
+        yield font
+    for child in element:
+        yield from text_fonts(child, font)
 
 
 def test_metrics_are_flat() -> None:

@@ -1,14 +1,15 @@
 """An example's frames (rulepress.verify.frames.make_frame) as a table: what each frame of the site's step-through
-holds (its diagram, its words, whose view, the position to try a move in) and what it refuses."""
+holds (its diagram, its words, whose view, the position to try a move in, as the state codec's
+JSON) and what it refuses."""
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from rulepress.codec import state_codec
 from rulepress.protocol import PUBLIC
 from rulepress.verify.frames import FrameError, make_frame
 
@@ -36,10 +37,11 @@ class Drawn:
 @pytest.mark.parametrize(("svg", "alt"), [(SVG, "Two stones left"),
                                           ('<svg xmlns="http://www.w3.org/2000/svg"><circle r="1"/></svg>', "")])
 def test_a_frame_holds_the_diagram_its_words_and_the_position(svg: str, alt: str) -> None:
-    frame = make_frame(Drawn(svg), Pile(2), 3, ["en", "fr"], None, None, "render_svg (engine/x.py:1)")
+    game = Drawn(svg)
+    frame = make_frame(game, Pile(2), 3, ["en", "fr"], None, None, "render_svg (engine/x.py:1)")
     assert (frame.step, frame.svgs, frame.alts, frame.seat, frame.player) == (3, {"en": svg, "fr": svg},
                                                                                {"en": alt, "fr": alt}, None, None)
-    assert pickle.loads(frame.position or b"") == Pile(2)
+    assert frame.position is not None and state_codec(game).loads(frame.position) == Pile(2)
 
 
 @pytest.mark.parametrize(("step", "svg", "says"), [
@@ -77,6 +79,7 @@ class Observer:
 
 @pytest.mark.parametrize(("seat", "shown"), [("Ann", "Ann"), (None, PUBLIC)])
 def test_a_frame_told_from_a_seat_shows_that_seats_view(seat: str | None, shown: str) -> None:
-    frame = make_frame(Seen(SVG), Pile(2), 1, ["en"], Observer(), seat, "render_svg (engine/x.py:1)")  # type: ignore[arg-type]
+    game = Seen(SVG)
+    frame = make_frame(game, Pile(2), 1, ["en"], Observer(), seat, "render_svg (engine/x.py:1)")  # type: ignore[arg-type]
     assert (frame.seat, frame.player, frame.alts) == (shown, seat, {"en": "Two stones left"})
-    assert pickle.loads(frame.position or b"") == Pile(2)
+    assert frame.position is not None and state_codec(game).loads(frame.position) == Pile(2)

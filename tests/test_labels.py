@@ -76,3 +76,16 @@ def test_every_bundled_diagram_fits_in_every_language() -> None:
              for svg in (cp.svgs or {}).values()]
     french = [svg for svg in drawn if "Chemin perdu" in svg]
     assert french and all(labels.overflow(ET.fromstring(svg)) is None for svg in drawn)
+
+
+def test_the_marks_labels_are_measured_against_the_marks_not_the_position_under_them() -> None:
+    """A step's number sits on its own disc over the drawing (rulepress/marks.py): it fits its disc, whatever tile is
+    under it; a number drawn over another mark's disc does not."""
+    tile = '<rect x="100" y="40" width="44" height="22" fill="#ad9e85"/><text x="110" y="55" font-size="10">M04</text>'
+    number = ('<g class="rp-mark rp-changed"><circle cx="{x}" cy="44" r="8" fill="#e84226"/>'
+              '<text x="{x}" y="47.6" font-size="10" text-anchor="middle" font-weight="bold">2</text></g>')
+    assert labels.overflow(svg(tile + number.format(x=100))) is None
+    refused = '<g class="rp-mark rp-refused"><circle cx="107" cy="44" r="8" fill="#ffffff"/></g>'  # a ringed number
+    over = svg(tile + refused + number.format(x=100))
+    found = labels.overflow(over)
+    assert found is not None and "label '2'" in found, found

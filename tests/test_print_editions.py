@@ -234,10 +234,13 @@ def test_digital_edition_is_tagged_titled_and_described(editions: tuple[Path, ob
         assert titles[:3] == ["Contents", "1 About Lantern", "2 The adventure sheet"]
         assert titles[-2:] == ["Glossary", "Index"]
     captions = [cp.caption for r in report.results for cp in r.checkpoints.values() if cp.caption]  # type: ignore[attr-defined]
-    described = [a for a in alts if a.startswith("Diagram: ")]
+    setup = report.books[0].figures.setup_captions["en"]  # type: ignore[attr-defined]
+    described = [a for a in alts if a.startswith("Diagram: ") and not a.startswith(f"Diagram: {setup}.")]
     assert len(described) == len(captions)
     # Caption first, then the engine's own words for the position (longer than the caption alone).
     assert all(len(a) > len(f"Diagram: {c}. ") + 20 for a, c in zip(described, captions, strict=True))
+    # The setup diagram (rulepress/verify/figures.py) is described once too, the same way.
+    assert len([a for a in alts if a.startswith(f"Diagram: {setup}. ") and len(a) > len(setup) + 30]) == 1
 
 
 def test_cover_art_uses_the_game_palette_in_cmyk() -> None:

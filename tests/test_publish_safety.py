@@ -252,25 +252,30 @@ def break_engine_svg(mini: Path) -> None:
 
 
 def test_malformed_engine_svg_is_refused_by_the_gate(mini: Path) -> None:
-    """The gate reads every diagram as it is drawn and names the example, the step and the engine: the first drawn is
-    the step-through's frame of the starting position (rulepress/verify/frames.py)."""
+    """The gate reads every diagram as it is drawn and names what it shows and the engine's line: the example's first
+    (the step-through's frame of the starting position, rulepress/verify/frames.py), and the book's setup diagram
+    (rulepress/verify/figures.py), both from the same broken render_svg."""
     break_engine_svg(mini)
-    problems = refused(mini)
-    assert len(problems) == 1, problems
+    problems = sorted(refused(mini))
+    assert len(problems) == 2, problems
     assert re.match(r"mini-last-stone \(examples/mini/mini-last-stone\.yaml\): start \(line 5\): the diagram of the "
                     r"starting position from render_svg \(engine/mini/__init__\.py:\d+\) is not well-formed XML",
                     problems[0]), problems
+    assert re.match(r"mini: the setup diagram \(en\) from render_svg \(engine/mini/__init__\.py:\d+\) is not "
+                    r"well-formed XML", problems[1]), problems
     assert not (mini / "site").exists()
 
 
 def test_an_image_weasyprint_cannot_load_refuses(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Behind the gate, WeasyPrint's own complaint about an image still refuses the build (never just a log line)."""
+    """Behind the gate, WeasyPrint's own complaint about an image still refuses the build (never just a log line):
+    one complaint for each broken image, the setup diagram's and the example's."""
     monkeypatch.setattr(diagram, "problem", lambda svg: None)
     break_engine_svg(mini)
     problems = refused(mini)
-    assert len(problems) == 1, problems
-    assert re.fullmatch(r"weasyprint: Failed to load image at 'data:image/svg\+xml;base64,[A-Za-z0-9+/=]{24}"
-                        r"…\(\d+ chars\)'", problems[0]), problems
+    assert len(problems) == 2, problems
+    for problem in problems:
+        assert re.fullmatch(r"weasyprint: Failed to load image at 'data:image/svg\+xml;base64,[A-Za-z0-9+/=]{24}"
+                            r"…\(\d+ chars\)'", problem), problems
     assert not (mini / "site").exists()
 
 

@@ -19,6 +19,10 @@ from rulepress.verify.gate import verify
 FOGRA39, SWOP = Proof.of(shipped("fogra39")), Proof.of(shipped("swop"))
 ACCENT = (15, 35, 100, 0)  # Last Lantern's accent and lantern (engine/last_lantern/render.py)
 STONE = "device-cmyk(0 0 0 0.55)"  # the mini engine's stones
+# The inks the mini engine draws its diagrams in, having no palette (tests/fixtures/mini/engine/mini/__init__.py):
+# its stones, and the mark round a pile the illustrated steps changed; the digital edition prints both (the setup
+# diagram, the examples' diagrams).
+MINI_INKS = ((0, 0, 0, 55), (0, 85, 90, 0))
 
 
 def test_each_profile_gives_its_own_screen_colours() -> None:
@@ -67,10 +71,11 @@ def test_a_books_screen_is_its_own_profiles(mini: Path, tmp_path: Path) -> None:
     assert FOGRA39.rgb((0, 0, 0, 100)) in html and SWOP.rgb((0, 0, 0, 100)) not in html
     target = tmp_path / "mini-digital.pdf"
     pdf.write_pdf(digital, target)
-    inks = [*HOUSE.values(), *game_palette(check.engine.palette).values()]
+    inks = [*HOUSE.values(), *game_palette(check.engine.palette).values(), *MINI_INKS]
     written = {colour for _, colour in pdf_colours(target)}
     assert {FOGRA39.rgb(HOUSE["ink"]), FOGRA39.rgb(DEFAULT_GAME["accent"])} <= written
     assert written <= {FOGRA39.rgb(ink) for ink in inks}, "every colour is one of the book's inks, through FOGRA39"
+    assert {FOGRA39.rgb(ink) for ink in MINI_INKS} <= written  # the diagrams are printed, through FOGRA39 too
 
 
 def pdf_colours(path: Path) -> set[tuple[str, str]]:

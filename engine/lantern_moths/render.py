@@ -18,6 +18,7 @@ from xml.sax.saxutils import escape
 
 from rulepress.basegame import SMALLEST, ComponentPicture, Figure, LegendEntry, cmyk, painter
 from rulepress.marks import Box
+from rulepress.textwidth import text_width
 
 from .state import OVER, UNKNOWN_TILE, State
 
@@ -473,7 +474,8 @@ def components(game: LanternMothsGame) -> list[ComponentPicture]:
     per_value = ", ".join(f"{data['colours']['values'].count(v)} worth {v}" for v in values)
     rows = -(-len(pieces.colours) // per_row)
     deck = Figure(cards, rows * 96 - 8, width=per_row * (len(values) * 60 + 16) - 24)
-    ghost = Figure(_card(0, 0, PAPER, "G", "Ghost Moth", ghost=True), 88, width=52)
+    wide = max(52.0, math.ceil(text_width("Ghost Moth", 10)) + 2)  # the card, or its name under it if wider
+    ghost = Figure(_card((wide - 52) / 2, 0, PAPER, "G", "Ghost Moth", ghost=True), 88, width=wide)
     dusk = Figure([f'<rect x="0" y="0" width="52" height="74" rx="5" fill="{paint("dusk")}" stroke="{INK}" '
                    f'stroke-width="1.2"/>', _moth(26, 36, paint("face_down_line")),
                    _text(26, 64, "Dusk", 11, "middle", "bold", PAPER),

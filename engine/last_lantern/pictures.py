@@ -189,11 +189,19 @@ def _lake_board(data: Mapping[str, Any], size: float = 10) -> Figure:
             if ch == "x":
                 continue
             out.append(_rect(c * size, r * size, size, size, paint("lake"), paint("lake_line"), 0.6))
-            if ch.isdigit():
-                out.append(_text(c * size + size / 2, r * size + size / 2 + 3, "●" * int(ch), 10, "middle",
-                                 fill=MUTED))
+            if ch.isdigit():  # its Fireflies as dots (the diagram's "●" glyphs: at the smallest text size, two
+                # would not fit a square this small)
+                out.extend(_dots(c * size + size / 2, r * size + size / 2, int(ch), size))
     width = max(len(row) for row in rows) * size
     return Figure(out, len(rows) * size, width=width)
+
+
+def _dots(cx: float, cy: float, count: int, size: float) -> list[str]:
+    """``count`` dots in a row centred on ``cx, cy``, within a square ``size`` wide."""
+    r = min(1.3, size / 8)
+    pitch = min(3 * r, (size - 2 * r) / max(count, 1))
+    first = cx - pitch * (count - 1) / 2
+    return [f'<circle cx="{first + k * pitch:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="{MUTED}"/>' for k in range(count)]
 
 
 def legend(game: LastLanternGame) -> list[LegendEntry]:

@@ -46,8 +46,15 @@ def problem(svg: Any, root: ET.Element | None = None) -> str | None:
             return f"is not well-formed XML: {exc}"
     if root.tag != f"{SVG_NAMESPACE}svg":
         return f"is not SVG: its root is <{_local(root.tag)}>, not <svg xmlns=\"http://www.w3.org/2000/svg\">"
-    if not any(token in lowered for token in _SUSPECT) and not _HANDLER.search(lowered):
-        return None
+    if any(token in lowered for token in _SUSPECT) or _HANDLER.search(lowered):  # else nothing active to look for
+        active = _active(root)
+        if active:
+            return active
+    return labels.overflow(root)  # every label inside its box, in this language (rulepress/verify/labels.py)
+
+
+def _active(root: ET.Element) -> str | None:
+    """What in the diagram is scripted, embedded or fetched from outside (None when nothing is)."""
     for element in root.iter():
         tag = _local(element.tag)
         if tag in _ACTIVE:
@@ -62,7 +69,7 @@ def problem(svg: Any, root: ET.Element | None = None) -> str | None:
                 return f"style on <{tag}> refers to {outside!r}: a diagram must be self-contained"
         if tag == "style" and (outside := _css_outside(element.text or "")):
             return f"<style> refers to {outside!r}: a diagram must be self-contained"
-    return labels.overflow(root)  # every label inside its box, in this language (rulepress/verify/labels.py)
+    return None
 
 
 def render(game: Any, state: Any, caption: str | None, seat: str | None, change: Change | None) -> str:

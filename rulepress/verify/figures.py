@@ -97,8 +97,9 @@ def book_figures(book: Book, engine: EngineSpec, examples: list[Example]) -> tup
     setup = drawing("the setup diagram (new_state, render_svg)", lambda: _setup(game, book, examples, languages))
     if setup:
         found.setup, found.setup_alts, found.setup_captions = setup
-        problems += [f"{book.id}: the setup diagram ({lang}) {wrong}" for lang, svg in found.setup.items()
-                     if (wrong := diagram.problem(svg))]
+        drawn_by = diagram.drawn_by(game, book.root)  # the engine's line, as an example's diagram names it
+        problems += [f"{book.id}: the setup diagram ({lang}) from {drawn_by} {wrong}"
+                     for lang, svg in found.setup.items() if (wrong := diagram.problem(svg))]
     if hasattr(game, "cover_art"):
         art = drawing("cover_art()", lambda: game.cover_art(*COVER_SIZE))
         if art:

@@ -12,7 +12,8 @@ transforms) and held to its box:
 - a label that belongs to no box (a title, a legend's words) may not run on to any filled rectangle, nor out of the
   drawing.
 
-Rectangles drawn without a fill (a dashed frame, an outline) are no boxes.  :func:`overflow` gives the first label
+A filled disc (a step's number on its callout, rulepress/marks.py) is a box as the square round it.  Rectangles
+and discs drawn without a fill (a dashed frame, an outline) are no boxes.  :func:`overflow` gives the first label
 that does not fit, for ``rulepress.verify.diagram.problem``: the gate then refuses the diagram, naming the example
 (or the step-through's position), the language and who drew it.
 """
@@ -40,6 +41,7 @@ class Rect:
     x1: float
     y1: float
     fill: str = ""  # as written ("none": a frame, no box)
+    marks: bool = False  # drawn in the marks over the position (rulepress/marks.py), not the position itself
 
     @property
     def area(self) -> float:
@@ -66,6 +68,7 @@ class Label:
     bold: bool
     box: Rect  # where it prints
     anchor: tuple[float, float]  # its anchor point (x, the middle of its letters' height)
+    marks: bool = False  # one of the marks' labels (a step's number, "not allowed: rule 4.4")
 
 
 _NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
@@ -103,9 +106,9 @@ def _length(value: str | None, default: float = 0.0) -> float:
     return float(found.group(0)) if found else default
 
 
-def _rect(m: Matrix, x: float, y: float, width: float, height: float, fill: str = "") -> Rect:
+def _rect(m: Matrix, x: float, y: float, width: float, height: float, fill: str = "", marks: bool = False) -> Rect:
     (ax, ay), (bx, by) = _apply(m, x, y), _apply(m, x + width, y + height)
-    return Rect(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), fill)
+    return Rect(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), fill, marks)
 
 
 def read(root: ET.Element) -> tuple[Rect, list[Rect], list[Label]]:
@@ -118,7 +121,9 @@ def read(root: ET.Element) -> tuple[Rect, list[Rect], list[Label]]:
     rects: list[Rect] = []
     labels: list[Label] = []
 
-    def walk(element: ET.Element, matrix: Matrix, size: float, bold: bool, anchor: str, fill: str) -> None:
+    def walk(element: ET.Element, matrix: Matrix, size: float, bold: bool, anchor: str, fill: str,
+             marks: bool) -> None:
+        marks = marks or "rp-mark" in (element.get("class") or "").split()
         own = element.get("transform")
         if own is not None:
             step = _transform(own)
@@ -135,26 +140,33 @@ def read(root: ET.Element) -> tuple[Rect, list[Rect], list[Label]]:
             width, height = _length(element.get("width")), _length(element.get("height"))
             if width > 0 and height > 0 and fill not in ("none", "transparent"):
                 rects.append(_rect(matrix, _length(element.get("x")), _length(element.get("y")), width, height,
-                                   fill))
+                                   fill, marks))
+            return
+        if tag == "circle":  # a disc is a box too (a step's number on its callout): the square round it
+            radius = _length(element.get("r"))
+            if radius > 0 and fill not in ("none", "transparent"):
+                cx, cy = _length(element.get("cx")), _length(element.get("cy"))
+                rects.append(_rect(matrix, cx - radius, cy - radius, 2 * radius, 2 * radius, fill, marks))
             return
         if tag == "text":
             words = " ".join("".join(element.itertext()).split())
             if words:
                 labels.append(_label(words, matrix, _length(element.get("x")), _length(element.get("y")), size,
-                                     bold, anchor))
+                                     bold, anchor, marks))
             return
         for child in element:
-            walk(child, matrix, size, bold, anchor, fill)
+            walk(child, matrix, size, bold, anchor, fill, marks)
 
-    walk(root, IDENTITY, 16.0, False, "start", "black")  # SVG's initial font size and fill
+    walk(root, IDENTITY, 16.0, False, "start", "black", False)  # SVG's initial font size and fill
     return drawing, rects, labels
 
 
-def _label(words: str, matrix: Matrix, x: float, y: float, size: float, bold: bool, anchor: str) -> Label:
+def _label(words: str, matrix: Matrix, x: float, y: float, size: float, bold: bool, anchor: str,
+           marks: bool = False) -> Label:
     width = text_width(words, size, bold)
     start = x - (width / 2 if anchor == "middle" else width if anchor == "end" else 0.0)
     box = _rect(matrix, start, y - ASCENT * size, width, (ASCENT + DESCENT) * size)
-    return Label(words, size * abs(matrix[3]), bold, box, _apply(matrix, x, y - ASCENT * size / 2))
+    return Label(words, size * abs(matrix[3]), bold, box, _apply(matrix, x, y - ASCENT * size / 2), marks)
 
 
 def _points(box: Rect) -> list[tuple[float, float]]:
@@ -169,8 +181,9 @@ def overflow(root: ET.Element) -> str | None:
     """The first label of the diagram ``root`` that runs out of its box or on to another (see the module's
     docstring), said for the gate's message; None when every label fits."""
     drawing, rects, labels = read(root)
-    boxes = [rect for rect in rects if rect.area < drawing.area * 0.9]  # not the drawing's background
+    every = [rect for rect in rects if rect.area < drawing.area * 0.9]  # not the drawing's background
     for label in labels:
+        boxes = [rect for rect in every if rect.marks == label.marks]  # the position's, or the marks' over it
         shown = f"label '{label.text}' ({label.size:g} units{', bold' if label.bold else ''})"
         wide = f"it is {label.box.x1 - label.box.x0:.1f} wide in the shipped font (rulepress.textwidth)"
         holders = [rect for rect in boxes if rect.holds_point(*label.anchor)]
