@@ -16,10 +16,12 @@ STYLE = ('@font-face { font-family: "Rulepress Sans"; src: url("' + _pdf.FONTS.a
 LINE = "<p>Rules text that runs along the whole width of the text block, and on.</p>"
 
 
-def example(ident: str, figure_mm: int) -> str:
-    """An example as the PDFs box it: its lead (title, rules line, first paragraph), a diagram, its steps."""
+def example(ident: str, figure_mm: int, above_rules: str = "") -> str:
+    """An example as the PDFs box it: its lead (title, what the edition prints above its rules line, the rules
+    line, first paragraph), a diagram, its steps."""
     return (f'<aside class="examples"><section class="example" data-example="{ident}">'
-            f'<div class="example-lead"><h3>An example</h3><p><em>Rules:</em> 1.1</p>{LINE}{LINE}</div>'
+            f'<div class="example-lead"><h3>An example</h3>{above_rules}<p class="example-rules"><em>Rules:</em> 1.1'
+            f'</p>{LINE}{LINE}</div>'
             f'<figure class="diagram"><div style="height: {figure_mm}mm; background: #333"></div>'
             "<figcaption>The board</figcaption></figure><p>Steps:</p><ol><li>One</li><li>Two</li></ol>"
             "</section></aside>")
@@ -81,6 +83,22 @@ def test_an_example_at_the_top_of_its_page_gets_its_diagram_first() -> None:
     assert where(plain, "An example") == where(flowed, "An example") == 1
     assert fills(plain)[0] < 0.45 and fills(flowed)[0] > 0.9
     assert where(plain, "The board") == 2 and where(flowed, "The board") == 1
+
+
+def _order(document: Any, texts: list[str]) -> list[str]:
+    """``texts`` in the order the document prints them."""
+    pieces = [piece for page in document.pages for piece in _texts(page._page_box, [])]
+    return sorted(texts, key=lambda text: next(i for i, piece in enumerate(pieces) if text in piece))
+
+
+def test_the_diagram_set_first_goes_under_the_rules_line_whatever_is_above_it() -> None:
+    """The designer edition prints a "verified" line between the title and the rules line: the diagram moved first
+    still goes under the rules line, which stays with its title."""
+    html = chapter(example("ex", 128, above_rules='<p class="verified">Verified</p>') + LINE * 40)
+    flowed = laid_out(html, floating=True)
+    assert where(flowed, "The board") == 1
+    assert _order(flowed, ["Verified", "Rules:", "The board", "Rules text"]) == [
+        "Verified", "Rules:", "The board", "Rules text"]
 
 
 def test_an_example_never_leaves_its_chapter() -> None:

@@ -280,10 +280,11 @@ def test_engine_diagrams_are_cmyk_captionless_and_readable(book_id: str) -> None
 
 def test_example_lead_keeps_title_rules_and_first_paragraph_together() -> None:
     head = '<h3>T</h3><p class="credit">c</p><p><em>Rules:</em> r</p>'
+    marked = '<h3>T</h3><p class="credit">c</p><p class="example-rules"><em>Rules:</em> r</p>'  # the page flow's mark
     steps = '<div class="transcript"><p>Steps:</p></div>'
     # The paragraph opening the example joins the block; the diagram and the rest do not (they break alone).
     assert pdf._example_blocks(head + "<p>one</p><figure>F</figure><p>two</p>" + steps) == \
-        f'<div class="example-lead">{head}<p>one</p></div><figure>F</figure><p>two</p>{steps}'
+        f'<div class="example-lead">{marked}<p>one</p></div><figure>F</figure><p>two</p>{steps}'
     assert pdf._example_blocks(head + "<figure>F</figure>" + steps) == \
-        f'<div class="example-lead">{head}</div><figure>F</figure>{steps}'
-    assert pdf._example_blocks(head + steps) == f'<div class="example-lead">{head}</div>{steps}'
+        f'<div class="example-lead">{marked}</div><figure>F</figure>{steps}'
+    assert pdf._example_blocks(head + steps) == f'<div class="example-lead">{marked}</div>{steps}'

@@ -113,14 +113,18 @@ def _pushed(root: Any, start: Any, resume_at: Any) -> Pushed | None:
 
 
 def _diagram_first(pushed: Pushed) -> list[tuple[Any, list[Any]]] | None:
-    """The example's first diagram moved under its title and rules line (the lead's first two blocks), before its
-    text: the changed boxes' children, with what they were (to undo)."""
+    """The example's first diagram moved under its title and rules line (the lead's blocks up to its rules line),
+    before its text: the changed boxes' children, with what they were (to undo)."""
     example, figure = pushed.example, pushed.figure
     children = list(example.children)
     if not children or "example-lead" not in _classes(children[0]) or figure not in children:
         return None
     lead = children[0]
-    head, text = list(lead.children[:2]), list(lead.children[2:])
+    blocks = list(lead.children)
+    # Up to its rules line (``p.example-rules``, render/pdf.py), else its first two blocks (title, rules line).
+    marked = [index for index, block in enumerate(blocks) if "example-rules" in _classes(block)]
+    cut = marked[0] + 1 if marked else 2
+    head, text = blocks[:cut], blocks[cut:]
     if len(head) < 2:
         return None
     rest = [child for child in children[1:] if child is not figure]

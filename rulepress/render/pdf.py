@@ -267,7 +267,10 @@ def _example_blocks(fragment: str) -> str:
     following = re.match(r"\s*<p>", fragment[end:])
     if following:
         end = fragment.index("</p>", end + following.end()) + len("</p>")
-    return f'<div class="example-lead">{fragment[:end]}</div>{fragment[end:]}'
+    # The rules line is marked: a diagram the page flow sets first goes under it (render/page_flow.py), whatever
+    # the lead holds above it (the designer edition's "verified" line).
+    lead = fragment[:rules] + '<p class="example-rules">' + fragment[rules + len("<p>"):end]
+    return f'<div class="example-lead">{lead}</div>{fragment[end:]}'
 
 
 def examples_beside_rules(book: Any) -> bool:
