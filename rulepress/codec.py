@@ -481,11 +481,17 @@ def loads(text: str | bytes) -> Any:
 # --- engine states ---------------------------------------------------------------------------------------------
 
 def _rulepress_state_types() -> dict[str, Any]:
-    """rulepress's own types an engine's state may hold (the bundle carries these modules to the browser)."""
-    from rulepress import basegame, protocol
+    """rulepress's own types an engine's state may hold (the bundle carries these modules to the browser).  The
+    base class's Move only where the base class is loaded: a state can hold one only then, and an engine written
+    on the bare protocol carries no basegame to the browser (verify/closure.py)."""
+    from rulepress import protocol
 
-    return {"rulepress.protocol:Chance": protocol.Chance, "rulepress.protocol:Event": protocol.Event,
-            "rulepress.protocol:_Shuffled": protocol._Shuffled, "rulepress.basegame:Move": basegame.Move}
+    found: dict[str, Any] = {"rulepress.protocol:Chance": protocol.Chance, "rulepress.protocol:Event": protocol.Event,
+                             "rulepress.protocol:_Shuffled": protocol._Shuffled}
+    basegame = sys.modules.get("rulepress.basegame")
+    if basegame is not None:
+        found["rulepress.basegame:Move"] = basegame.Move
+    return found
 
 
 def engine_package(game: Any) -> str:

@@ -79,7 +79,7 @@ def test_each_cover_is_drawn_from_its_own_game(drawn: dict[str, BookFigures]) ->
     assert all(covers.values()) and len(set(covers.values())) == 3  # no template in three colours
     for book_id, svg in covers.items():
         check = load_checked_book(ROOT, book_id)
-        game = palette.game_palette(check.engine)
+        game = palette.game_palette(check.engine.palette)
         art = cover.cover_art(check.book, check.cover_art, game, None, strings("en"), svg)  # for press
         assert art.svg == svg and "Cover artwork: " in art.alt and "ringed by discs and tiles" not in art.alt
         screen = cover.cover_art(check.book, check.cover_art, game, check.proof, strings("en"), svg)
