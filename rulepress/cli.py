@@ -10,11 +10,12 @@ import sys
 import tempfile
 import time
 import traceback
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from rulepress import environment
-from rulepress.errors import BuildRefused, SourceError, bounded, excerpt, os_problem
+from rulepress.errors import BuildRefused, SourceError, bounded, counted, excerpt, os_problem, problem_kind
 from rulepress.project import project_root
 from rulepress.serve.cli import add_serve
 
@@ -49,10 +50,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"ERR  {bounded(problem)}")
     for warning in warnings:
         print(f"WARN {bounded(warning)}")
-    passed = sum(r.ok for r in report.results)
-    failed = len(report.results) - passed + len(report.problems)
-    print(f"{passed} passed, {failed} failed")
+    print(verify_summary(report.results, report.problems))
     return 0 if report.ok else 1
+
+
+def verify_summary(results: list[Any], problems: list[str]) -> str:
+    """The examples that passed and failed, then the problems that belong to no example, counted by kind: "90
+    passed, 0 failed; 2 problems outside the examples (provenance.yaml 2)"."""
+    passed = sum(r.ok for r in results)
+    said = f"{passed} passed, {len(results) - passed} failed"
+    if not problems:
+        return said
+    kinds = Counter(problem_kind(problem) for problem in problems)
+    by_kind = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"{said}; {counted(len(problems), 'problem')} outside the examples ({by_kind})"
 
 
 def cmd_build(args: argparse.Namespace) -> int:

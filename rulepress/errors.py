@@ -73,6 +73,27 @@ class BuildRefused(Exception):
         return BuildRefused, (self.problems,)
 
 
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``number`` and the noun it counts, singular for one: "1 book", "3 books", "2 problems"."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
+def problem_kind(problem: str) -> str:
+    """What a gate problem is about, from the file it names first: the engine, the rule text, or the source file's
+    name (``provenance.yaml``, ``mkdocs.yml``); "other" for a problem that names no file."""
+    place = problem.split(":", 1)[0].strip()
+    if " " in place or ("/" not in place and "." not in place):  # words, not a file
+        return "other"
+    parts = Path(place).parts
+    if parts and parts[0] == "engine":
+        return "engine"
+    if "chapters" in parts:
+        return "rule text"
+    if parts and parts[0] == "examples":
+        return "examples"
+    return Path(place).name
+
+
 def relative(path: Path, root: Path) -> str:
     try:
         return str(path.resolve().relative_to(root.resolve()))

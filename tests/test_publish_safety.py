@@ -197,7 +197,7 @@ def test_leftovers_of_dead_builds_are_removed(mini: Path) -> None:
     mine = mini / ".site.old-notes"  # not a name a build makes
     mine.mkdir()
     lines = build(mini)
-    assert "removed 2 folder(s) left by killed builds" in lines
+    assert "removed 2 folders left by killed builds" in lines
     assert not staging.exists() and not old.exists()
     assert alive.is_dir() and mine.is_dir()
     assert list((mini / ".rulepress-cache" / "staging").iterdir()) == []

@@ -20,7 +20,7 @@ from typing import Any
 from rulepress import account
 from rulepress.analyze.impact import cached_impacts, impacts_kept
 from rulepress.analyze.translations import cached_gate_findings
-from rulepress.errors import BuildRefused, SourceError, os_problem
+from rulepress.errors import BuildRefused, SourceError, counted, os_problem
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import (
     check_replaceable,
@@ -511,14 +511,15 @@ def _build(root: Path, strict: bool, site_dir: Path | None, timings: Timings, bo
             with interrupts.held():  # a second Ctrl-C must not leave half a staging folder behind
                 shutil.rmtree(staging, ignore_errors=True)
             interrupts.check()  # one that came meanwhile still stops an unpublished build
-    lines = [f"verified {len(report.results)} examples in {len(report.books)} books ({timings.verify:.2f} s)",
+    lines = [f"verified {counted(len(report.results), 'example')} in {counted(len(report.books), 'book')} "
+             f"({timings.verify:.2f} s)",
              f"site: {target} ({timings.site:.2f} s)"]
     lines += [f"pdf: {target / 'pdf' / (name + '.pdf')} ({timings.pages[name]} pages, {seconds:.2f} s)"
               for name, seconds in timings.pdf.items()]
     if swept:
-        lines.append(f"removed {len(swept)} folder(s) left by killed builds")
+        lines.append(f"removed {counted(len(swept), 'folder')} left by killed builds")
     lines += [f"warning: {w}" for w in report.warnings + warnings]
     from rulepress.analyze import lint
 
-    counted = lint.summary(report.lint_warnings)  # one line, not one per finding: `rulepress lint` lists them
-    return lines + ([f"warning: {counted}"] if counted else [])
+    linted = lint.summary(report.lint_warnings)  # one line, not one per finding: `rulepress lint` lists them
+    return lines + ([f"warning: {linted}"] if linted else [])
