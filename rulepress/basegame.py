@@ -28,7 +28,6 @@ import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
@@ -37,13 +36,15 @@ from rulepress import figures
 from rulepress import marks as default_marks
 from rulepress.change import Change
 from rulepress.cmyk import HOUSE, Cmyk, device_cmyk
-from rulepress.figures import ComponentPicture, Figure, LegendEntry
+from rulepress.figures import FONT, PAPER, ComponentPicture, Figure, Frame, LegendEntry
 from rulepress.marks import Box, Marks  # Box: where draw() puts a part of the snapshot (``places``)
 from rulepress.protocol import (
     HIDDEN,
     PUBLIC,
     Chance,
+    ChanceMode,
     DescriptionError,
+    EngineSpec,
     Event,
     Observer,
     OptionSpec,
@@ -52,12 +53,9 @@ from rulepress.protocol import (
 )
 
 COMMON_KEYS = frozenset({"do", "player", "illegal", "note"})  # what any step may say besides an action's own keys
-FONT = "Rulepress Sans, DejaVu Sans, sans-serif"  # the book's embedded sans; DejaVu on screens without it
 SMALLEST = 10  # font size in units: 6.8 pt when the 480-unit canvas prints across an A5 text block (docs/ENGINE.md)
-UNITS_PER_MM = 4  # a 480-unit canvas prints 120 mm wide
 INK = device_cmyk(HOUSE["ink"])  # the book's own black: text and thin lines in black ink only
 MUTED = device_cmyk(HOUSE["muted"])
-PAPER = device_cmyk(HOUSE["paper"])
 _PLAIN = frozenset({str, int, bool, float, type(None)})  # argument values that are hashable as they are
 
 
@@ -125,30 +123,6 @@ def _known_move(player: str, do: str, **args: Any) -> Move:
     return _build_move(player, do, args)
 
 
-@dataclass(frozen=True)
-class Frame:
-    """How a game's diagrams are framed as SVG documents.  The defaults are the conventions of docs/ENGINE.md; the
-    others keep the documents of the bundled books byte for byte as they were reviewed (tests/golden/)."""
-
-    printed: bool = True  # width and height in millimetres (4 units a millimetre), else in canvas units
-    root_font: bool = True  # the font named once on <svg>, else on each text (the game's text helper does it)
-    lines: bool = False  # one part a line, the background placed at 0,0, and a final newline
-    escape: Callable[[str], str] = escape  # how the <desc> is escaped (html.escape also escapes quotes)
-
-    def document(self, width: float, height: float, elements: Iterable[str], desc: str,
-                 background: str = PAPER, title: str | None = None) -> str:
-        size = (f'width="{width / UNITS_PER_MM:g}mm" height="{height / UNITS_PER_MM:.1f}mm"' if self.printed
-                else f'width="{width:g}" height="{height:g}"')
-        font = f' font-family="{FONT}"' if self.root_font else ""
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" {size} viewBox="0 0 {width:g} {height:g}"{font} role="img">')
-        described = (f"<title>{escape(title)}</title>" if title else "") + f"<desc>{self.escape(desc)}</desc>"
-        if self.lines:
-            paper = f'<rect x="0" y="0" width="{width:g}" height="{height:g}" fill="{background}"/>'
-            return "\n".join([head, described, paper, "\n".join(elements), "</svg>\n"])
-        paper = f'<rect width="{width:g}" height="{height:g}" fill="{background}"/>'
-        return head + described + paper + "".join(elements) + "</svg>"
-
-
 class BaseGame(ABC):
     """The protocol's plumbing; subclasses write the rules (see the module's docstring)."""
 
@@ -170,6 +144,28 @@ class BaseGame(ABC):
     # None: nothing is hidden, every seat sees the whole state.
     OBSERVER: ClassVar[Callable[[Any], Observer] | None] = None
     MARK: ClassVar[str] = default_marks.MARK  # the colour of the marks that show a move (outlines, arrows, numbers)
+
+    def derived_schemas(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The action and state schemas the gate checks steps against when the declaration gives none: from
+        ``ACTIONS`` and ``STATE_KEYS`` (rulepress/verify/steps.py)."""
+        return self.action_schema(), self.state_schema()
+
+    def against(self, spec: EngineSpec) -> list[tuple[str, str]]:
+        """What a declaration says that this game's own CHANCE, PLAYERS and OPTIONS contradict: each an EngineSpec
+        field and why (the gate names the field's line: rulepress/verify/engines.py, ``game_problems``)."""
+        found = []
+        if (self.CHANCE is False) != (spec.chance_mode is ChanceMode.DETERMINISTIC):
+            found.append(("chance_mode", f"chance_mode is {spec.chance_mode.value!r}, but the game's CHANCE is "
+                                         f"{self.CHANCE}"))
+        fewest, most = type(self).PLAYERS
+        if (fewest, most) != (spec.min_num_players, spec.max_num_players) and \
+                type(self).check_players is BaseGame.check_players:
+            found.append(("min_num_players", f"min_num_players and max_num_players say {spec.min_num_players} to "
+                                             f"{spec.max_num_players} players, but the game's PLAYERS is "
+                                             f"{(fewest, most)}"))
+        if tuple(type(self).OPTIONS) != spec.options and type(self).resolve_options is BaseGame.resolve_options:
+            found.append(("options", "options are not the game's OPTIONS (declare the same tuple in both)"))
+        return found
 
     def __init__(self, components: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> None:
         if not isinstance(components, Mapping):

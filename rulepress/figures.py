@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
@@ -18,6 +18,9 @@ from rulepress.marks import Box
 
 INK = device_cmyk(HOUSE["ink"])
 TINT = device_cmyk((0, 0, 0, 12))
+PAPER = device_cmyk(HOUSE["paper"])
+FONT = "Rulepress Sans, DejaVu Sans, sans-serif"  # the book's embedded sans; DejaVu on screens without it
+UNITS_PER_MM = 4  # a 480-unit canvas prints 120 mm wide
 SYMBOL_WIDTH, SYMBOL_HEIGHT = 36, 24  # a legend symbol's box, in canvas units
 
 
@@ -144,3 +147,27 @@ def sheet(pictures: Sequence[tuple[Figure, str]], width: float = 480, gap: float
         row = max(row, h + (label_size + 4 if label else 0))
         x += wide + gap
     return Figure(out, y + row, None, width)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """How a game's diagrams are framed as SVG documents.  The defaults are the conventions of docs/ENGINE.md; the
+    others keep the documents of the bundled books byte for byte as they were reviewed (tests/golden/)."""
+
+    printed: bool = True  # width and height in millimetres (4 units a millimetre), else in canvas units
+    root_font: bool = True  # the font named once on <svg>, else on each text (the game's text helper does it)
+    lines: bool = False  # one part a line, the background placed at 0,0, and a final newline
+    escape: Callable[[str], str] = escape  # how the <desc> is escaped (html.escape also escapes quotes)
+
+    def document(self, width: float, height: float, elements: Iterable[str], desc: str,
+                 background: str = PAPER, title: str | None = None) -> str:
+        size = (f'width="{width / UNITS_PER_MM:g}mm" height="{height / UNITS_PER_MM:.1f}mm"' if self.printed
+                else f'width="{width:g}" height="{height:g}"')
+        font = f' font-family="{FONT}"' if self.root_font else ""
+        head = (f'<svg xmlns="http://www.w3.org/2000/svg" {size} viewBox="0 0 {width:g} {height:g}"{font} role="img">')
+        described = (f"<title>{escape(title)}</title>" if title else "") + f"<desc>{self.escape(desc)}</desc>"
+        if self.lines:
+            paper = f'<rect x="0" y="0" width="{width:g}" height="{height:g}" fill="{background}"/>'
+            return "\n".join([head, described, paper, "\n".join(elements), "</svg>\n"])
+        paper = f'<rect width="{width:g}" height="{height:g}" fill="{background}"/>'
+        return head + described + paper + "".join(elements) + "</svg>"

@@ -175,3 +175,12 @@ def test_an_engine_importing_the_render_stage_is_found(tmp_path: Path) -> None:
     (folder / "__init__.py").write_text("from rulepress.protocol import Event\n"
                                         "from rulepress.render.palette import rgb\n")
     assert engine_imports(folder) == ["engine/game/__init__.py:2: imports rulepress.render.palette"]
+
+
+def test_the_gate_reads_a_game_on_the_base_class_through_its_own_methods() -> None:
+    """The base class is the engines' side: no loader or gate module imports it (what the gate needs of a game on
+    it, it asks the game: ``BaseGame.against``, ``derived_schemas``; the figures' frame is rulepress.figures')."""
+    found = [f"{path.relative_to(PACKAGE)}:{line}" for stage_name in ("load", "verify")
+             for path in sorted((PACKAGE / stage_name).rglob("*.py"))
+             for line, name in imported(path, PACKAGE) if name == "rulepress.basegame"]
+    assert found == []

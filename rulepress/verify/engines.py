@@ -38,7 +38,6 @@ from rulepress.load.yamlsrc import line_of
 from rulepress.project import find_root
 from rulepress.protocol import (
     OLD_EXPORTS,
-    ChanceMode,
     EngineSpec,
     EngineSpecError,
     Information,
@@ -324,7 +323,6 @@ def check_book_engine(book: Book, spec: EngineSpec) -> None:
 
 def game_problems(spec: EngineSpec, game: Any, root: Path) -> list[str]:
     """The declaration against the game it makes (the default one): what kind of game it says it is."""
-    from rulepress.basegame import BaseGame
 
     problems = []
 
@@ -337,16 +335,10 @@ def game_problems(spec: EngineSpec, game: Any, root: Path) -> list[str]:
         wrong("information", f"information is {spec.information.value!r}, but the game "
                              f"{'has' if has_observer else 'has no'} observer (a seat that cannot see a part of "
                              f"the state is imperfect information)")
-    if isinstance(game, BaseGame):
-        if (game.CHANCE is False) != (spec.chance_mode is ChanceMode.DETERMINISTIC):
-            wrong("chance_mode", f"chance_mode is {spec.chance_mode.value!r}, but the game's CHANCE is {game.CHANCE}")
-        fewest, most = type(game).PLAYERS
-        if (fewest, most) != (spec.min_num_players, spec.max_num_players) and \
-                type(game).check_players is BaseGame.check_players:
-            wrong("min_num_players", f"min_num_players and max_num_players say {spec.min_num_players} to "
-                                     f"{spec.max_num_players} players, but the game's PLAYERS is {(fewest, most)}")
-        if tuple(type(game).OPTIONS) != spec.options and type(game).resolve_options is BaseGame.resolve_options:
-            wrong("options", "options are not the game's OPTIONS (declare the same tuple in both)")
+    # A game on the base class holds the declaration to its own CHANCE, PLAYERS and OPTIONS (BaseGame.against).
+    against = getattr(game, "against", None)
+    for field_name, message in against(spec) if callable(against) else ():
+        wrong(field_name, message)
     return problems
 
 

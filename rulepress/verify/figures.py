@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulepress import i18n
-from rulepress.basegame import PAPER, Frame
 from rulepress.change import Change, mark_words, moment
 from rulepress.errors import SourceError
-from rulepress.figures import Figure, LegendEntry, legend_figure
+from rulepress.figures import PAPER, Figure, Frame, LegendEntry, legend_figure
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
 from rulepress.load.yamlsrc import line_of

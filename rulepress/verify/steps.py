@@ -67,16 +67,19 @@ def declared(engine: EngineSpec, game: Any, root: Path) -> Declared:
 
 
 def _declared(engine: EngineSpec, game: Any, root: Path) -> Declared:
-    from rulepress.basegame import BaseGame
     from rulepress.verify.engines import field_place
 
     actions, state = engine.action_schema, engine.state_schema
     origin = field_place(engine, "action_schema" if actions is not None else "state_schema", root)[0]
-    if isinstance(game, BaseGame):
+    # What the declaration leaves out, a game on the base class derives (BaseGame.derived_schemas: from ACTIONS and
+    # STATE_KEYS); a game on the bare protocol derives none.
+    derived = getattr(game, "derived_schemas", None)
+    if callable(derived) and (actions is None or state is None):
+        own_actions, own_state = derived()
         if actions is None:
-            actions, origin = game.action_schema(), f"{origin} (ACTIONS)"
+            actions, origin = own_actions, f"{origin} (ACTIONS)"
         if state is None:
-            state = game.state_schema()
+            state = own_state
     return Declared(actions, state, origin)
 
 
