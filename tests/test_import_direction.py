@@ -11,6 +11,7 @@ package the one :data:`RANKS` gives it (docs/ARCHITECTURE.md says why).  render 
 from __future__ import annotations
 
 import ast
+import functools
 import shutil
 from pathlib import Path
 
@@ -54,9 +55,17 @@ def stage(name: str) -> str:
 def imported(path: Path, package: Path) -> list[tuple[int, str]]:
     """Every rulepress module ``path`` imports anywhere (line, dotted name); ``from rulepress import x`` names
     ``rulepress.x``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    here = module_name(path, package).split(".")
-    inside = here if path.name == "__init__.py" else here[:-1]  # the package a relative import starts from
+    return _imported_from(path.read_text(encoding="utf-8"), module_name(path, package), path.name == "__init__.py",
+                          package.name)
+
+
+@functools.cache
+def _imported_from(text: str, name: str, is_package: bool, package: str) -> list[tuple[int, str]]:
+    """``imported`` of a module's text, parsed once per text: the planted-import cases read the package's copy
+    twice each, and every file but the planted one is the same text."""
+    tree = ast.parse(text, filename=name)
+    here = name.split(".")
+    inside = here if is_package else here[:-1]  # the package a relative import starts from
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -64,11 +73,12 @@ def imported(path: Path, package: Path) -> list[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom):
             base = ".".join(inside[:len(inside) - node.level + 1] + ([node.module] if node.module else [])) \
                 if node.level else (node.module or "")
-            if base == package.name:  # from rulepress import store, cli...
+            if base == package:  # from rulepress import store, cli...
                 found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
             else:
                 found.append((node.lineno, base))
-    return [(line, name) for line, name in found if name == package.name or name.startswith(package.name + ".")]
+    return [(line, found_name) for line, found_name in found
+            if found_name == package or found_name.startswith(package + ".")]
 
 
 def upward_imports(package: Path) -> list[str]:

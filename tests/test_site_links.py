@@ -1,6 +1,7 @@
 """Every internal link and anchor of the built site works: from file:// and from a server under a sub-path.
 
-One site build per session (the real project, site only: the PDFs are checked by name, see PDF_NAMES).
+They read the one full build of the bundled books (``real_site`` in tests/conftest.py), so the links to the PDFs
+are followed to real files too.
 """
 
 from __future__ import annotations
@@ -19,26 +20,18 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 import lxml.html
 import pytest
 
-from rulepress.analyze.impact import saved_impacts
-from rulepress.project import find_root
-from rulepress.publish.build import gate, render_site
-from rulepress.render.languages import pdf_name, translations
+from .conftest import REAL_BUILD
 
-ROOT = find_root(Path(__file__).parent)
 SUB = "/sub/path/"
 
 
+pytestmark = pytest.mark.xdist_group(REAL_BUILD)  # reads the one full build of the bundled books
+
+
 @pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
-    report = gate(ROOT, strict=False)
-    site = (tmp_path_factory.mktemp("h6b-links") / "site").resolve()
-    impacts = {check.book.id: saved_impacts(ROOT, check) for check in report.books}
-    render_site(ROOT, report, impacts, site)
-    # The PDFs are printed after the site by `rulepress build` (minutes here); their links are checked by name.
-    editions = [(None, report.books), *translations(report).items()]  # each book, then each translation
-    pdfs = [f"{pdf_name(check.book.id, lang)}{suffix}.pdf" for lang, checks in editions for check in checks
-            for suffix in ("", "-digital", "-designer")]
-    return site, pdfs
+def built(real_site: Path) -> tuple[Path, list[str]]:
+    """The full build and the PDFs to take on trust: none, since every PDF edition is in it."""
+    return real_site.resolve(), []
 
 
 @cache

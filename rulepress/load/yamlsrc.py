@@ -251,7 +251,9 @@ def parse_yaml(text: str, name: str) -> Any:
         raise SourceError(name, None, f"malformed YAML: nesting too deep (limit {MAX_DEPTH})") from exc
 
 
-_SLOW = re.compile("[\t?!\ufeff]|[|>][-+0-9]*#")  # where libyaml and PyYAML part ways (tests/test_yaml_fast.py)
+_SLOW = re.compile("[\t!\ufeff]|[|>][-+0-9]*#")  # where libyaml and PyYAML part ways (tests/test_yaml_fast.py)
+_FLOW_OPEN = (yaml.FlowSequenceStartToken, yaml.FlowMappingStartToken)
+_FLOW_CLOSE = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken)
 
 
 def fast_path(text: str) -> bool:
@@ -259,8 +261,28 @@ def fast_path(text: str) -> bool:
     one of the few on which the two parsers differ: libyaml takes a tab inside a plain value, a '?' inside one in
     a flow collection, a lone '!' tag and a comment right after a block scalar's '|' where PyYAML refuses them
     (such a file must stay refused), and counts columns differently after a byte-order mark that is not the first
-    character.  Sources rarely hold any."""
-    return not _SLOW.search(text) and not NON_PRINTABLE.search(text)
+    character.  Sources rarely hold any, but a question mark is common in prose (every designer question ends with
+    one), so for that one libyaml's own scanner says whether a '?' sits in a plain value inside brackets."""
+    if _SLOW.search(text) or NON_PRINTABLE.search(text):
+        return False
+    return "?" not in text or not _question_in_flow_plain(text)
+
+
+def _question_in_flow_plain(text: str) -> bool:
+    """Whether a plain (unquoted) value inside a flow collection holds a '?' (or libyaml cannot scan the text: then
+    PyYAML's reading, and its message, decide)."""
+    depth = 0
+    try:
+        for token in yaml.scan(text, Loader=yaml.CSafeLoader):
+            if isinstance(token, _FLOW_OPEN):
+                depth += 1
+            elif isinstance(token, _FLOW_CLOSE):
+                depth -= 1
+            elif depth and isinstance(token, yaml.ScalarToken) and token.plain and "?" in token.value:
+                return True
+    except yaml.YAMLError:
+        return True
+    return False
 
 
 def _place(text: str, position: int) -> tuple[int, int]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -72,19 +73,33 @@ def read_facts(folder: Path, root: Path) -> DecisionFacts:
         if tree is None:
             continue  # the gate reports an engine that does not parse (verify.trace.unparsable)
         shown = relative(path, root)
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
-            if name == MARK and len(node.args) >= 2:
-                value = node.args[1]
-                if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    facts.marks.setdefault(value.value, []).append(f"{shown}:{node.lineno}")
-            elif name in ("Decision", "OptionSpec") and node.args:
-                value = node.args[0]
-                if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    facts.declared_at.setdefault(value.value, f"{shown}:{node.lineno}")
+        marks, declarations = _calls(tree)
+        for decision, line in marks:
+            facts.marks.setdefault(decision, []).append(f"{shown}:{line}")
+        for decision, line in declarations:
+            facts.declared_at.setdefault(decision, f"{shown}:{line}")
     return facts
+
+
+@lru_cache(maxsize=512)
+def _calls(tree: ast.Module) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+    """The ``decided(state, "id")`` marks and the ``Decision("id", ...)``/``OptionSpec("id", ...)`` declarations
+    of one parse of a file (``parsed`` gives one per version of the file), walked once per run: the gate's
+    decision check and the trace's decisions per rule both ask."""
+    marks, declarations = [], []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+        if name == MARK and len(node.args) >= 2:
+            value = node.args[1]
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                marks.append((value.value, node.lineno))
+        elif name in ("Decision", "OptionSpec") and node.args:
+            value = node.args[0]
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                declarations.append((value.value, node.lineno))
+    return tuple(marks), tuple(declarations)
 
 
 def engine_facts(folder: Path, root: Path) -> DecisionFacts:

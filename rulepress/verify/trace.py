@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rulepress.errors import SourceError, relative
 from rulepress.load import engine_source
 from rulepress.store import declare, kept_data, key_of, watched_digest
+from rulepress.verify.engines import parsed
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import BookCheck
@@ -53,22 +55,39 @@ def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, lis
     pattern = re.compile(rf"{re.escape(prefix)}(\.[a-z0-9-]+)+")
     found: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*.py")):
-        # A stray byte that is not UTF-8 only hides literals here; a module that does not parse (one the package
-        # imports only when needed) is reported by unparsable(), and its literals up to the fault still count.
-        source = engine_source.read(path)
-        try:
-            for token in tokenize.generate_tokens(io.StringIO(source).readline):
-                if token.type != tokenize.STRING:
-                    continue
-                try:
-                    value = literal_eval(token.string)
-                except (ValueError, SyntaxError):
-                    continue
-                if isinstance(value, str) and pattern.fullmatch(value):
-                    found.setdefault(value, []).append(f"{relative(path, root)}:{token.start[0]}")
-        except (tokenize.TokenError, SyntaxError):
-            continue
+        tree = parsed(path)  # the one parse of the file in this run, which the decisions and the closure read too
+        literals = _constants(tree) if tree is not None else _tokens(engine_source.read(path))
+        for line, value in literals:
+            if pattern.fullmatch(value):
+                found.setdefault(value, []).append(f"{relative(path, root)}:{line}")
     return found
+
+
+def _constants(tree: ast.Module) -> list[tuple[int, str]]:
+    """The module's string literals in source order (an f-string's pieces are not literals: left out)."""
+    pieces = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values}
+    return sorted((node.lineno, node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in pieces)
+
+
+def _tokens(source: str) -> list[tuple[int, str]]:
+    """The string literals of a module that does not parse, up to its fault: a module the package imports only
+    when needed is reported by unparsable(), and its literals still count.  (A stray byte that is not UTF-8
+    only hides literals.)"""
+    literals = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type != tokenize.STRING:
+                continue
+            try:
+                value = literal_eval(token.string)
+            except (ValueError, SyntaxError):
+                continue
+            if isinstance(value, str):
+                literals.append((token.start[0], value))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return literals
 
 
 def unparsable(folder: Path, package: str, root: Path) -> list[str]:
