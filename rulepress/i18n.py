@@ -289,14 +289,21 @@ def extract(folder: Path) -> dict[Key, Said]:
             continue
         name = str(source.relative_to(folder))
         text = engine_source.read(source, errors="strict").encode("utf-8")
-        for line, message, comments, context in extract_messages("python", BytesIO(text), keywords=KEYWORDS,
-                                                                 comment_tags=(COMMENT_TAG,), strip_comment_tags=True):
+        for line, message, comments, context in _messages(text):
             ids = tuple(message) if isinstance(message, tuple) else (message,)
             key = (context, ids[0])
             known = found.get(key) or Said(ids, context, f"{name}:{line}")
             found[key] = Said(known.ids, context, known.where, tuple(dict.fromkeys([*known.files, name])),
                               tuple(dict.fromkeys([*known.comments, *comments])))
     return found
+
+
+@lru_cache(maxsize=256)
+def _messages(text: bytes) -> tuple[tuple[int, Any, tuple[str, ...], str | None], ...]:
+    """Babel's extraction of one engine file's text, once per text in this process: the gate and the site both
+    ask, again for every book built in a session."""
+    return tuple((line, message, tuple(comments), context) for line, message, comments, context in extract_messages(
+        "python", BytesIO(text), keywords=KEYWORDS, comment_tags=(COMMENT_TAG,), strip_comment_tags=True))
 
 
 def _language_name(lang: str) -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from rulepress.errors import relative
 from rulepress.load.book import Book
 from rulepress.protocol import Decision, EngineSpec
 from rulepress.store import declare, kept_data, key_of, watched_digest
-from rulepress.verify.engines import parsed
+from rulepress.verify.engines import parsed, source_facts
 
 MARK = "decided"  # the function an engine calls where a decision takes effect (rulepress.protocol.decided)
 FACTS = declare("decisions", keep=100)  # an engine's decision marks and declarations, kept under its files
@@ -81,15 +80,11 @@ def read_facts(folder: Path, root: Path) -> DecisionFacts:
     return facts
 
 
-@lru_cache(maxsize=512)
-def _calls(tree: ast.Module) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+def _calls(tree: ast.Module) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """The ``decided(state, "id")`` marks and the ``Decision("id", ...)``/``OptionSpec("id", ...)`` declarations
-    of one parse of a file (``parsed`` gives one per version of the file), walked once per run: the gate's
-    decision check and the trace's decisions per rule both ask."""
+    among the calls of one parse of a file."""
     marks, declarations = [], []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
+    for node in source_facts(tree).calls:
         name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
         if name == MARK and len(node.args) >= 2:
             value = node.args[1]
@@ -99,7 +94,7 @@ def _calls(tree: ast.Module) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[s
             value = node.args[0]
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 declarations.append((value.value, node.lineno))
-    return tuple(marks), tuple(declarations)
+    return marks, declarations
 
 
 def engine_facts(folder: Path, root: Path) -> DecisionFacts:

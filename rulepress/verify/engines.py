@@ -238,6 +238,31 @@ def _parsed(file: str, mtime: int, size: int, read: Callable[..., str]) -> ast.M
 _tree = parsed
 
 
+@dataclass(frozen=True)
+class SourceFacts:
+    """What the gate's source checks read off one parse of an engine file, in one walk of its tree."""
+
+    strings: tuple[tuple[int, str], ...]  # every string literal (an f-string's pieces are not), in source order
+    calls: tuple[ast.Call, ...]  # every call
+
+
+@lru_cache(maxsize=512)
+def source_facts(tree: ast.Module) -> SourceFacts:
+    """The :class:`SourceFacts` of ``tree`` (``parsed`` gives one tree per version of a file, so each version is
+    walked once per run: the rule-ID trace and the decisions' marks both ask)."""
+    strings, calls, pieces = [], [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str):
+                strings.append(node)
+        elif isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, ast.JoinedStr):
+            pieces.update(id(part) for part in node.values)
+    return SourceFacts(tuple(sorted((node.lineno, node.value) for node in strings if id(node) not in pieces)),
+                       tuple(calls))
+
+
 def _field_line(file: Path, line: int | None, field: str | None) -> int | None:
     """The line of ``field=`` in the ``EngineSpec(...)`` call of ``file`` (the one spanning ``line``, if given)."""
     tree = _tree(file)

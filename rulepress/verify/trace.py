@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import io
 import re
 import tokenize
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rulepress.errors import SourceError, relative
 from rulepress.load import engine_source
 from rulepress.store import declare, kept_data, key_of, watched_digest
-from rulepress.verify.engines import parsed
+from rulepress.verify.engines import parsed, source_facts
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import BookCheck
@@ -56,18 +55,11 @@ def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, lis
     found: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*.py")):
         tree = parsed(path)  # the one parse of the file in this run, which the decisions and the closure read too
-        literals = _constants(tree) if tree is not None else _tokens(engine_source.read(path))
+        literals = source_facts(tree).strings if tree is not None else _tokens(engine_source.read(path))
         for line, value in literals:
             if pattern.fullmatch(value):
                 found.setdefault(value, []).append(f"{relative(path, root)}:{line}")
     return found
-
-
-def _constants(tree: ast.Module) -> list[tuple[int, str]]:
-    """The module's string literals in source order (an f-string's pieces are not literals: left out)."""
-    pieces = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values}
-    return sorted((node.lineno, node.value) for node in ast.walk(tree)
-                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in pieces)
 
 
 def _tokens(source: str) -> list[tuple[int, str]]:
