@@ -23,7 +23,7 @@ from rulepress.store import key_of, sources_digest, watched_digest
 from rulepress.verify import closure, decisions, diagram, figures, trace, translated
 from rulepress.verify.cached import catalog_problems, replay_all, replay_inputs
 from rulepress.verify.engines import check_book_engine, engine_folder, game_problems, load_engine
-from rulepress.verify.limits import engine_guard, replay_seconds
+from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 from rulepress.verify.replay import ExampleResult, make_game
 
 MAX_PROBLEMS = 100
@@ -213,12 +213,18 @@ def check_cover(check: BookCheck) -> list[str]:
 def check_game(book: Book, engine: EngineSpec) -> list[str]:
     """What the engine declares it is (players, chance, information, options) against the game it makes, with the
     book's default answers; a game that cannot be made is left to the replays, which each report it."""
+    folder = engine_folder(engine)
     try:
-        with engine_guard(engine_folder(engine), book.root, replay_seconds(), crashes=True):
+        with engine_guard(folder, book.root, replay_seconds(), crashes=True):
             game = make_game(engine, book, {})
-            return game_problems(engine, game, book.root)
-    except Exception:  # a game that cannot be made: every replay reports it, at its own step
+    except EngineFault:  # a game that cannot be made: every replay reports it, at its own step
         return []
+    try:
+        with engine_guard(folder, book.root, replay_seconds(), crashes=True):
+            return game_problems(engine, game, book.root)
+    except EngineFault as fault:  # the game was made, but asking it what it is failed: nothing else reports that
+        return [f"{relative(folder, book.root)}: engine '{engine.package}': what the game is could not be held to "
+                f"its ENGINE declaration: {fault}"]
 
 
 def check_options(check: BookCheck) -> list[str]:
