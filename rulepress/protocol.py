@@ -51,7 +51,7 @@ class UndeclaredName(Exception):
     rule).  Raised inside the engine's call, so the gate reports it at the engine's own file and line."""
 
     def __init__(self, what: str, name: object, known: Collection[str], owner: str) -> None:
-        close = closest(name, known)
+        close = closest_rule(name, known) if what == "rule" else closest(name, known)
         hint = f"did you mean {close!r}?" if close else f"known: {', '.join(sorted(known)) or 'none'}"
         super().__init__(f"{owner} has no {what} {name!r} ({hint})")
         self.what, self.name = what, name
@@ -67,6 +67,23 @@ def closest(name: object, known: Iterable[str]) -> str | None:
         return by_lower[found[0]]
     longer = [other for lower, other in by_lower.items() if len(name) >= 4 and lower.startswith(name.lower())]
     return longer[0] if len(longer) == 1 else None
+
+
+def closest_rule(rule_id: object, known: Iterable[str]) -> str | None:
+    """The rule ID ``rule_id`` was most likely meant as, for a "did you mean" wherever a rule ID is written.
+
+    Compared without the book's prefix, which every ID of a book shares, and more strictly than :func:`closest`:
+    IDs of one chapter share most of their letters, and ``lm.turn.steal`` is no slip for ``lm.turn.take``."""
+    if not isinstance(rule_id, str) or not rule_id:
+        return None
+    by_bare = {_bare_rule(other): other for other in sorted(known)}
+    found = difflib.get_close_matches(_bare_rule(rule_id.lower()), list(by_bare), n=1, cutoff=0.75)
+    return by_bare[found[0]] if found else None
+
+
+def _bare_rule(rule_id: str) -> str:
+    """A rule ID without its book's prefix (``turn.light`` of ``lm.turn.light``)."""
+    return rule_id.partition(".")[2] or rule_id
 
 
 class RuleViolation(Exception):

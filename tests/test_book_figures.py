@@ -99,10 +99,13 @@ def test_the_components_section_and_setup_diagram_go_where_the_book_says(drawn: 
 
 def test_book_yaml_may_place_the_figures_and_name_the_setup_players(mini: Path) -> None:
     book = mini / "rules_src/mini/book.yaml"
-    book.write_text(book.read_text() + "figures:\n  setup: mini.nothing\n  players: [Zed, Yan]\n")
+    book.write_text(book.read_text() + "figures:\n  components: mini.play.tke\n  setup: mini.nothing\n"
+                                       "  players: [Zed, Yan]\n")
     report = verify(mini, draw=False)
     line = book.read_text().splitlines().index("  setup: mini.nothing") + 1
     assert f"rules_src/mini/book.yaml:{line}: figures.setup: no rule 'mini.nothing' in the book" in report.problems
+    assert (f"rules_src/mini/book.yaml:{line - 1}: figures.components: no rule 'mini.play.tke' in the book (did you "
+            f"mean 'mini.play.take'?)") in report.problems
 
 
 class _Counted(BaseGame):

@@ -364,6 +364,24 @@ def test_lantern_moths_outcomes_left_when_the_next_chance_step_begins_fail(proje
             f"step 1 (line 10): chance: [jade] of [jade] not drawn when step 3 (line 12) began: {NEVER}")
 
 
+def test_lantern_moths_a_tile_forced_after_the_flip_that_draws_it_names_the_flip(projects: dict[str, Path]) -> None:
+    steps = LM.replace("  - chance: [jade]\n  - ACTION\n",
+                       "  - {player: Ann, do: flip, tile: b1}\n  - chance: [jade]\n")
+    _failed(_replay(projects, "lantern-moths", steps.replace("EXPECT", "{}")),
+            "step 2 (line 11): chance: [jade] was written after step 1 (line 10), the step that draws it: move the "
+            "chance step before step 1 (line 10); a chance step fixes what the steps after it draw")
+
+
+def test_lantern_a_roll_forced_after_the_zone_is_entered_names_the_entering(projects: dict[str, Path]) -> None:
+    example = (LANTERN.replace("    phase: fight\n    dice: [2, 2, 3, 3, 4, 6]\n", "    phase: enter\n")
+               .replace("  - chance: FORCED\n  - {do: spell, die: 2}\n",
+                        "  - {do: enter}\n  - chance: [5, 6, 1, 2, 3, 4]\n")
+               .replace("{dice: [2, 3, 3, 4, 5, 6]}", "{phase: fight}"))
+    _failed(_replay(projects, "lantern", example),
+            "step 2 (line 12): chance: [5, 6, 1, 2, 3, 4] was written after step 1 (line 11), the step that draws it: "
+            "move the chance step before step 1 (line 11); a chance step fixes what the steps after it draw")
+
+
 LM_SETUP = """\
 id: t
 title: T

@@ -60,8 +60,9 @@ def test_examples_cover_the_brief() -> None:
     seeded = [e for e in CHECK.examples if e.source == "seed"]
     assert {e.id for e in seeded} >= {"ln-critical-strike", "ln-counterattack-up-or-down",
                                       "ln-counterattack-no-wrap", "ln-six-wild-triples"}
-    for example in CHECK.examples:
-        assert any(step.kind == "checkpoint" and step.data.get("diagram") for step in example.steps), example.id
+    for example in CHECK.examples:  # each with a diagram, but a refused start, which has no position to draw
+        drawn = any(step.kind == "checkpoint" and step.data.get("diagram") for step in example.steps)
+        assert drawn or ("refused" in example.start and not example.steps), example.id
 
 
 # -- brute force references -------------------------------------------------------------------
@@ -595,6 +596,30 @@ def test_solver_policy_beats_random_play() -> None:
 def test_inconsistent_descriptions_are_refused(description: dict[str, Any]) -> None:
     with pytest.raises(DescriptionError):
         GAME.state_from_description(description, PLAYERS, 0)
+
+
+CAMPFIRE = "the Campfire (zone 5) is used on entering it: "
+
+
+@pytest.mark.parametrize(("description", "now"), [
+    ({"zone": 3, "campfire_used": True}, "in zone 3 it is still ahead, so campfire_used is false"),
+    ({"zone": 5, "phase": "enter", "campfire_used": True}, "here it is not entered yet, so campfire_used is false"),
+    ({"zone": 5, "phase": "leave", "campfire_used": False}, "here it is used, so campfire_used is true"),
+    ({"zone": 6, "campfire_used": False}, "in zone 6 it is behind, so campfire_used is true"),
+])
+def test_a_campfire_the_zone_contradicts_is_refused_by_its_rule(description: dict[str, Any], now: str) -> None:
+    """A sheet says by its zone whether the Campfire is used (it is on entering it): a described state that says
+    otherwise was accepted and then ignored, and is refused now, by the rule that settles it."""
+    with pytest.raises(DescriptionError) as refused:
+        GAME.state_from_description(description, PLAYERS, 0)
+    assert (refused.value.path, refused.value.message, refused.value.rule) == (
+        "start.state.campfire_used", CAMPFIRE + now, "ln.play.campfire")
+
+
+def test_a_campfire_used_as_the_zone_says_is_accepted() -> None:
+    for zone, used in ((3, False), (6, True)):
+        state = GAME.state_from_description({"zone": zone, "campfire_used": used}, PLAYERS, 0)
+        assert GAME.snapshot(state)["campfire"]["used"] is used
 
 
 def test_a_score_table_that_starts_above_zero_has_a_gap_at_the_bottom() -> None:

@@ -185,7 +185,8 @@ def test_the_declared_players_are_the_books(mini: Path) -> None:
 def test_the_end_rules_are_rules_of_the_book(mini: Path) -> None:
     line = _edit(mini, "    options=OPTIONS,\n", "    options=OPTIONS,\n    end_rules=('mini.play.won',),\n") + 1
     assert verify(mini, draw=False).problems == [
-        f"{INIT}:{line}: engine 'mini': end_rules names 'mini.play.won', which book mini does not have"]
+        f"{INIT}:{line}: engine 'mini': end_rules names 'mini.play.won', which book mini does not have (did you mean "
+        "'mini.play.win'?)"]
 
 
 def test_the_declared_information_is_the_games(mini: Path) -> None:

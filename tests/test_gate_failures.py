@@ -20,6 +20,8 @@ LABEL = "[illustrates rule 1.1, mini.play.take]"
 ENGINE = '''\
 """Take 1 to 3 stones; after each take the weather is drawn (calm or breeze).  BUG switches on one fault."""
 
+import copy
+
 from rulepress.protocol import Chance, DescriptionError, EngineSpec, Event, OptionSpec, RuleViolation
 
 BOOK_ID = "mini"
@@ -101,7 +103,9 @@ class Game:
             return state.chance.unused()
 
     def clone(self, state):
-        raise NotImplementedError
+        if BUG == "no-clone":
+            raise NotImplementedError
+        return copy.deepcopy(state)
 
     def is_terminal(self, state):
         return state.winner is not None
@@ -191,6 +195,38 @@ def test_event_expected_twice_but_happening_once_fails(mini: Path) -> None:
             "step 3 (line 9) checkpoint 'end': expected event {'kind': 'win'} (in order) but the events were: "
             "take, weather, take, weather, win; events of that kind: "
             "[{'kind': 'win', 'rule': 'mini.play.win', 'player': 'Ben'}]")
+
+
+def _grouped(*expected: str, after: str = "") -> str:
+    """The two takes, and a checkpoint expecting ``expected`` as one any_order group (then ``after``, in order)."""
+    return (TWO_TAKES + "  - checkpoint: end\n    events:\n      - any_order:\n"
+            + "".join(f"          - {e}\n" for e in expected) + (f"      - {after}\n" if after else ""))
+
+
+def test_events_in_any_order_pass_whichever_order_they_come_in(mini: Path) -> None:
+    assert _run(mini, _grouped("{kind: take, player: Ben}", "{kind: take, player: Ann}", after="{kind: win}")).ok
+    # Two events alike expected: each takes an event of its own, the more general one the one left over.
+    assert _run(mini, "  - chance: [breeze, calm]\n" + _grouped("{kind: weather}", "{kind: weather, sky: breeze}")).ok
+
+
+def test_an_event_of_an_any_order_group_that_never_happens_fails(mini: Path) -> None:
+    _failed(_run(mini, _grouped("{kind: take, player: Ben}", "{kind: lose}")),
+            "step 3 (line 9) checkpoint 'end': expected event {'kind': 'lose'} (in any order, with 1 other) but the "
+            "events were: take, weather, take, weather, win")
+
+
+def test_an_any_order_group_needs_an_event_for_each_of_its_events(mini: Path) -> None:
+    _failed(_run(mini, _grouped("{kind: win}", "{kind: win}", "{kind: take}")),
+            "step 3 (line 9) checkpoint 'end': expected the events {'kind': 'win'}, {'kind': 'win'}, {'kind': 'take'} "
+            "(in any order) to be 3 different events, but the events were: take, weather, take, weather, win")
+
+
+def test_the_events_after_an_any_order_group_come_after_all_of_it(mini: Path) -> None:
+    _failed(_run(mini, _grouped("{kind: take, player: Ben}", "{kind: weather}", after="{kind: take, player: Ann}")),
+            "step 3 (line 9) checkpoint 'end': expected event {'kind': 'take', 'player': 'Ann'} (in order) but the "
+            "events were: take, weather, take, weather, win; events of that kind: [{'kind': 'take', 'rule': "
+            "'mini.play.take', 'player': 'Ann', 'stones': 2}, {'kind': 'take', 'rule': 'mini.play.take', 'player': "
+            "'Ben', 'stones': 3}]")
 
 
 def test_events_out_of_order_fail(mini: Path) -> None:
@@ -395,6 +431,67 @@ def test_forced_outcomes_nothing_draws_fail_the_example(mini: Path) -> None:
     _failed(_run(mini, "  - chance: [breeze, calm]\n  - {player: Ann, do: take, stones: 1}\n  - chance: [calm]\n"
                        "  - {player: Ben, do: take, stones: 1}\n"),
             f"step 1 (line 7): chance: [calm] of [breeze, calm] not drawn when step 3 (line 9) began: {NEVER}")
+
+
+LATE = "a chance step fixes what the steps after it draw"
+
+
+def test_a_chance_step_after_the_action_that_draws_it_names_that_action(mini: Path) -> None:
+    """The weather drawn by Ann's take, written after it: the outcome is one the game draws, one step earlier."""
+    _failed(_run(mini, "  - {player: Ann, do: take, stones: 1}\n  - chance: [breeze]\n"),
+            f"step 2 (line 8): chance: [breeze] was written after step 1 (line 7), the step that draws it: move the "
+            f"chance step before step 1 (line 7); {LATE}")
+    _failed(_run(mini, "  - {player: Ann, do: take, stones: 1}\n  - checkpoint: c\n    expect: {pile: 4}\n"
+                       "  - chance: [breeze, calm]\n  - chance: [calm]\n  - {player: Ben, do: take, stones: 1}\n"),
+            f"step 3 (line 10): chance: [breeze, calm] was written after step 1 (line 7), the step that draws it: move "
+            f"the chance step before step 1 (line 7); {LATE}")
+
+
+def test_a_late_chance_step_that_the_next_action_draws_passes(mini: Path) -> None:
+    steps = ("  - {player: Ann, do: take, stones: 1}\n  - chance: [breeze]\n  - {player: Ben, do: take, stones: 1}\n"
+             "  - checkpoint: c\n    expect: {weather: breeze}\n")
+    assert _run(mini, steps).ok
+
+
+def test_a_chance_step_the_action_before_it_could_not_draw_is_never_drawn(mini: Path) -> None:
+    """Two outcomes where the take draws one, or a refusal before the step: the outcomes were not merely written
+    late, and the message says only that they were never drawn."""
+    _failed(_run(mini, "  - {player: Ann, do: take, stones: 1}\n  - chance: [breeze]\n"
+                       "  - {player: Ben, do: take, stones: 1}\n  - chance: [calm, calm]\n"),
+            f"step 4 (line 10): chance: [calm, calm] of [calm, calm] not drawn at the end of the example: {NEVER}")
+    _failed(_run(mini, "  - {player: Ann, do: take, stones: 4, illegal: mini.play.take}\n  - chance: [breeze]\n"),
+            f"step 2 (line 8): chance: [breeze] of [breeze] not drawn at the end of the example: {NEVER}")
+
+
+def test_a_late_chance_step_in_a_game_that_cannot_copy_its_states_is_never_drawn(mini: Path) -> None:
+    _failed(_run(mini, "  - {player: Ann, do: take, stones: 1}\n  - chance: [breeze]\n", bug="no-clone"),
+            f"step 2 (line 8): chance: [breeze] of [breeze] not drawn at the end of the example: {NEVER}")
+
+
+def test_a_checkpoint_failing_while_forced_outcomes_wait_names_them(mini: Path) -> None:
+    _failed(_run(mini, "  - chance: [breeze, calm]\n  - {player: Ann, do: take, stones: 1}\n  - checkpoint: c\n"
+                       "    expect: {weather: calm}\n"),
+            "step 3 (line 9) checkpoint 'c': weather expected 'calm', got 'breeze'; 1 forced chance outcome is still "
+            "pending (not drawn yet): [calm], forced by step 1 (line 7)")
+    _failed(_run(mini, "  - chance: [breeze, calm, calm]\n  - {player: Ann, do: take, stones: 1}\n"
+                       "  - checkpoint: c\n    events:\n      - {kind: win}\n"),
+            "step 3 (line 9) checkpoint 'c': expected event {'kind': 'win'} (in order) but the events were: take, "
+            "weather; 2 forced chance outcomes are still pending (not drawn yet): [calm, calm], forced by step 1 "
+            "(line 7)")
+
+
+def test_a_checkpoint_failing_on_outcomes_written_after_their_draw_says_so(mini: Path) -> None:
+    _failed(_run(mini, "  - {player: Ann, do: take, stones: 1}\n  - chance: [breeze, calm]\n  - checkpoint: c\n"
+                       "    expect: {weather: breeze}\n"),
+            "step 3 (line 9) checkpoint 'c': weather expected 'breeze', got 'calm'; 2 forced chance outcomes are still "
+            "pending (not drawn yet): [breeze, calm], forced by step 2 (line 8), written after step 1 (line 7), the "
+            "step that draws them: move the chance step before step 1 (line 7)")
+
+
+def test_a_checkpoint_failing_with_nothing_pending_gets_no_hint(mini: Path) -> None:
+    _failed(_run(mini, "  - chance: [breeze]\n  - {player: Ann, do: take, stones: 1}\n  - checkpoint: c\n"
+                       "    expect: {weather: calm}\n"),
+            "step 3 (line 9) checkpoint 'c': weather expected 'calm', got 'breeze'")
 
 
 REFUSED_THEN_DRAWN = ("  - chance: [breeze]\n  - {player: Ann, do: take, stones: 4, illegal: mini.play.take}\n"

@@ -154,6 +154,9 @@ def test_no_file_means_every_rule_is_missing(mini: Path) -> None:
 def test_unknown_rule_id(mini: Path) -> None:
     text = "mini.play:\n  source: Play\nmini.play.lose:\n  source: Play\n"
     assert _refused(mini, text) == [(SHOWN, 3, "unknown rule ID 'mini.play.lose'", "mini.play.lose")]
+    text = "mini.play:\n  source: Play\nmini.play.wins:\n  source: Play\n"
+    assert _refused(mini, text) == [(SHOWN, 3, "unknown rule ID 'mini.play.wins' (did you mean 'mini.play.win'?)",
+                                     "mini.play.wins")]
 
 
 def test_unknown_question_id(mini: Path) -> None:

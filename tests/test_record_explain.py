@@ -185,6 +185,7 @@ def test_record_refuses_a_move_the_rules_forbid(ttt: Path, capsys: pytest.Captur
     (["--id", "ttt-openspiel-playthrough"],
      "examples/tic-tac-toe/ttt-openspiel-playthrough.yaml exists: choose another --id, or --force to replace it"),
     (["--rules", "ttt.play.nowhere"], "unknown rule ID 'ttt.play.nowhere' in --rules"),
+    (["--rules", "ttt.play.wins"], "unknown rule ID 'ttt.play.wins' in --rules (did you mean 'ttt.play.win'?)"),
     (["--every-round"], "--every-round needs a whole-number 'round' in the snapshot, and engine 'tic_tac_toe' has "
                         "none: choose moments with --on-event or --at"),
 ])

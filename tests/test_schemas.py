@@ -163,7 +163,28 @@ def test_duplicate_glossary_term(mini: Path) -> None:
 def test_glossary_names_an_unknown_rule(mini: Path) -> None:
     _edit(mini, GLOSSARY, "  rule: mini.play.take", "  rule: mini.play.took")
     assert _book_problems(mini) == [
-        (GLOSSARY, 3, "glossary term 'Pile' names unknown rule ID 'mini.play.took'", "mini.play.took")]
+        (GLOSSARY, 3, "glossary term 'Pile' names unknown rule ID 'mini.play.took' (did you mean 'mini.play.take'?)",
+         "mini.play.took")]
+
+
+def test_a_rule_id_with_a_near_one_gets_a_did_you_mean_where_no_near_one_gets_none(mini: Path) -> None:
+    """One helper (protocol.closest_rule) says "did you mean" wherever a rule ID is written: a cross-reference, a
+    question's rules and its tracks.  'mini.play.steal' is near no rule: no guess, whatever IDs share its prefix."""
+    _edit(mini, "rules_src/mini/chapters/play.md", "[[mini.play.take]]", "[[mini.play.tkae]]")
+    _edit(mini, QUESTIONS, "  rules: [mini.play.win]",
+          "  rules: [mini.play.wim, mini.play.steal]\n"
+          "  tracks: [rule:mini.play.tkae, word:pile, outcome:mini.pley.win]")
+    assert _book_problems(mini) == [
+        ("rules_src/mini/chapters/play.md", 9, "cross-reference to unknown rule ID 'mini.play.tkae' (did you mean "
+                                               "'mini.play.take'?)", "mini.play.win"),
+        (QUESTIONS, 3, "question mini.q1 names unknown rule ID 'mini.play.wim' (did you mean 'mini.play.win'?)",
+         "mini.play.wim"),
+        (QUESTIONS, 3, "question mini.q1 names unknown rule ID 'mini.play.steal'", "mini.play.steal"),
+        (QUESTIONS, 4, "question mini.q1's track 'rule:mini.play.tkae' names unknown rule ID 'mini.play.tkae' (did you "
+                       "mean 'mini.play.take'?)", "mini.play.tkae"),
+        (QUESTIONS, 4, "question mini.q1's track 'outcome:mini.pley.win' names unknown rule ID 'mini.pley.win' (did "
+                       "you mean 'mini.play.win'?)", "mini.pley.win"),
+    ]
 
 
 def test_question_key_typo_and_unquoted_yes(mini: Path) -> None:
@@ -327,7 +348,8 @@ def test_example_id_must_match_its_file_name(mini: Path) -> None:
 def test_unknown_rule_in_illegal_step(mini: Path) -> None:
     _edit(mini, EXAMPLE, "illegal: mini.play.take", "illegal: mini.play.took")
     assert _example_problems(mini) == [
-        (EXAMPLE, 8, "step 1 expects a rejection by unknown rule ID 'mini.play.took'", "mini.play.took")]
+        (EXAMPLE, 8, "step 1 expects a rejection by unknown rule ID 'mini.play.took' (did you mean 'mini.play.take'?)",
+         "mini.play.took")]
 
 
 def test_refused_start_with_steps_and_an_unknown_rule(mini: Path) -> None:
@@ -337,7 +359,43 @@ def test_refused_start_with_steps_and_an_unknown_rule(mini: Path) -> None:
     text = (mini / EXAMPLE).read_text()
     (mini / EXAMPLE).write_text(text[:text.index("steps:")])
     assert _example_problems(mini) == [
-        (EXAMPLE, 7, "'refused' names unknown rule ID 'mini.play.took'", "mini.play.took")]
+        (EXAMPLE, 7, "'refused' names unknown rule ID 'mini.play.took' (did you mean 'mini.play.take'?)",
+         "mini.play.took")]
+
+
+def test_an_expected_events_rule_must_be_a_rule_of_the_book(mini: Path) -> None:
+    _edit(mini, EXAMPLE, "      - {kind: win, player: Ben}", "      - {kind: win, rule: mini.play.winn}\n"
+                                                             "      - any_order:\n"
+                                                             "          - {kind: take, rule: mini.play.take}\n"
+                                                             "          - {kind: take, rule: mini.play.tak}")
+    assert _example_problems(mini) == [
+        (EXAMPLE, 14, "checkpoint 'end': an expected event names unknown rule ID 'mini.play.winn' (did you mean "
+                      "'mini.play.win'?)", "mini.play.winn"),
+        (EXAMPLE, 17, "checkpoint 'end': an expected event names unknown rule ID 'mini.play.tak' (did you mean "
+                      "'mini.play.take'?)", "mini.play.tak"),
+    ]
+
+
+@pytest.mark.parametrize(("events", "problems"), [
+    ("      - any_order: [{kind: win}]\n", []),
+    ("      - any_order: []\n", [(14, "'steps[4].events[1].any_order' must not be empty")]),
+    ("      - {any_order: [{kind: win}], kind: take}\n",
+     [(14, "unknown key 'kind' in 'steps[4].events[1]' (known keys: any_order)")]),
+    ("      - any_order:\n          - any_order: [{kind: win}]\n",
+     [(15, "'steps[4].events[1].any_order[1]' is a group inside a group: list its events in the outer any_order")]),
+    ("      - any_order: [win]\n",
+     [(14, "'steps[4].events[1].any_order[1]' must be an event mapping, e.g. {kind: capture, tile: b2}, not 'win'")]),
+    ("    events: {any_order: [{kind: win}]}\n",
+     [(13, "'steps[4].events' must be a list of events, e.g. [{kind: light, player: Ann}] (a group in any order: "
+           "{any_order: [...]}), not a mapping")]),
+])
+def test_an_any_order_group_is_a_list_of_events(mini: Path, events: str, problems: list[tuple[int, str]]) -> None:
+    old = "    events:\n      - {kind: win, player: Ben}\n"
+    _edit(mini, EXAMPLE, old, events if events.startswith("    events") else "    events:\n" + events)
+    if not problems:
+        assert load_examples(load_book(mini, "mini"))
+        return
+    assert _example_problems(mini) == [(EXAMPLE, line, message, None) for line, message in problems]
 
 
 def test_checkpoint_named_twice(mini: Path) -> None:

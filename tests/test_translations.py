@@ -190,12 +190,13 @@ def test_a_missing_chapter_file_makes_each_of_its_rules_missing(project: Path) -
 
 @pytest.mark.parametrize(("old", "new", "message"), [
     ("## Gagner {#mini.play.win}", "## Gagner {#mini.play.won}",
-     f"{CHAPTER}:7: heading with unknown rule ID 'mini.play.won' in this chapter"),
+     f"{CHAPTER}:7: heading with unknown rule ID 'mini.play.won' in this chapter (did you mean 'mini.play.win'? the "
+     "source has no such rule: translate its headings with their IDs, add none)"),
     ("## Gagner {#mini.play.win}", "### Gagner {#mini.play.win}",
      f"{CHAPTER}:7: level-3 heading; the source's is level 2"),
     ("# Jouer {#mini.play}", "# Jouer", f"{CHAPTER}:1: heading 'Jouer' has no rule ID"),
     ("(voir [[mini.play.take]])", "(voir [[mini.play.takes]])",
-     f"{CHAPTER}:9: cross-reference to unknown rule ID 'mini.play.takes'"),
+     f"{CHAPTER}:9: cross-reference to unknown rule ID 'mini.play.takes' (did you mean 'mini.play.take'?)"),
 ])
 def test_headings_keep_the_sources_ids_and_levels(project: Path, old: str, new: str, message: str) -> None:
     edit(project, CHAPTER, old, new)

@@ -55,11 +55,8 @@ def describe_state(game: LanternGame, state: LanternState, description: Mapping[
     state.experience = _int(description.get("experience", 0), "start.state.experience", 0,
                             sheet.experience_total)
     state.campfire = _int(description.get("campfire", 0), "start.state.campfire", 0, 6)
-    past_campfire = state.zone > sheet.campfire_zone or (state.zone == sheet.campfire_zone and phase == LEAVE)
-    state.campfire_used = bool(description.get("campfire_used", past_campfire))
+    state.campfire_used = _campfire_used(sheet.campfire_zone, state.zone, phase, description.get("campfire_used"))
     state.zones_cleared = state.zone - 1
-    if zone.is_campfire and phase == ENTER and state.campfire_used:
-        raise DescriptionError("start.state.campfire_used", "the Campfire is used when it is entered")
     if state.zone == sheet.dragon_zone and phase == LEAVE:
         raise DescriptionError("start.state.phase", "defeating the Dragon ends the game: there is no step 3")
     if phase == ENTER:
@@ -85,6 +82,24 @@ def describe_state(game: LanternGame, state: LanternState, description: Mapping[
         state.earned = _int(description.get("earned", 0), "start.state.earned", 0, len(sheet.row_names))
     elif "earned" in description:
         raise DescriptionError("start.state.earned", "circles for filled rows are held only in step 3 (leave)")
+
+
+def _campfire_used(campfire: int, zone: int, phase: str, given: Any) -> bool:
+    """Whether the Campfire's circles are crossed: they are on entering it (ln.play.campfire), so a sheet says it
+    by its zone alone, and a ``campfire_used`` that says otherwise describes no position of the game."""
+    used = zone > campfire or (zone == campfire and phase == LEAVE)
+    if given is None or given is used:
+        return used
+    if not isinstance(given, bool):
+        raise DescriptionError("start.state.campfire_used", f"expected true or false, got {given!r}")
+    if zone < campfire:
+        now = f"in zone {zone} it is still ahead, so campfire_used is false"
+    elif zone > campfire:
+        now = f"in zone {zone} it is behind, so campfire_used is true"
+    else:
+        now = f"here it is {'used' if used else 'not entered yet'}, so campfire_used is {str(used).lower()}"
+    raise DescriptionError("start.state.campfire_used", f"the Campfire (zone {campfire}) is used on entering it: {now}",
+                           rule="ln.play.campfire")
 
 
 def _circles(game: LanternGame, state: LanternState, circles: Any) -> None:

@@ -38,6 +38,12 @@ def check_window(g: LastLantern, s: State, a: Action) -> None:
     """Abilities belong to Journeying: from the reveal until the first Firefly is drawn."""
     what = ABILITY_NAMES[a.do]
     if s.phase in ("lantern-order", "orange", "purple") and s.stage != "journey":
+        if not s.drawn:  # choosing who resolves first: the crossings are being checked, no Firefly is out yet
+            raise RuleViolation(
+                "ll.ability.window",
+                f"{what}: abilities are used only while Journeying, which ended when the players began checking "
+                "their lantern crossings",
+            )
         raise RuleViolation(
             "ll.lantern.no-abilities", f"{what}: abilities may not be used once Fireflies are being drawn"
         )

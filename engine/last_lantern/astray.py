@@ -161,6 +161,7 @@ def do_astray(g: LastLantern, s: State, a: Action, events: list[Event]) -> None:
     if a.mask & c.spaces:
         cover(g, s, a.mask, "ll.challenge.basilisk.place", events, "abandoned tile")
         events.append(Event("game-ends", "ll.challenge.basilisk.end", {"tile": a.tile, "crossed": True}))
+        _end_triggered(s, f"the abandoned tile {a.tile} crossed the goal line")
         from .flow import start_final
 
         start_final(g, s, -1, events)
@@ -174,6 +175,13 @@ def cannot_place(g: LastLantern, s: State, tile: str, purple: bool, events: list
     _unwait(s, tile, purple)
     s.removed.append(tile)
     events.append(Event("game-ends", "ll.challenge.basilisk.end", {"tile": tile, "crossed": False}))
+    _end_triggered(s, f"the abandoned tile {tile} could not be placed")
     from .flow import start_final
 
     start_final(g, s, -1, events)
+
+
+def _end_triggered(s: State, reason: str) -> None:
+    """An abandoned tile ends the game (Basilisk's ends 3 and 4) as a player's tile does: the end is triggered."""
+    s.end_triggered = True
+    s.end_reasons.append(reason)

@@ -34,6 +34,7 @@ from rulepress.errors import SourceError, bounded, excerpt, relative
 from rulepress.load import given
 from rulepress.load.book import Book, load_book
 from rulepress.load.examples import load_example
+from rulepress.load.rules import rule_hint
 from rulepress.load.schema import EXAMPLE_ID
 from rulepress.protocol import (
     HIDDEN,
@@ -454,8 +455,8 @@ def record(root: Path, args: argparse.Namespace) -> tuple[Path, str, bool]:
                                                                            recording.rules]
     unknown = [r for r in rules if r not in book.rules]
     if unknown or not rules:
-        raise RecordError(f"unknown rule ID '{unknown[0]}' in --rules" if unknown else
-                          "no event named a rule: say which rules the example illustrates with --rules")
+        raise RecordError(f"unknown rule ID '{unknown[0]}' in --rules{rule_hint(unknown[0], book.rules)}" if unknown
+                          else "no event named a rule: say which rules the example illustrates with --rules")
     title = args.title or (f"A recorded game ({policy} play, seed {args.seed})" if policy else "A recorded game")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(example_yaml(recording, example_id, title, rules, policy), encoding="utf-8")

@@ -13,7 +13,15 @@ from rulepress.load import checks, confine, orphans, profile, schema, textpolicy
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.problems import Collector
 from rulepress.load.provenance import Provenance, load_provenance
-from rulepress.load.rules import Chapter, Rule, broken_cross_refs, find_cross_refs, load_chapter, render_template
+from rulepress.load.rules import (
+    Chapter,
+    Rule,
+    broken_cross_refs,
+    find_cross_refs,
+    load_chapter,
+    render_template,
+    rule_hint,
+)
 from rulepress.load.yamlsrc import line_of, load_yaml, plain
 
 TRIM_SIZES = {"A4": ("210mm", "297mm"), "A5": ("148mm", "210mm"), "A6": ("105mm", "148mm")}
@@ -193,7 +201,8 @@ def load_book(root: Path, book_id: str) -> Book:
     for rule in book.rules.values():
         for ref, line in find_cross_refs(rule):
             if ref not in book.rules and complete:
-                found.add(SourceError(rule.file, line, f"cross-reference to unknown rule ID '{ref}'", rule=rule.id))
+                found.add(SourceError(rule.file, line, f"cross-reference to unknown rule ID '{ref}'"
+                                                       f"{rule_hint(ref, book.rules)}", rule=rule.id))
         if not rule.designer and complete:
             # A player's book prints this rule, but not a rule for the designer alone (load/audience.py).
             shown = {ref for ref, _ in find_cross_refs(replace(rule, body=for_audience(rule.body, PLAYERS)))}
@@ -361,7 +370,8 @@ class RuleCheck:
         for index, rule_id in enumerate(ids):
             if self.complete and rule_id not in self.book.rules:
                 self.found.add(SourceError(file, line_of(ids, index, default=line),
-                                           f"{what} names unknown rule ID '{rule_id}'", rule=rule_id))
+                                           f"{what} names unknown rule ID '{rule_id}'"
+                                           f"{rule_hint(rule_id, self.book.rules)}", rule=rule_id))
         return [str(r) for r in ids]
 
 
@@ -443,6 +453,12 @@ def _load_questions(book: Book, rules: RuleCheck) -> list[Question]:
                                             f"question {qid}: option_values names '{answer}', which is not one "
                                             f"of its answers {sorted(answers)}"))
         ids = rules.require(shown, line_of(item, "rules"), item["rules"], f"question {qid}")
+        tracks = item.get("tracks") or []
+        for position, subject in enumerate(tracks):  # a finding about a rule names it: rule:ID, outcome:ID
+            kind, _, rule_id = str(subject).partition(":")
+            if kind in ("rule", "outcome"):
+                rules.require(shown, line_of(tracks, position, default=line), [rule_id],
+                              f"question {qid}'s track '{subject}'")
         questions.append(Question(qid, item["question"], ids, answers, assumed, item["status"], item.get("option"),
                                   plain(option_values), item.get("source", "seed"), item.get("note") or "", line,
                                   [str(t) for t in item.get("tracks") or []], plain(item.get("simulated_with") or [])))

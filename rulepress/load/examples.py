@@ -11,6 +11,7 @@ from rulepress.load import orphans, schema, textpolicy
 from rulepress.load.book import Book
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.problems import Collector
+from rulepress.load.rules import rule_hint
 from rulepress.load.yamlsrc import line_of, load_yaml, plain
 
 
@@ -121,12 +122,13 @@ def load_example(path: Path, book: Book) -> Example:
     for index, rule_id in enumerate(rules):
         if rule_id not in book.rules:
             found.add(SourceError(shown, line_of(rules, index), f"unknown rule ID '{rule_id}' in book "
-                                                                f"'{book.id}'", rule=rule_id))
+                                                                f"'{book.id}'{rule_hint(rule_id, book.rules)}",
+                                  rule=rule_id))
     start = raw["start"]
     refused = start.get("refused")
     if refused is not None and refused not in book.rules:
-        found.add(SourceError(shown, line_of(start, "refused"), f"'refused' names unknown rule ID '{refused}'",
-                              rule=refused))
+        found.add(SourceError(shown, line_of(start, "refused"), f"'refused' names unknown rule ID '{refused}'"
+                                                                f"{rule_hint(refused, book.rules)}", rule=refused))
     found.extend(_player_problems(raw, shown, book, refused is None))
     steps = [] if refused is not None else _steps(raw["steps"], shown, book, found)
     found.extend(_seat_problems(raw, shown))
@@ -197,6 +199,35 @@ def _steps(raw_steps: list[Any], shown: str, book: Book, found: Collector) -> li
         illegal = item.get("illegal")
         if illegal is not None and illegal not in book.rules:
             found.add(SourceError(shown, step_line, f"step {index + 1} expects a rejection by unknown rule ID "
-                                                    f"'{illegal}'", rule=illegal))
+                                                    f"'{illegal}'{rule_hint(illegal, book.rules)}", rule=illegal))
+        if kind == "checkpoint":
+            found.extend(_event_rule_problems(item, shown, book))
         steps.append(Step(index + 1, step_line, kind, plain(item)))
     return steps
+
+
+def _expected_events(events: Any) -> list[tuple[Any, Any, int]]:
+    """Each event a checkpoint's ``events`` expects, with the list holding it and its place there: the items of
+    the list, and those of each ``any_order`` group in it."""
+    listed = events if isinstance(events, list) else []
+    found = []
+    for index, item in enumerate(listed):
+        group = item.get("any_order") if isinstance(item, dict) else None
+        if isinstance(group, list):
+            found.extend((event, group, place) for place, event in enumerate(group))
+        else:
+            found.append((item, listed, index))
+    return found
+
+
+def _event_rule_problems(checkpoint: dict[str, Any], shown: str, book: Book) -> list[SourceError]:
+    """An expected event's ``rule`` is a rule ID of the book: a misspelt one would only show as an event that
+    never happened."""
+    problems = []
+    for event, holder, index in _expected_events(checkpoint.get("events")):
+        rule_id = event.get("rule") if isinstance(event, dict) else None
+        if isinstance(rule_id, str) and rule_id not in book.rules:
+            problems.append(SourceError(shown, line_of(holder, index), f"checkpoint '{checkpoint['checkpoint']}': "
+                                        f"an expected event names unknown rule ID '{rule_id}'"
+                                        f"{rule_hint(rule_id, book.rules)}", rule=rule_id))
+    return problems

@@ -30,6 +30,7 @@ from rulepress.errors import SourceError
 from rulepress.load import confine
 from rulepress.load.confine import shown as shown_path
 from rulepress.load.problems import Collector
+from rulepress.load.rules import rule_hint
 from rulepress.load.yamlsrc import line_of, load_yaml
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ def parse_provenance(data: Any, shown: str, rule_ids: set[str], question_ids: se
     for rule, entry in data.items():
         line = line_of(data, rule)
         if not isinstance(rule, str) or rule not in rule_ids:
-            found.add(SourceError(shown, line, f"unknown rule ID '{rule}'", rule=str(rule)))
+            found.add(SourceError(shown, line, f"unknown rule ID '{rule}'{rule_hint(rule, rule_ids)}", rule=str(rule)))
             continue
         try:
             result[rule] = _entry(rule, entry, line, shown, question_ids, found)

@@ -7,6 +7,7 @@ numbers (3.4) are derived from the order of chapters and headings, never written
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from rulepress import store
 from rulepress.errors import SourceError
 from rulepress.load import confine, textpolicy
 from rulepress.load.sandbox import content_environment, split_marked
+from rulepress.protocol import closest_rule
 
 RULE_ID = re.compile(r"[a-z]+(\.[a-z0-9-]+)+")  # matched whole (fullmatch): "$" would let "x.y\n" by
 # "## Not included {#lm.excluded .designer}": a rule ID, and classes of which ``.designer`` is the one read (the
@@ -253,6 +255,13 @@ def parse_chapter(text: str, file: str, chapter_number: int, prefix: str, lines:
     if chapter is None:
         raise SourceError(file, 1, "a chapter must start with a level-1 heading carrying its rule ID")
     return Chapter(chapter.id, chapter.title, chapter.number, file, rules)
+
+
+def rule_hint(rule_id: object, known: Iterable[str]) -> str:
+    """What follows a message naming a rule ID the book does not have: the one it was most likely meant as
+    (`` (did you mean 'lm.turn.light'?)``), or nothing.  Every place a rule ID is written says it this way."""
+    close = closest_rule(rule_id, known)
+    return f" (did you mean '{close}'?)" if close else ""
 
 
 def find_cross_refs(rule: Rule) -> list[tuple[str, int]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from rulepress.errors import SourceError
 from rulepress.load.problems import Collector
 from rulepress.load.rules import Chapter, Rule
+from rulepress.protocol import closest_rule
 
 # What a translation may write as digits without its source writing them: none of these is a number of the game.
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{##.*?##\}", re.S)
@@ -96,8 +97,10 @@ def check_rules(original: Chapter, loaded: Chapter, owner: dict[str, Chapter],
             found.add(SourceError(rule.file, rule.line, "rule ID used twice in the translation", rule=rule.id))
         elif rule.id not in wanted:
             elsewhere = owner.get(rule.id)
+            close = closest_rule(rule.id, wanted)
             hint = (f"it belongs in chapter file '{Path(elsewhere.file).name}'" if elsewhere else
-                    "the source has no such rule: translate its headings with their IDs, add none")
+                    ("" if close is None else f"did you mean '{close}'? ")
+                    + "the source has no such rule: translate its headings with their IDs, add none")
             found.add(SourceError(rule.file, rule.line, f"heading with unknown rule ID '{rule.id}' in this chapter "
                                                         f"({hint})", rule=rule.id))
         elif rule.level != wanted[rule.id].level:

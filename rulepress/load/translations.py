@@ -43,6 +43,7 @@ from rulepress.load.rules import (
     parse_chapter,
     render_chapter,
     render_template,
+    rule_hint,
 )
 from rulepress.load.translation_checks import check_rules, compare_text
 from rulepress.load.translation_terms import Terms, load_terms
@@ -264,7 +265,8 @@ def load_translation_details(source: Book, lang: str) -> tuple[Book, Translation
     for rule in (r for r in book.rules.values() if f"rule:{r.id}" in info.places):
         for ref, line in find_cross_refs(rule):
             if ref not in book.rules:
-                found.add(SourceError(rule.file, line, f"cross-reference to unknown rule ID '{ref}'", rule=rule.id))
+                found.add(SourceError(rule.file, line, f"cross-reference to unknown rule ID '{ref}'"
+                                                       f"{rule_hint(ref, book.rules)}", rule=rule.id))
         for text, line in broken_cross_refs(rule):
             found.add(SourceError(rule.file, line, f"malformed cross-reference '{text}': write [[rule.id]]",
                                   rule=rule.id))

@@ -28,6 +28,7 @@ from typing import Any
 
 from rulepress.errors import relative
 from rulepress.load.book import Book
+from rulepress.load.rules import rule_hint
 from rulepress.protocol import Decision, EngineSpec
 from rulepress.store import declare, kept_data, key_of, watched_digest
 from rulepress.verify.engines import parsed, source_facts
@@ -140,7 +141,7 @@ def check_decisions(book: Book, engine: EngineSpec, root: Path) -> list[Decision
             if rule not in book.rules:
                 problems.append(DecisionProblem(
                     "decision-unknown-rule", "error", f"engine decision '{decision.id}' names unknown rule ID "
-                    f"'{rule}' (book {book.id})", file, line, decision.rules))
+                    f"'{rule}' (book {book.id}){rule_hint(rule, book.rules)}", file, line, decision.rules))
         if engine.decisions is not None and decision.id not in facts.marks:
             problems.append(DecisionProblem(
                 "decision-unmarked", "warning", f"engine decision '{decision.id}' is marked nowhere in the engine "

@@ -34,6 +34,7 @@ from typing import Any
 from rulepress.errors import SourceError, relative
 from rulepress.load import confine, engine_source
 from rulepress.load.book import Book
+from rulepress.load.rules import rule_hint
 from rulepress.load.yamlsrc import line_of
 from rulepress.project import find_root
 from rulepress.protocol import (
@@ -342,7 +343,7 @@ def check_book_engine(book: Book, spec: EngineSpec) -> None:
     if unknown:
         file, line = field_place(spec, "end_rules", book.root)
         raise SourceError(file, line, f"engine '{book.engine_package}': end_rules names {unknown[0]!r}, which book "
-                                      f"{book.id} does not have")
+                                      f"{book.id} does not have{rule_hint(unknown[0], book.rules)}")
     declare_rules(spec.module_name, book.id, book.rules)
 
 

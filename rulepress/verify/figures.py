@@ -20,6 +20,7 @@ from rulepress.errors import SourceError
 from rulepress.figures import PAPER, Figure, Frame, LegendEntry, legend_figure
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
+from rulepress.load.rules import rule_hint
 from rulepress.load.yamlsrc import line_of
 from rulepress.marks import MARK as _MARK
 from rulepress.marks import Box, callout, outline, refused_arrow
@@ -130,7 +131,8 @@ def _placement(book: Book, problems: list[str]) -> tuple[str | None, str | None]
         if wanted is not None:
             if wanted not in book.rules:
                 problems.append(str(SourceError(book.path("book.yaml"), line_of(given, key),
-                                                f"figures.{key}: no rule '{wanted}' in the book")))
+                                                f"figures.{key}: no rule '{wanted}' in the book"
+                                                f"{rule_hint(wanted, book.rules)}")))
                 chosen.append(None)
                 continue
             chosen.append(str(wanted) if key == "components" else _section_end(book, str(wanted)))

@@ -103,6 +103,21 @@ class ExampleResult:
                 "status": self.status, "message": self.message, "source": self.example.source}
 
 
+@dataclass
+class _Forcing:
+    """The outcomes the last ``chance:`` step (or ``start.chance``) forced, and where it was written."""
+
+    place: str  # "step 3 (line 9)", "start (line 5)"
+    key: str  # "chance", "start.chance"
+    outcomes: list[Any]
+    # The action just before a chance step and the position before that action, to try the outcomes on.
+    after: tuple[Step, Any] | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.place}: {self.key}"
+
+
 class _Mismatch(Exception):
     """The example and the engine disagree (status 'failed')."""
 
@@ -203,7 +218,9 @@ class _Replay:
         self.told = example.seat or PUBLIC  # the seat the prose is told from
         self.languages = i18n.book_languages(book.data)  # narrated and drawn in each (engine catalogs: rulepress.i18n)
         self.where = f"start (line {example.line('start')})"
-        self.forcing: tuple[str, list[Any]] | None = None  # the last chance step (or start.chance), its outcomes
+        self.forcing: _Forcing | None = None  # the last chance step (or start.chance), its outcomes
+        # The position before an action that a chance step follows (checkpoints aside), kept for that chance step.
+        self.before_chance: tuple[Step, Any] | None = None
         self.guard = engine_guard(engine_folder(engine), book.root, replay_seconds())
         self._narrator: Any = _MISSING
         self.changes: Changes | None = None  # what each step changed, for the diagrams (drawn replays only)
@@ -233,7 +250,7 @@ class _Replay:
                 state = (game.new_state(example.players, example.seed, forced) if forced else
                          game.new_state(example.players, example.seed))
                 if forced:
-                    self.forcing = (f"start (line {example.line('start')}): start.chance", list(forced))
+                    self.forcing = _Forcing(f"start (line {example.line('start')})", "start.chance", list(forced))
             else:
                 state = game.state_from_description(example.start["state"], example.players, example.seed)
         except DescriptionError as exc:
@@ -281,23 +298,31 @@ class _Replay:
 
     def steps(self, game: Game, state: Any) -> None:
         pending: list[dict[str, Any]] = []
+        followed = _followed_by_chance(self.example.steps)
         for step in self.example.steps:
             self.where = _where(step)
             try:
                 if step.kind == "chance":
                     self.all_drawn(game, state, f"when {_where(step)} began")
-                    self.forcing = (f"{_where(step)}: chance", list(step.data["chance"]))
+                    self.forcing = _Forcing(_where(step), "chance", list(step.data["chance"]), self.before_chance)
+                    self.before_chance = None
                     try:
                         game.force_chance(state, step.data["chance"])
                     except DescriptionError as exc:
                         raise _Broken(f"{self.where}: {exc}") from exc
                     self.unused(game, state)  # an engine that cannot tell is refused here, not at the end
                 elif step.kind == "checkpoint":
-                    self.outcome.checkpoints[step.data["checkpoint"]] = self.checkpoint(step, game, state, pending)
+                    try:
+                        self.outcome.checkpoints[step.data["checkpoint"]] = self.checkpoint(step, game, state,
+                                                                                            pending)
+                    except _Mismatch as exc:  # the cause may be outcomes forced for a draw still to come
+                        raise _Mismatch(f"{exc}{self.pending(game, state)}") from exc
                     pending = []
                     if self.outcome.frames:  # its caption goes with the position it shows
                         self.outcome.frames[-1].checkpoints.append(str(step.data["checkpoint"]))
                 else:
+                    if step.index in followed:
+                        self.before_chance = self.kept(game, state, step)
                     pending.extend(self.act(step, game, state))
                     record = self.record_step(step, state)
                     self.frame(game, state, step, record)
@@ -429,14 +454,61 @@ class _Replay:
     def all_drawn(self, game: Game, state: Any, when: str) -> None:
         """Every outcome the last ``chance:`` (or ``start.chance``) forced has been drawn: one left over would
         tell the reader of a card, a die or a draw that never happened."""
-        if self.forcing is None:
+        forcing = self.forcing
+        if forcing is None:
             return
         left = self.unused(game, state)
         if left:
-            where, forced = self.forcing
-            raise _Mismatch(f"{where}: {_listed(left)} of {_listed(forced)} not drawn {when}: a chance outcome "
-                            f"must be one the game draws")
+            drawing = self.late(game, forcing, left)
+            if drawing is not None:
+                raise _Mismatch(f"{forcing.where}: {_listed(left)} was written after {drawing}, the step that draws "
+                                f"it: move the chance step before {drawing}; a chance step fixes what the steps after "
+                                f"it draw")
+            raise _Mismatch(f"{forcing.where}: {_listed(left)} of {_listed(forcing.outcomes)} not drawn {when}: a "
+                            f"chance outcome must be one the game draws")
         self.forcing = None
+
+    def kept(self, game: Game, state: Any, step: Step) -> tuple[Step, Any] | None:
+        """The position before ``step``, an action a chance step follows: should that step's outcomes go undrawn,
+        :meth:`late` tries them on this action.  None for a refusal (it draws nothing) and for a game that cannot
+        copy its states (then the gate cannot tell, and says what it says of any outcome left undrawn)."""
+        if step.illegal is not None:
+            return None
+        try:
+            return step, game.clone(state)
+        except Exception:  # an engine that cannot copy a state: nothing to try the outcomes on
+            return None
+
+    def late(self, game: Game, forcing: _Forcing, left: list[Any]) -> str | None:
+        """The action just before the chance step (``step 1 (line 7)``) when it would have drawn the step's outcomes
+        (the first of them, at least) had the step come before it: they were written one step too late.  None when
+        some were drawn since, or that action draws none of them (then they are simply never drawn).  The position
+        kept before that action is used once, and changed by this try."""
+        if left != forcing.outcomes or forcing.after is None:
+            return None
+        step, trial = forcing.after
+        forcing.after = None
+        try:
+            waiting = len(self.unused(game, trial))  # forced earlier: the action draws these first
+            game.force_chance(trial, forcing.outcomes)
+            game.apply(trial, game.parse_action(trial, step.data))
+            drawn = waiting + len(forcing.outcomes) - len(self.unused(game, trial)) > waiting
+        except Exception:  # refused, impossible there, or a fault: it would not have drawn them
+            return None
+        return _where(step) if drawn else None
+
+    def pending(self, game: Game, state: Any) -> str:
+        """What a checkpoint's failure adds while forced outcomes still wait to be drawn: they may be its cause."""
+        forcing = self.forcing
+        left = self.unused(game, state) if forcing is not None else []
+        if forcing is None or not left:
+            return ""
+        many = len(left) > 1
+        drawing = self.late(game, forcing, left)
+        late = (f", written after {drawing}, the step that draws {'them' if many else 'it'}: move the chance step "
+                f"before {drawing}" if drawing is not None else "")
+        return (f"; {len(left)} forced chance outcome{'s' if many else ''} {'are' if many else 'is'} still pending "
+                f"(not drawn yet): {_listed(left)}, forced by {forcing.place}{late}")
 
     def unused(self, game: Game, state: Any) -> list[Any]:
         unused = getattr(game, "unused_chance", None)
@@ -601,6 +673,18 @@ class _Replay:
         return line_of(expect, key, step.line)
 
 
+def _followed_by_chance(steps: list[Step]) -> set[int]:
+    """The actions a chance step comes right after (checkpoints between them aside), by step number."""
+    found: set[int] = set()
+    last: Step | None = None
+    for step in steps:
+        if step.kind == "chance" and last is not None:
+            found.add(last.index)
+        if step.kind != "checkpoint":
+            last = step if step.kind == "action" else None
+    return found
+
+
 def _listed(outcomes: list[Any]) -> str:
     """Chance outcomes as an example writes them: ``[black, yellow]``."""
     return "[" + ", ".join(map(str, outcomes)) + "]"
@@ -742,20 +826,71 @@ def _difference(before: Any, after: Any, path: str = "") -> str | None:
 
 
 def _match_events(where: str, wanted: list[Any], actual: list[dict[str, Any]]) -> None:
-    """Each expected event must happen, in this order; events not named may come between (subset match)."""
+    """Each expected event must happen, in this order; events not named may come between (subset match).  An
+    ``any_order`` group's events must all happen there, each a different event, in any order among themselves."""
     position = 0
     for expected in wanted:
-        if not isinstance(expected, Mapping) or "kind" not in expected:
-            raise _Broken(f"{where}: each expected event needs a 'kind'")
+        if isinstance(expected, Mapping) and "any_order" in expected:
+            position = _match_group(where, list(expected["any_order"]), actual, position)
+            continue
+        _needs_kind(where, expected)
         while position < len(actual) and compare(expected, actual[position]) is not None:
             position += 1
         if position == len(actual):
-            kinds = ", ".join(f"{e['kind']}" for e in actual) or "none"
-            similar = [e for e in actual if e["kind"] == expected["kind"]]
-            hint = f"; events of that kind: {similar}" if similar else ""
             raise _Mismatch(f"{where}: expected event {dict(expected)} (in order) but the events were: "
-                            f"{kinds}{hint}")
+                            f"{_kinds(actual)}{_similar(expected, actual)}")
         position += 1
+
+
+def _needs_kind(where: str, expected: Any) -> None:
+    if not isinstance(expected, Mapping) or "kind" not in expected:
+        raise _Broken(f"{where}: each expected event needs a 'kind'")
+
+
+def _kinds(actual: list[dict[str, Any]]) -> str:
+    return ", ".join(f"{e['kind']}" for e in actual) or "none"
+
+
+def _similar(expected: Mapping[str, Any], actual: list[dict[str, Any]]) -> str:
+    similar = [e for e in actual if e["kind"] == expected["kind"]]
+    return f"; events of that kind: {similar}" if similar else ""
+
+
+def _match_group(where: str, group: list[Any], actual: list[dict[str, Any]], start: int) -> int:
+    """Where the events after an ``any_order`` group are looked for: past the shortest run of events from
+    ``start`` that holds a different event for each of the group's (a matching: two alike expected events need two
+    events, whichever way round they come)."""
+    for expected in group:
+        _needs_kind(where, expected)
+    fits = [[index for index in range(start, len(actual)) if compare(expected, actual[index]) is None]
+            for expected in group]
+    for expected, found in zip(group, fits, strict=True):
+        if not found:
+            raise _Mismatch(f"{where}: expected event {dict(expected)} (in any order, with {len(group) - 1} other"
+                            f"{'s' if len(group) != 2 else ''}) but the events were: {_kinds(actual)}"
+                            f"{_similar(expected, actual)}")
+    for end in range(start + len(group), len(actual) + 1):
+        if _matched(fits, end):
+            return end
+    shown = ", ".join(str(dict(expected)) for expected in group)
+    raise _Mismatch(f"{where}: expected the events {shown} (in any order) to be {len(group)} different events, but "
+                    f"the events were: {_kinds(actual)}")
+
+
+def _matched(fits: list[list[int]], end: int) -> bool:
+    """Whether each expected event can have an event of its own before ``end`` (Kuhn's augmenting paths)."""
+    owner: dict[int, int] = {}
+
+    def place(wanted: int, seen: set[int]) -> bool:
+        for index in fits[wanted]:
+            if index < end and index not in seen:
+                seen.add(index)
+                if index not in owner or place(owner[index], seen):
+                    owner[index] = wanted
+                    return True
+        return False
+
+    return all(place(wanted, set()) for wanted in range(len(fits)))
 
 
 def render_prose(example: Example, outcome: ExampleResult, told: bool = False) -> str:

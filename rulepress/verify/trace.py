@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulepress.errors import SourceError, relative
 from rulepress.load import engine_source
+from rulepress.load.rules import rule_hint
 from rulepress.store import declare, kept_data, key_of, watched_digest
 from rulepress.verify.engines import parsed, source_facts
 
@@ -121,7 +122,8 @@ def build_trace(check: BookCheck, root: Path) -> Trace:
         if rule_id in rules:
             rules[rule_id].engine = places
         else:
-            problems.append(f"{places[0]}: engine code names unknown rule ID '{rule_id}' (book {book.id})")
+            problems.append(f"{places[0]}: engine code names unknown rule ID '{rule_id}' (book {book.id})"
+                            f"{rule_hint(rule_id, rules)}")
     for rule_id, reason in book.prose_only.items():
         rules[rule_id].prose_only = reason
     for example in check.examples:
