@@ -19,7 +19,7 @@ import yaml
 from yaml.composer import Composer, ComposerError
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.cyaml import CParser
-from yaml.events import AliasEvent
+from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.reader import Reader
 from yaml.resolver import Resolver
 
@@ -93,11 +93,30 @@ class _FastLoader(_Limits, Composer, SafeConstructor, Resolver, CParser):  # typ
     the Python composer above them keeps the limits, lines and columns.  Used for files that parse: any problem,
     and any character PyYAML's reader refuses, is parsed again by :class:`_Loader`, whose messages users see."""
 
+    _flow = 0  # how many flow collections ("[...]", "{...}") the node being composed is inside
+
     def __init__(self, stream: str) -> None:
         CParser.__init__(self, stream)
         Composer.__init__(self)
         SafeConstructor.__init__(self)
         Resolver.__init__(self)
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        event = self.peek_event()
+        if isinstance(event, ScalarEvent):
+            if self._flow and not event.style and "?" in event.value:
+                raise _PartWays  # PyYAML ends a plain value at a '?' inside brackets and refuses the rest
+            return super().compose_node(parent, index)
+        flow = int(isinstance(event, SequenceStartEvent | MappingStartEvent) and event.flow_style is True)
+        self._flow += flow
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._flow -= flow
+
+
+class _PartWays(Exception):
+    """Where libyaml takes what PyYAML refuses: the file is read again by PyYAML alone."""
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -228,7 +247,8 @@ def parse_yaml(text: str, name: str) -> Any:
                 return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - SafeConstructor
             except (ComposerError, ConstructorError):  # the limits, a duplicate key: the same Python code either way
                 raise
-            except (yaml.YAMLError, RecursionError):  # libyaml's own complaint: told as PyYAML tells it, below
+            except (yaml.YAMLError, RecursionError, _PartWays):  # libyaml's complaint, or a place the two part
+                # ways: read (and told) as PyYAML reads and tells it, below
                 pass
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
@@ -252,37 +272,16 @@ def parse_yaml(text: str, name: str) -> Any:
 
 
 _SLOW = re.compile("[\t!\ufeff]|[|>][-+0-9]*#")  # where libyaml and PyYAML part ways (tests/test_yaml_fast.py)
-_FLOW_OPEN = (yaml.FlowSequenceStartToken, yaml.FlowMappingStartToken)
-_FLOW_CLOSE = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken)
 
 
 def fast_path(text: str) -> bool:
     """Whether ``text`` is parsed with libyaml first.  Not when it holds a character PyYAML's reader refuses, nor
-    one of the few on which the two parsers differ: libyaml takes a tab inside a plain value, a '?' inside one in
-    a flow collection, a lone '!' tag and a comment right after a block scalar's '|' where PyYAML refuses them
-    (such a file must stay refused), and counts columns differently after a byte-order mark that is not the first
-    character.  Sources rarely hold any, but a question mark is common in prose (every designer question ends with
-    one), so for that one libyaml's own scanner says whether a '?' sits in a plain value inside brackets."""
-    if _SLOW.search(text) or NON_PRINTABLE.search(text):
-        return False
-    return "?" not in text or not _question_in_flow_plain(text)
-
-
-def _question_in_flow_plain(text: str) -> bool:
-    """Whether a plain (unquoted) value inside a flow collection holds a '?' (or libyaml cannot scan the text: then
-    PyYAML's reading, and its message, decide)."""
-    depth = 0
-    try:
-        for token in yaml.scan(text, Loader=yaml.CSafeLoader):
-            if isinstance(token, _FLOW_OPEN):
-                depth += 1
-            elif isinstance(token, _FLOW_CLOSE):
-                depth -= 1
-            elif depth and isinstance(token, yaml.ScalarToken) and token.plain and "?" in token.value:
-                return True
-    except yaml.YAMLError:
-        return True
-    return False
+    one of the few on which the two parsers differ: libyaml takes a tab inside a plain value, a lone '!' tag and a
+    comment right after a block scalar's '|' where PyYAML refuses them (such a file must stay refused), and counts
+    columns differently after a byte-order mark that is not the first character.  Sources rarely hold any.  The
+    last difference, a '?' inside a plain value in a flow collection, is common in prose (every designer question
+    ends with one) and is told apart while composing (:class:`_FastLoader`)."""
+    return not _SLOW.search(text) and not NON_PRINTABLE.search(text)
 
 
 def _place(text: str, position: int) -> tuple[int, int]:
