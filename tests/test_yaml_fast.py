@@ -42,7 +42,7 @@ def shape(value: Any) -> Any:
 def both(text: str) -> tuple[Any, Any]:
     """What each loader makes of ``text`` (the fast one only where parse_yaml uses it): a shape, or an error."""
     found = [] if yamlsrc.fast_path(text) else [("error", "not tried")]
-    for loader in (yamlsrc._FastLoader, yamlsrc._Loader)[len(found):]:
+    for loader in (yamlsrc.fast_loader(text), yamlsrc._Loader)[len(found):]:
         try:
             found.append(shape(yaml.load(text, Loader=loader)))  # noqa: S506 - SafeConstructor
         except (yaml.YAMLError, RecursionError, yamlsrc._PartWays) as exc:  # parse_yaml asks PyYAML alone then
@@ -91,10 +91,10 @@ def test_the_sources_take_the_fast_path_and_the_differences_do_not() -> None:
     # keeps the fast path; inside brackets, PyYAML reads the file (and refuses it) instead.
     for text in ("a: [b?c]\n", "a: {b: c?}\n", "a: [x, {b: [c?]}]\n"):
         with pytest.raises(yamlsrc._PartWays):
-            yaml.load(text, Loader=yamlsrc._FastLoader)  # noqa: S506 - SafeConstructor
+            yaml.load(text, Loader=yamlsrc.fast_loader(text))  # noqa: S506 - SafeConstructor
     for text, value in (("a: why?\n", {"a": "why?"}), ("a: ['b?', \"c?\"]\n", {"a": ["b?", "c?"]}),
                         ("a: [b, c]\nd: e?\n", {"a": ["b", "c"], "d": "e?"})):
-        assert yaml.load(text, Loader=yamlsrc._FastLoader) == value, text  # noqa: S506 - SafeConstructor
+        assert yaml.load(text, Loader=yamlsrc.fast_loader(text)) == value, text  # noqa: S506 - SafeConstructor
     for text in ("a: b\tc\n", "a: [b?c]\n", "a: [!, b]\n", "a: |# note\n  x\n"):  # PyYAML refuses them all
         with pytest.raises(SourceError, match="malformed YAML"):
             yamlsrc.parse_yaml(text, "x.yaml")

@@ -93,19 +93,24 @@ class _FastLoader(_Limits, Composer, SafeConstructor, Resolver, CParser):  # typ
     the Python composer above them keeps the limits, lines and columns.  Used for files that parse: any problem,
     and any character PyYAML's reader refuses, is parsed again by :class:`_Loader`, whose messages users see."""
 
-    _flow = 0  # how many flow collections ("[...]", "{...}") the node being composed is inside
-
     def __init__(self, stream: str) -> None:
         CParser.__init__(self, stream)
         Composer.__init__(self)
         SafeConstructor.__init__(self)
         Resolver.__init__(self)
 
+
+class _FastQuestionLoader(_FastLoader):
+    """:class:`_FastLoader` for a text holding a '?': a '?' in a plain value inside a flow collection is where
+    libyaml takes what PyYAML refuses (PyYAML ends the value there), so meeting one hands the file to PyYAML."""
+
+    _flow = 0  # how many flow collections ("[...]", "{...}") the node being composed is inside
+
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         event = self.peek_event()
         if isinstance(event, ScalarEvent):
             if self._flow and not event.style and "?" in event.value:
-                raise _PartWays  # PyYAML ends a plain value at a '?' inside brackets and refuses the rest
+                raise _PartWays
             return super().compose_node(parent, index)
         flow = int(isinstance(event, SequenceStartEvent | MappingStartEvent) and event.flow_style is True)
         self._flow += flow
@@ -244,7 +249,7 @@ def parse_yaml(text: str, name: str) -> Any:
     try:
         if fast_path(text):
             try:
-                return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - SafeConstructor
+                return yaml.load(text, Loader=fast_loader(text))  # noqa: S506 - SafeConstructor
             except (ComposerError, ConstructorError):  # the limits, a duplicate key: the same Python code either way
                 raise
             except (yaml.YAMLError, RecursionError, _PartWays):  # libyaml's complaint, or a place the two part
@@ -280,8 +285,14 @@ def fast_path(text: str) -> bool:
     comment right after a block scalar's '|' where PyYAML refuses them (such a file must stay refused), and counts
     columns differently after a byte-order mark that is not the first character.  Sources rarely hold any.  The
     last difference, a '?' inside a plain value in a flow collection, is common in prose (every designer question
-    ends with one) and is told apart while composing (:class:`_FastLoader`)."""
+    ends with one) and is told apart while composing (:class:`_FastQuestionLoader`)."""
     return not _SLOW.search(text) and not NON_PRINTABLE.search(text)
+
+
+def fast_loader(text: str) -> type[_FastLoader]:
+    """The libyaml loader for ``text`` (one on :func:`fast_path`): the '?' check costs a little on every node, so
+    only a text holding a '?' pays it."""
+    return _FastQuestionLoader if "?" in text else _FastLoader
 
 
 def _place(text: str, position: int) -> tuple[int, int]:
