@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -181,9 +181,19 @@ def preflight_staged(staging: Path, report: Report) -> list[str]:
                 missing = True
                 continue
             held = lang if complete and edition != "designer" else None  # the designer's parts are English
-            problems += [str(f) for f in cached_preflight(target, check.book.root, book=check.book, lang=held)]
+            shown = _published(target, staging, edition, check.book.id, lang)
+            problems += [str(replace(f, file=shown))
+                         for f in cached_preflight(target, check.book.root, book=check.book, lang=held)]
         if not missing:
             press = staging / "pdf" / f"{pdf_name(check.book.id, lang)}.pdf"
-            problems += [str(f) for f in register_checked(press, press.with_name(f"{press.stem}-digital.pdf"),
-                                                          check.book.root)]
+            shown = _published(press, staging, "print", check.book.id, lang)
+            problems += [str(replace(f, file=shown)) for f in register_checked(
+                press, press.with_name(f"{press.stem}-digital.pdf"), check.book.root)]
     return problems
+
+
+def _published(target: Path, staging: Path, edition: str, book_id: str, lang: str | None) -> str:
+    """A staged PDF as its reader will know it (the staging folder is gone once the build is refused):
+    ``pdf/mini.pdf (the print edition of mini, in fr)``."""
+    language = f", in {lang}" if lang else ""
+    return f"{target.relative_to(staging).as_posix()} (the {edition} edition of {book_id}{language})"
