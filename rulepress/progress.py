@@ -23,10 +23,12 @@ def wanted() -> bool:
     return sys.stderr.isatty() if forced is None else forced
 
 
-def bar(total: int, what: str, unit: str = "item") -> tqdm:  # type: ignore[type-arg]
-    """A bar to ``update()`` by hand (work that finishes out of order, in other processes)."""
+def bar(total: int, what: str, unit: str = "item", line: int = 0) -> tqdm:  # type: ignore[type-arg]
+    """A bar to ``update()`` by hand (work that finishes out of order, in other processes).  ``line``: the
+    terminal line it keeps to, counted down from the first (the site's pages, made in a process of their own while
+    the PDFs render, keep to the line under the PDFs' bar)."""
     return tqdm(total=total, desc=what, unit=unit, disable=not wanted(), leave=False, file=sys.stderr,
-                dynamic_ncols=True)
+                dynamic_ncols=True, position=line)
 
 
 def iterate(items: Iterable[T], what: str, total: int | None = None, unit: str = "item") -> Iterator[T]:

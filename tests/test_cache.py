@@ -31,6 +31,8 @@ from rulepress.verify import cached
 from rulepress.verify import replay as replay_module
 from rulepress.verify.gate import BookCheck, load_checked_book, verify
 
+from .conftest import SLOWDOWN
+
 
 @pytest.fixture(autouse=True)
 def cached_and_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -613,3 +615,15 @@ def test_a_helper_that_hangs_is_waited_for_about_as_long_as_its_share_takes(
     assert [r.example.id for r in results] == [e.id for e in check.examples] and all(r.ok for r in results)
     assert log.read_text().split() == [str(os.getpid())] * 5
     assert not multiprocessing.active_children()  # and it was ended
+
+
+def test_the_site_phase_shows_its_pages_going_by(mini: Path) -> None:
+    """The site phase is the build's longest quiet stretch: on a terminal it counts its pages (here forced on), on
+    the line under the PDFs' bar.  The site is made in a process of its own, so the build runs as a user runs it."""
+    env = {**os.environ, "RULEPRESS_PROGRESS": "1"}
+    done = subprocess.run([sys.executable, "-m", "rulepress.cli", "--root", str(mini), "build"], env=env,
+                          capture_output=True, text=True, timeout=300 * SLOWDOWN, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    started = re.findall(r"site: +0%\|\s*\| 0/(\d+) \[", done.stderr)
+    pages = len(list((mini / "site").rglob("*.html")))
+    assert len(started) == 1 and 3 <= int(started[0]) <= pages, done.stderr[-2000:]

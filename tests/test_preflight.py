@@ -240,6 +240,7 @@ def test_rgb_colour_in_an_engine_refuses_the_build(mini: Path) -> None:
     with pytest.raises(BuildRefused) as refused:
         build(mini, site_dir=mini / "site")
     rgb = [p for p in refused.value.problems if "rg' sets an RGB colour" in p]
-    assert rgb and all(p.startswith("pdf/mini.pdf (the print edition of mini), page ") for p in rgb), refused.value.problems
+    assert rgb and all(p.startswith("pdf/mini.pdf (the print edition of mini), page ") for p in rgb), \
+        refused.value.problems
     assert "'0.466667 0.466667 0.466667 rg' sets an RGB colour" in rgb[0]
     assert not (mini / "site").exists()

@@ -20,7 +20,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from rulepress import account
+from rulepress import account, progress
 from rulepress.render import in_browser, site, site_config, site_fixes, stepper
 from rulepress.render.typography import typeset_html
 from rulepress.verify.gate import verify
@@ -78,6 +78,7 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
         super().__init__()
         self.prepared: site.SiteInput | None = None  # what the build verified, handed over before mkdocs runs
         self.extra_nav: list[Any] = []
+        self._pages: Any = None  # the site phase's progress bar, from on_files to on_post_build
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         prepared = self.prepared
@@ -133,6 +134,9 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
                 files.append(File.generated(config, f"{stepper.referee_folder(check.book.id)}/bundle.zip",
                                             content=in_browser.bundle(check.engine, check.book)))
         site.TIMING["pages"] = site.TIMING.get("pages", 0.0) + time.perf_counter() - start
+        lang = self.prepared.lang
+        self._pages = progress.bar(len(files.documentation_pages()), f"site ({lang})" if lang else "site", unit="page",
+                                   line=1)
         return files
 
     @event_priority(100)  # before anything else uses the environment (incremental.py's template cache)
@@ -146,6 +150,8 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The page's text in its language's typography (French spacing and quotation marks; text nodes only)."""
+        if self._pages is not None:
+            self._pages.update(1)  # the site phase's progress: a page a step, on a terminal only (rulepress.progress)
         with account.part("site: typography"):
             return typeset_html(html, config.theme["language"])
 
@@ -161,6 +167,9 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         assert self.prepared is not None
+        if self._pages is not None:
+            self._pages.close()
+            self._pages = None
         prepared = self.prepared
         site_dir = Path(config.site_dir)
         books = {check.book.id: check.book.title for check in site.site_checks(prepared.report, prepared.lang)}
