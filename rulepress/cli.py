@@ -25,7 +25,7 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from rulepress.analyze.translations import gate_findings
+    from rulepress.analyze.translation_status import gate_findings
     from rulepress.verify.gate import verify
 
     report = verify(_root(args), args.book or None, draw=False, site=True)
@@ -102,7 +102,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_translations(args: argparse.Namespace) -> int:
-    from rulepress.analyze.translations import run_translations
+    from rulepress.analyze.translation_status import run_translations
 
     return run_translations(_root(args), args)
 

@@ -143,7 +143,7 @@ class BookItem(_Item):
         self.book = book
 
     def runtest(self) -> None:
-        from rulepress.analyze.translations import gate_findings
+        from rulepress.analyze.translation_status import gate_findings
         from rulepress.verify.gate import verify
 
         root, book_id = self.book

@@ -156,7 +156,7 @@ def digital_pdf(target: Path, alt: str, screen: bool = True) -> Path:
     body = f'<h1 id="top">Rules</h1><img src="{svg_uri(svg)}" alt="{alt}"><p><a href="#top">Back</a></p>'
     if not screen:
         return make_pdf(target, body, "", pages=1, pdf_tags=True)
-    with weasyprint_patches.screen_colours(SWOP):
+    with weasyprint_patches.in_screen_colours(SWOP):
         return make_pdf(target, body, "", pages=1, pdf_tags=True)
 
 

@@ -274,7 +274,7 @@ def test_the_digital_edition_made_from_the_print_layout_is_the_one_its_html_lays
         assert (made.metadata.title, made.color_profiles) == (alone.metadata.title, {})
         # And its colours are the ones its HTML and screen diagrams name: the inks' sRGB through the book's profile.
         alone.write_pdf(tmp_path / "alone.pdf")
-        with weasyprint_patches.screen_colours(lantern.proof):
+        with weasyprint_patches.in_screen_colours(lantern.proof):
             made.write_pdf(tmp_path / "made.pdf")
     assert _colours(tmp_path / "made.pdf") == _colours(tmp_path / "alone.pdf")
     assert not {op for op, _ in _colours(tmp_path / "made.pdf")} & {"k", "K"}

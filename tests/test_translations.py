@@ -1,4 +1,4 @@
-"""Translated editions (load/translations.py, analyze/translations.py): the model over the source's structure,
+"""Translated editions (load/translations.py, analyze/translation_status.py): the model over the source's structure,
 numbers from one place, staleness against git history, and ``rulepress translations``.
 
 The fixture is the mini book with a French translation (tests/fixtures/translations/ laid over tests/fixtures/mini/),

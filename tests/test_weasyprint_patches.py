@@ -57,7 +57,7 @@ def test_every_name_listed_is_there_and_every_patch_names_its_report() -> None:
             assert "Upstream report, ready to file:" in (function.__doc__ or "") or part in ("page_again",
                                                                                             "page_type"), part
     for function in (weasyprint_patches.svg_worked_out_once, weasyprint_patches.references_twice,
-                     weasyprint_patches.screen_colours, weasyprint_patches.move_sideways,
+                     weasyprint_patches.in_screen_colours, weasyprint_patches.move_sideways,
                      weasyprint_patches.document_id):
         report = (function.__doc__ or "").split("Upstream report, ready to file:")[1]
         for part in ("Title:", "What WeasyPrint does:", "Reproduction::", "Suggested fix:"):

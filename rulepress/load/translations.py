@@ -124,7 +124,7 @@ def example_text(raw: Any) -> str:
     return "\n".join([str(raw.get("title", "")), str(raw.get("text") or ""), *captions])
 
 
-def cover_text(data: Any) -> str:
+def cover_source_text(data: Any) -> str:
     """The cover's words a translation follows: the blurb, the artwork's alternative text, the component and
     credit lines (a changed ``alt`` makes a translated cover stale like a changed blurb)."""
     cover = data.get("cover") if isinstance(data, dict) else None
@@ -155,7 +155,7 @@ def item_text(key: str, file_text: str, name: str = "") -> str | None:
     if not isinstance(data, dict):
         return None
     if item == "cover":
-        return cover_text(data) or None
+        return cover_source_text(data) or None
     value = data.get(item)
     return value if isinstance(value, str) else None
 
@@ -182,8 +182,8 @@ def source_items(book: Book, examples: Iterable[Example] = ()) -> dict[str, tupl
     for name in ("title", "subtitle"):
         if isinstance(book.data.get(name), str):
             items[f"book:{name}"] = (book.data[name], book.path("book.yaml"), line_of(book.data, name))
-    if cover_text(book.data):
-        items["book:cover"] = (cover_text(book.data), book.path("book.yaml"), line_of(book.data, "cover"))
+    if cover_source_text(book.data):
+        items["book:cover"] = (cover_source_text(book.data), book.path("book.yaml"), line_of(book.data, "cover"))
     return items
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from rulepress import account
 from rulepress.analyze.impact import cached_impacts, impacts_kept
-from rulepress.analyze.translations import cached_gate_findings
+from rulepress.analyze.translation_status import cached_gate_findings
 from rulepress.errors import BuildRefused, SourceError, counted, os_problem
 from rulepress.publish.lock import build_lock
 from rulepress.publish.swap import (

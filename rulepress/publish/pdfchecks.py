@@ -257,9 +257,9 @@ def safe_area(read: Read) -> list[Finding]:
 # -- digital ----------------------------------------------------------------------------------------------
 
 
-def screen_colours(read: Read) -> list[Finding]:
+def no_cmyk_left(read: Read) -> list[Finding]:
     """No CMYK colour operator in a digital edition: it is written from the print edition's layout with every
-    ink converted to its screen colour (``rulepress.render.weasyprint_patches.screen_colours``), or laid out from
+    ink converted to its screen colour (``rulepress.render.weasyprint_patches.in_screen_colours``), or laid out from
     its own sRGB HTML; one left would show a viewer's guess at the inks instead.  (A book's own CMYK raster image
     stays as it is: viewers convert it.)"""
     return [finding for page in read.pages for finding in _operator_findings(read.name, page, _cmyk_operator)]
@@ -371,7 +371,7 @@ def links_resolve(read: Read) -> list[Finding]:
 CHECKS: dict[str, tuple[Check, ...]] = {
     "print": (pdfx_identification, output_intent, no_rgb, total_ink, fonts_embedded, text_sizes, safe_area, boxes,
               page_count),
-    "digital": (tagged, title_shown, figures_have_alt, links_resolve, screen_colours, fonts_embedded, text_sizes),
+    "digital": (tagged, title_shown, figures_have_alt, links_resolve, no_cmyk_left, fonts_embedded, text_sizes),
     "designer": (fonts_embedded, text_sizes, boxes, page_count),
 }
 

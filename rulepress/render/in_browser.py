@@ -90,7 +90,7 @@ def _library(name: str, languages: Iterable[str]) -> dict[str, bytes]:
     return files
 
 
-def screen_colours(svgs: Iterable[str], engine: EngineSpec, screen: Proof) -> dict[str, str]:
+def screen_colour_map(svgs: Iterable[str], engine: EngineSpec, screen: Proof) -> dict[str, str]:
     """Each ink written in ``svgs`` and in the game's palette (``device-cmyk(...)`` as written) -> its screen colour
     through the book's proof ``screen``."""
     inks = [*palette.HOUSE.values(), *palette.game_palette(engine.palette).values()]

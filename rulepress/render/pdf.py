@@ -6,7 +6,7 @@
   (padded with intended pages before the back cover);
 - digital (``<book>-digital.pdf``): the print edition's pages, made from its layout (``digital_from_press``:
   no bleed, no filler pages, the text block centred, covers of its own), RGB (the same palette, converted through
-  the book's own output intent as it is written: ``weasyprint_patches.screen_colours``), tagged, titled, alt
+  the book's own output intent as it is written: ``weasyprint_patches.in_screen_colours``), tagged, titled, alt
   text on every diagram;
 - designer (``<book>-designer.pdf``): the print layout plus the designer's parts.
 
@@ -877,7 +877,7 @@ def _write_digital(press: Any, layout: Layout, digital: Digital) -> None:
     middle = time.perf_counter()
     digital.target.parent.mkdir(parents=True, exist_ok=True)
     assert job.screen is not None
-    with account.part("PDF: WeasyPrint writes"), patches.screen_colours(job.screen):
+    with account.part("PDF: WeasyPrint writes"), patches.in_screen_colours(job.screen):
         document.write_pdf(digital.target, pdf_tags=True)
     split["tool"] = split.get("tool", 0.0) + time.perf_counter() - middle
     digital.pages = len(document.pages)
@@ -890,7 +890,7 @@ def digital_from_press(press: Any, covers: Any, layout: Layout) -> Any:
     ``covers``, the digital edition's own covers (laid out for a page without bleed, with its edition's words).
 
     Its title, language and the rest of its metadata are the covers' (the digital edition's HTML); its colours
-    are the screen's when it is written under ``weasyprint_patches.screen_colours``.  The text block has the same
+    are the screen's when it is written under ``weasyprint_patches.in_screen_colours``.  The text block has the same
     width on both (``margins``), so every line breaks alike: what the preflight's register check reads back."""
     inner = [page for page in press.pages[1:-1] if not any(anchor.startswith("filler-") for anchor in page.anchors)]
     gutter = layout.gutter_mm

@@ -118,7 +118,8 @@ def referee_config(results: list[ExampleResult], book: Book, engine: EngineSpec,
     rules = {rule_id: {"number": rule.number, "title": rule.title, "link": _rule_link(rule_id, book, page_dir)}
              for rule_id, rule in book.rules.items()}
     config = {"lang": t.lang, "engine": book.engine_package, "namespace": engine.module_name.rpartition(".")[0],
-              "components": book.components, "rules": rules, "colours": in_browser.screen_colours(svgs, engine, screen),
+              "components": book.components, "rules": rules,
+              "colours": in_browser.screen_colour_map(svgs, engine, screen),
               "colour_grid": screen.grid(GRID_LEVELS)}
     return json.dumps(config, sort_keys=True, ensure_ascii=False, default=list)
 

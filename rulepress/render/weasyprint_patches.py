@@ -51,7 +51,7 @@ INTERNALS = (
     Internal("weasyprint.css.targets.TargetCollector.cache_target_page_counters", "replaced", "references_twice"),
     Internal("weasyprint.css.targets.anchor_name_from_token", "used", "references_twice"),
     Internal("weasyprint.urls.get_url_tuple", "used", "references_twice"),
-    Internal("weasyprint.pdf.stream.Stream.set_color", "replaced", "screen_colours"),
+    Internal("weasyprint.pdf.stream.Stream.set_color", "replaced", "in_screen_colours"),
     Internal("weasyprint.pdf.metadata.uuid4", "replaced", "document_id"),
     Internal("weasyprint.document.Page._page_box", "used", "move_sideways, page_again, page_type"),
     Internal("weasyprint.formatting_structure.boxes.PageBox.page_type", "used", "page_type"),
@@ -328,7 +328,7 @@ def _cache_target_page_counters(self: Any, anchor_name: str, page_counter_values
 # -- the digital edition's colours, written from the print edition's pages ---------------------------------------
 
 @contextmanager
-def screen_colours(screen: Proof) -> Iterator[None]:
+def in_screen_colours(screen: Proof) -> Iterator[None]:
     """While pages are written, every ``device-cmyk`` colour WeasyPrint sets (text, rules, backgrounds, the
     diagrams' fills and strokes) is set as the sRGB the book's proof ``screen`` gives those inks: the colours the
     digital edition's own HTML names.  WeasyPrint sets every colour through one method, ``Stream.set_color``.

@@ -204,7 +204,7 @@ class Referee:
 
     def screen(self, svg: str) -> str:
         """The diagram in screen colours: each ``device-cmyk()`` as the build converted it through the book's
-        profile (in_browser.screen_colours); one the build never saw, from that profile sampled on a grid."""
+        profile (in_browser.screen_colour_map); one the build never saw, from that profile sampled on a grid."""
         return DEVICE_CMYK.sub(lambda m: self.colours.get(m.group(0)) or on_grid(m.groups(), self.grid), svg)
 
 
