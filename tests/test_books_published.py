@@ -101,3 +101,17 @@ def test_last_lanterns_screen_colours_are_fogra39s(site: Path) -> None:
     lantern = Proof.of(shipped("swop"))
     drawn = "".join(path.read_text() for path in sorted((site / "lantern").glob("*/*.svg")))
     assert "device-cmyk" not in drawn and lantern.rgb((0, 0, 0, 100)) in drawn
+
+
+def test_the_designer_pages_rank_below_the_rules_in_search(site: Path) -> None:
+    """The search index carries the designer's pages with a low boost (mkdocs-material's ``search.boost``, from
+    their front matter), every rules and examples page without one, in every language's site."""
+    import json
+
+    for index in [site / "search" / "search_index.json", *sorted(site.glob("*/search/search_index.json"))]:
+        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+        designer = {doc["location"].split("#")[0] for doc in docs if "/designer/" in doc["location"]}
+        assert designer, index
+        assert all(doc.get("boost") == 0.1 for doc in docs if "/designer/" in doc["location"]), index
+        assert not [doc["location"] for doc in docs if ("/rules/" in doc["location"] or "/examples/" in
+                                                        doc["location"]) and "boost" in doc], index

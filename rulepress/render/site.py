@@ -28,6 +28,9 @@ from rulepress.verify.gate import BookCheck, Report
 
 PAGES = declare("pages", keep=60)  # a book's site pages in one language, kept under its check (pages_key)
 PLAYER = declare("player", keep=5000)  # a player page's pass of the player-text check, kept under its text
+# The designer's pages answer what the rules say about a word far less often than the rules and examples do: the
+# search (mkdocs-material's, which reads a page's ``search.boost``) ranks them below.
+DESIGNER_SEARCH = "---\nsearch:\n  boost: 0.1\n---\n\n"
 TIMING: dict[str, float] = {}  # seconds the plugin spent generating pages (our work inside mkdocs' run)
 
 
@@ -336,13 +339,14 @@ def _book_pages(check: BookCheck, impact: dict[str, Any] | None, lang: str | Non
     files[page] = f"# {t('glossary')}\n\n" + render.glossary_markdown(book, linker(check, page))
     page = f"{book.id}/designer/questions.md"
     open_count = sum(q.status == "open" for q in book.questions)
-    files[page] = (f"# {t('designer_questions')}\n\n"
+    files[page] = (f"{DESIGNER_SEARCH}# {t('designer_questions')}\n\n"
                    f"{t('questions_intro', open=open_count, total=len(book.questions))}\n\n"
                    + render.questions_markdown(book, linker(check, page), impact)
                    + cached_designer_markdown(book.root, book.id, t, book))
     page = f"{book.id}/designer/changelog.md"
-    files[page] = f"# {t('change_log')}\n\n" + render.changelog_markdown(book, linker(check, page))
+    files[page] = f"{DESIGNER_SEARCH}# {t('change_log')}\n\n" + render.changelog_markdown(book, linker(check, page))
     page = f"{book.id}/designer/coverage.md"
     assert check.trace is not None
-    files[page] = f"# {t('rule_coverage')}\n\n" + render.coverage_markdown(book, check.trace, linker(check, page))
+    files[page] = (f"{DESIGNER_SEARCH}# {t('rule_coverage')}\n\n"
+                   + render.coverage_markdown(book, check.trace, linker(check, page)))
     return files
