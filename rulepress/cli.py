@@ -314,7 +314,7 @@ def cmd_preflight(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     from rulepress.project import ROOT_VARIABLE, ProjectNotFound
-    from rulepress.scaffold import ScaffoldError, names_for, write_skeleton
+    from rulepress.scaffold import SAMPLES, ScaffoldError, names_for, write_sample, write_skeleton
 
     if args.root is not None:  # a project, or a new or empty folder that starts one
         root = Path(args.root)
@@ -327,14 +327,27 @@ def cmd_new(args: argparse.Namespace) -> int:
             if os.environ.get(ROOT_VARIABLE):
                 raise  # a bad RULEPRESS_ROOT is said, not passed over
             root = Path.cwd()  # no project here or above: this folder starts one
+    if args.sample is not None and (args.book not in (None, args.sample) or args.template or args.prefix
+                                    or args.title):
+        print(f"rulepress new: --from copies the sample as it is, under its own ID: write 'rulepress new --from "
+              f"{args.sample}' (BOOK, --template, --prefix and --title go without --from)", file=sys.stderr)
+        return 2
+    if args.sample is None and args.book is None:
+        print("rulepress new: name the new book (rulepress new BOOK), or copy a sample with --from "
+              f"({', '.join(SAMPLES)})", file=sys.stderr)
+        return 2
     try:
-        written = write_skeleton(root, names_for(args.book, args.prefix, args.title))
+        if args.sample is not None:
+            written, book, game = write_sample(root, args.sample), args.sample, "the sample's game"
+        else:
+            written = write_skeleton(root, names_for(args.book, args.prefix, args.title), args.template or "race")
+            book, game = args.book, f"the {args.template or 'race'} skeleton"
     except ScaffoldError as exc:
         print(f"rulepress new: {exc}", file=sys.stderr)
         return 1
     for path in written:
         print(f"wrote {path.relative_to(root)}")
-    print(f"next: rulepress verify --book {args.book}, then rulepress build; replace the race with your game: "
+    print(f"next: rulepress verify --book {book}, then rulepress build; replace {game} with your game: "
           f"rulepress guide engine (the engine), rulepress guide formats (the book's files)")
     return 0
 
@@ -369,9 +382,15 @@ def seed_number(text: str) -> int:
 
 
 def _add_authoring(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """``new``, ``explain`` and ``record``: the commands for writing a game (docs/ENGINE.md)."""
+    """``new``, ``explain`` and ``record``: the commands for writing a game (rulepress guide engine)."""
+    from rulepress.scaffold import SAMPLES, TEMPLATES
+
     new = sub.add_parser("new", help="write a skeleton book (data, a chapter, an engine, examples) that verifies")
-    new.add_argument("book", help="the new book's ID, e.g. tic-tac-toe")
+    new.add_argument("book", nargs="?", help="the new book's ID, e.g. tic-tac-toe")
+    new.add_argument("--template", choices=TEMPLATES, help="the skeleton's game: race (a race to a target count, the "
+                     "default), dice (the same with a die: chance), cards (a hidden hand: an observer, a forced deal)")
+    new.add_argument("--from", dest="sample", choices=SAMPLES, help="copy a sample book shipped with rulepress "
+                     "instead, under its own ID and rule prefix (kuhn-poker: chance and hidden information)")
     new.add_argument("--prefix", help="its rule prefix (default: the initials of the ID)")
     new.add_argument("--title", help="its title (default: from the ID)")
     new.set_defaults(run=cmd_new)

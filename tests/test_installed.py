@@ -1,6 +1,7 @@
 """rulepress as a designer gets it: the wheel built from this checkout, installed (not editable) into a fresh
-virtual environment outside the repository, then used in an empty folder: ``rulepress new my-game``, ``verify``,
-``build``, ``preflight`` and ``pytest``, which collects the new book's examples through the installed plugin.
+virtual environment outside the repository, then used in an empty folder: ``rulepress new my-game --template
+cards``, ``verify``, ``build``, ``preflight`` and ``pytest``, which collects the new book's examples through the
+installed plugin; then ``rulepress new --from kuhn-poker`` and ``verify`` (the samples ship in the wheel).
 
 Only rulepress comes from the wheel.  Its dependencies are the ones this test runs with, linked into the new
 environment's site-packages one entry at a time (rulepress's own left out), so the test needs no network and no
@@ -90,7 +91,7 @@ def test_a_new_user_makes_builds_and_tests_a_book(tmp_path_factory: pytest.TempP
     assert not [entry for entry in path if entry and Path(entry).resolve().is_relative_to(ROOT.resolve())], path
     assert shutil.which("rulepress", path=str(bin_folder)) == str(bin_folder / "rulepress")
 
-    out = run("rulepress", "new", "my-game")
+    out = run("rulepress", "new", "my-game", "--template", "cards")  # the templates are package data
     assert "wrote rulepress.yaml" in out and "wrote README.md" in out
     assert "rulepress guide engine" in (folder / "README.md").read_text()
     out = run("rulepress", "verify")
@@ -103,8 +104,11 @@ def test_a_new_user_makes_builds_and_tests_a_book(tmp_path_factory: pytest.TempP
     out = run("rulepress", "preflight")
     assert [line.split()[0] for line in out.splitlines()] == ["ok"] * 3, out
     out = run(str(bin_folder / "python"), "-m", "pytest", "-p", "no:cacheprovider", "-v")
-    assert "examples/my-game/my-game-first-race.yaml::my-game-first-race PASSED" in out, out
+    assert "examples/my-game/my-game-showdown.yaml::my-game-showdown PASSED" in out, out
     assert "examples/my-game/my-game-two-players.yaml::my-game-two-players PASSED" in out, out
     assert "rules_src/my-game/book.yaml::my-game PASSED" in out, out
     assert " 3 passed" in out, out
+    out = run("rulepress", "new", "--from", "kuhn-poker")  # the samples too
+    assert "wrote examples/kuhn-poker/kp-check-then-call.yaml" in out
+    assert run("rulepress", "verify").rstrip().endswith("6 passed, 0 failed")
     print("new user's sequence:", ", ".join(f"{step} {seconds:.1f} s" for step, seconds in timings.items()))

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import fnmatch
 import shutil
+import subprocess
+import sys
+import tomllib
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -10,12 +15,13 @@ import pytest
 from rulepress.cli import main
 from rulepress.guides import GUIDES, guide_text
 from rulepress.publish.build import build
-from rulepress.scaffold import ScaffoldError, names_for
+from rulepress.scaffold import SAMPLES, TEMPLATES, ScaffoldError, names_for, sample_files, skeleton
+from rulepress.verify.engines import load_engine
 from rulepress.verify.gate import verify
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "tic-tac-toe"
-SKELETON = ["rules_src/moth-race/book.yaml", "rules_src/moth-race/components.yaml",
-            "rules_src/moth-race/chapters/play.md", "rules_src/moth-race/prose_only.yaml",
+SKELETON = ["rules_src/moth-race/book.yaml", "rules_src/moth-race/chapters/play.md",
+            "rules_src/moth-race/components.yaml", "rules_src/moth-race/prose_only.yaml",
             "rules_src/moth-race/provenance.yaml",
             "engine/moth_race/__init__.py", "engine/moth_race/game.py",
             "examples/moth-race/moth-race-first-race.yaml", "examples/moth-race/moth-race-two-players.yaml"]
@@ -67,6 +73,152 @@ def test_the_skeleton_example_fails_when_the_rules_change(tmp_path: Path, capsys
     assert ("     first-game-first-race (examples/first-game/first-game-first-race.yaml): step 1 (line 8) "
             "checkpoint 'before': legal_actions expected 2, got 3 [illustrates rule 1.2, fg.play.add, rule 1.3, "
             "fg.play.win]\n") in out
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_each_template_verifies_at_once(template: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--root", str(tmp_path), "new", "first-game", "--template", template)
+    assert code == 0 and f"replace the {template} skeleton with your game" in out
+    code, out, _ = run(capsys, "--root", str(tmp_path), "verify")
+    assert code == 0, out
+    assert out.rstrip().endswith("2 passed, 0 failed")  # one example played, one setup refused
+    [check] = verify(tmp_path, ["first-game"], draw=True).books
+    assert check.trace is not None and check.trace.unexercised() == []  # every rule shown by an example
+    # The templates' engines are .py-tpl files the repository's ruff never reads: the written engine is held to it.
+    ruff = Path(sys.executable).parent / "ruff"
+    if ruff.is_file():
+        done = subprocess.run([str(ruff), "check", "--isolated", "--line-length", "120", "--target-version", "py311",
+                               "--select", "E,F,W,I,UP,B", str(tmp_path / "engine")], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout
+
+
+def test_the_default_template_is_the_race(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "--root", str(tmp_path / "a"), "new", "first-game")
+    run(capsys, "--root", str(tmp_path / "b"), "new", "first-game", "--template", "race")
+    assert _every_file(tmp_path / "a") == _every_file(tmp_path / "b")
+
+
+def test_the_dice_template_rolls_through_chance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The die is drawn through the state's Chance: the example's forced outcome decides the game (a 3 instead of
+    Ben's 6 leaves him short of the target), and the engine declares its chance."""
+    run(capsys, "--root", str(tmp_path), "new", "dice-race", "--template", "dice")
+    assert load_engine("dice_race", tmp_path).chance_mode.value == "explicit_stochastic"
+    example = tmp_path / "examples/dice-race/dice-race-first-race.yaml"
+    assert "  - chance: [6]\n" in example.read_text()
+    example.write_text(example.read_text().replace("  - chance: [6]\n", "  - chance: [3]\n"))
+    code, out, _ = run(capsys, "--root", str(tmp_path), "verify")
+    assert code == 1
+    assert "checkpoint 'end': scores expected {'Ann': 9, 'Ben': 11}, got {'Ann': 9, 'Ben': 8}" in out
+
+
+def test_the_cards_template_hides_each_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hidden hand: the engine has an observer, the deal is forced, and the example's ``views`` checkpoint is
+    checked (Ben told Ann's card fails)."""
+    run(capsys, "--root", str(tmp_path), "new", "high-card", "--template", "cards")
+    spec = load_engine("high_card", tmp_path)
+    assert spec.information.value == "imperfect_information"
+    assert spec.make_game({"deck": {"size": 5}}).observer is not None
+    example = tmp_path / "examples/high-card/high-card-showdown.yaml"
+    text = example.read_text()
+    assert "  chance: [4, 2]" in text and "      views.Ben.cards: {Ann: hidden, Ben: 2}\n" in text
+    example.write_text(text.replace("views.Ben.cards: {Ann: hidden, Ben: 2}", "views.Ben.cards: {Ann: 4, Ben: 2}"))
+    code, out, _ = run(capsys, "--root", str(tmp_path), "verify")
+    assert code == 1
+    assert ("checkpoint 'dealt': views.Ben.cards expected {'Ann': 4, 'Ben': 2}, got {'Ann': 'hidden', 'Ben': 2} "
+            "(at 'Ann': expected 4, got 'hidden')") in out
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_new_from_a_sample_copies_it_and_verifies(sample: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """``--from`` copies a shipped sample under its own ID: in a new folder the whole project, as the repository's
+    samples/ holds it (the one copy: rulepress/samples links to it)."""
+    code, out, _ = run(capsys, "--root", str(tmp_path), "new", "--from", sample)
+    assert code == 0, out
+    assert out.splitlines()[:3] == ["wrote rulepress.yaml", "wrote README.md", "wrote .gitignore"]
+    source = SAMPLE.parent / sample
+    for path in [*source.glob("rules_src/**/*.*"), *source.glob("engine/*/*.py"), *source.glob("examples/**/*.yaml"),
+                 source / "README.md"]:
+        assert (tmp_path / path.relative_to(source)).read_text() == path.read_text()
+    assert "samples/" not in (tmp_path / "README.md").read_text().split("```sh")[1]  # its commands run here
+    code, out, _ = run(capsys, "--root", str(tmp_path), "verify")
+    assert code == 0 and out.rstrip().endswith(f"{len(list(source.glob('examples/*/*.yaml')))} passed, 0 failed")
+
+
+def test_new_from_a_sample_keeps_a_readme_already_there(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "README.md").write_text("# Mine\n")
+    code, out, _ = run(capsys, "--root", str(tmp_path), "new", "--from", "tic-tac-toe")
+    assert code == 0 and "wrote README.md" not in out and (tmp_path / "README.md").read_text() == "# Mine\n"
+
+
+def test_new_from_a_sample_adds_its_book_to_a_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "--root", str(tmp_path), "new", "first-game")
+    readme = (tmp_path / "README.md").read_text()
+    code, out, _ = run(capsys, "--root", str(tmp_path), "new", "--from", "kuhn-poker")
+    assert code == 0 and "wrote README.md" not in out and (tmp_path / "README.md").read_text() == readme
+    code, out, _ = run(capsys, "--root", str(tmp_path), "verify")
+    assert code == 0 and out.rstrip().endswith("6 passed, 0 failed")
+    code, _, err = run(capsys, "--root", str(tmp_path), "new", "--from", "kuhn-poker")
+    assert code == 1 and err == ("rulepress new: rules_src/kuhn-poker already exists: choose another book ID "
+                                 "(nothing was written)\n")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["new", "x", "--template", "poker"], "argument --template: invalid choice: 'poker' (choose from 'race', "
+                                          "'dice', 'cards')"),
+    (["new", "--from", "chess"], "argument --from: invalid choice: 'chess' (choose from 'kuhn-poker', "
+                                 "'tic-tac-toe')"),
+])
+def test_an_unknown_template_or_sample_lists_the_choices(args: list[str], message: str, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--root", str(tmp_path / "project"), *args])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "project").exists()
+    with pytest.raises(ScaffoldError, match=r"no template 'poker' \(templates: race, dice, cards\)"):
+        skeleton(names_for("x"), "poker")
+    with pytest.raises(ScaffoldError, match=r"no sample 'chess' \(samples: kuhn-poker, tic-tac-toe\)"):
+        sample_files("chess", new_project=True)
+
+
+@pytest.mark.parametrize("args", [["new", "other", "--from", "kuhn-poker"], ["new", "--from", "kuhn-poker",
+                                                                            "--prefix", "k"],
+                                  ["new", "--from", "tic-tac-toe", "--template", "dice"],
+                                  ["new", "--from", "tic-tac-toe", "--title", "Noughts"], ["new"]])
+def test_new_says_what_goes_with_what(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "--root", str(tmp_path), *args)
+    assert code == 2 and err.startswith("rulepress new: ") and "--from" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_templates_and_samples_are_package_data() -> None:
+    """What ``new`` reads it reads through importlib.resources, as from the wheel; and every such file matches
+    the package data pyproject.toml declares (the wheel holds it: tests/test_installed.py builds one)."""
+    shipped = resources.files("rulepress")
+    assert sorted(entry.name for entry in (shipped / "templates").iterdir()) == sorted(TEMPLATES)
+    assert SAMPLES == ("kuhn-poker", "tic-tac-toe")
+    declared = tomllib.loads((SAMPLE.parent.parent / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["rulepress"]
+    paths = [f"templates/{template}/{path}" for template in TEMPLATES
+             for path in _files_under(shipped / "templates" / template)]
+    for sample in SAMPLES:
+        _, files = sample_files(sample, new_project=True)
+        paths += [f"samples/{sample}/{path}" for path in files]
+    assert paths and [path for path in paths if not any(fnmatch.fnmatch(path, glob) for glob in declared)] == []
+
+
+def _files_under(folder: resources.abc.Traversable, under: str = "") -> list[str]:
+    found = []
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            found += _files_under(entry, f"{under}{entry.name}/")
+        else:
+            found.append(f"{under}{entry.name}")
+    return found
+
+
+def _every_file(folder: Path) -> dict[str, str]:
+    return {path.relative_to(folder).as_posix(): path.read_text() for path in folder.rglob("*") if path.is_file()}
 
 
 def test_new_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -207,6 +359,18 @@ def test_guide_prints_the_guide_shipped_with_rulepress(name: str, capsys: pytest
     pointer = (SAMPLE.parent.parent / "docs" / f"{name.upper()}.md").read_text()
     assert f"`rulepress guide {name}`" in pointer and f"rulepress/guides/{name}.md" in pointer
     assert len(pointer) < 400
+
+
+@pytest.mark.parametrize("name", sorted(GUIDES))
+def test_a_guide_names_only_what_an_installed_user_has(name: str) -> None:
+    """Issue 29: the engine guide sent a user of the wheel to samples/ and docs/, which it lacks.  A guide points
+    at other guides (`rulepress guide NAME`) and at `rulepress new --from`; the repository's own tests it cites
+    say whose they are."""
+    import re
+
+    text = guide_text(name)
+    assert re.findall(r"(?<![\w/])(?:docs|samples)/", text) == []
+    assert re.findall(r"(?<!rulepress's own `)(?<![\w/])tests/", text) == []
 
 
 def test_guide_names_what_there_is(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,7 +1,7 @@
 """The rules of rules_src/kuhn-poker/: the deal, one round of betting, a fold or a showdown; and the diagram.
 
-Written on rulepress.basegame (docs/ENGINE.md) with chance (the deal, drawn from the state's Chance, so an example
-fixes it with ``start.chance``) and an observer (observer.py: each player sees only their own card).
+Written on rulepress.basegame (rulepress guide engine) with chance (the deal, drawn from the state's Chance, so an
+example fixes it with ``start.chance``) and an observer (observer.py: each player sees only their own card).
 """
 
 from __future__ import annotations
