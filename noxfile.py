@@ -98,6 +98,17 @@ def competent(session: nox.Session) -> None:
 
 
 @nox.session
+def information(session: nox.Session) -> None:
+    """The information-state properties at length (tests/test_information_states.py): 300 examples of each, over whole
+    games, for every engine with an observer (the main suite tries a few).  ``RULEPRESS_INFORMATION_CAMPAIGN`` sets
+    the number."""
+    session.install(*PINS, "-e", ".[test]")
+    count = os.environ.get("RULEPRESS_INFORMATION_CAMPAIGN", "300")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/test_information_states.py",
+                "--hypothesis-show-statistics", *session.posargs, env={"RULEPRESS_INFORMATION_CAMPAIGN": count})
+
+
+@nox.session
 def axe(session: nox.Session) -> None:
     """axe-core on every page of the built site, at a desk's and a phone's width (the main suite reads a sample
     holding every kind of page): no serious or critical violation."""

@@ -14,6 +14,11 @@ Legal actions are the moves ``check`` lets through, so what the rules allow and 
 disagree; ``check`` runs before ``perform`` and must not change the state, so a refused action leaves the
 state exactly as it was (replay verifies it).  Actions are :class:`Move` s: an example step, frozen.
 
+A game with an ``OBSERVER`` gets information states (:mod:`rulepress.memory`): its states keep a ``memory``, begun
+when a game is set up or described and told of every step ``apply`` takes; ``perform`` says what it shows a seat
+and what leaves a place it was shown at (``memory.reveal``, ``memory.forget``), and the observer's ``view`` shows
+it (``recall``).
+
 A game with chance names the outcomes it can draw in ``check_outcomes`` (a forced one it never draws is refused
 before anything replays).  A game with its own action type, step format or a faster move generator overrides
 ``legal_actions``, ``apply``, ``parse_action``, ``format_action`` and ``action_step`` (the bundled engines do);
@@ -32,7 +37,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
-from rulepress import figures
+from rulepress import figures, memory
 from rulepress import marks as default_marks
 from rulepress.change import Change
 from rulepress.cmyk import HOUSE, Cmyk, device_cmyk
@@ -255,7 +260,7 @@ class BaseGame(ABC):
             raise DescriptionError("start.chance", f"the setup drew {len(forced) - len(left)} of the forced "
                                                    f"outcomes, and {self.book_id} keeps no chance to draw the rest "
                                                    f"({', '.join(map(str, left))})")
-        return state
+        return self.begin_memory(state, memory.Setup(tuple(players), seed, tuple(forced)))
 
     @staticmethod
     def _chance(seed: int, forced: Sequence[Any] = ()) -> Chance:
@@ -272,7 +277,7 @@ class BaseGame(ABC):
                     raise DescriptionError(f"start.state.{key}", f"unknown key '{key}' (a described state takes: "
                                                                  f"{', '.join(self.STATE_KEYS) or 'nothing'})")
         chance = self._chance(seed) if self.CHANCE else None
-        return self.describe(description, self.check_players(players), chance)
+        return self.begin_memory(self.describe(description, self.check_players(players), chance))
 
     def legal_actions(self, state: Any) -> list[Any]:
         check, legal = self.check, []
@@ -339,7 +344,44 @@ class BaseGame(ABC):
         if not isinstance(action, self.ACTION):
             raise DescriptionError("step", f"not an action of this game: {action!r}")
         self.check(state, action)
-        return self.perform(state, action)
+        events = self.perform(state, action)
+        self.remember(state, action, events)
+        return events
+
+    # --- memory: what each seat has been shown (rulepress/memory.py) --------------------------------------------
+
+    def begin_memory(self, state: Any, setup: memory.Setup | None = None) -> Any:
+        """Give a new or described ``state`` of a game with an observer its memory, which keeps where the game began:
+        ``setup``, how ``new_state`` set it up (set up again when a seat's view of it is asked for), else a copy of
+        it.  A state whose class keeps no ``memory`` (``__slots__`` without it) goes without: its information states
+        are then what each seat sees now."""
+        if self.observer is None:
+            return state
+        try:
+            state.memory = None
+        except AttributeError:
+            return state
+        state.memory = memory.Memory(setup if setup is not None else self.clone(state))
+        return state
+
+    def actor(self, state: Any, action: Any) -> str | None:
+        """The player who takes ``action``: its ``player``, a name or a seat's number in ``state.players``; None for
+        one the rules take (a draw nobody owns: ``player`` -1 or missing)."""
+        player = getattr(action, "player", None)
+        if isinstance(player, str):
+            return player
+        players = getattr(state, "players", ())
+        if type(player) is int and 0 <= player < len(players):
+            return str(players[player])
+        return None
+
+    def remember(self, state: Any, action: Any, events: Sequence[Event]) -> None:
+        """Add the step just taken to ``state.memory``: ``action`` and its ``events``, as they are (who took it and
+        in what words, ``actor`` and ``format_action``, are asked of the state an information state is made from).
+        The base's ``apply`` calls it; a game that writes its own ``apply`` calls it there."""
+        kept = getattr(state, "memory", None)
+        if kept is not None:
+            kept.step(action, events)
 
     def force_chance(self, state: Any, outcomes: Sequence[Any]) -> None:
         chance = getattr(state, "chance", None)
@@ -353,9 +395,17 @@ class BaseGame(ABC):
         return chance.unused() if isinstance(chance, Chance) else []
 
     def clone(self, state: Any) -> Any:
-        """The state's own ``clone()`` when it has one (a hand-written copy is much faster), else a deep copy."""
+        """The state's own ``clone()`` when it has one (a hand-written copy is much faster), else a deep copy; either
+        way with a copy of the state's memory (``Memory.copy``: it costs nothing), which a hand-written copy may leave
+        out or share."""
         own = getattr(state, "clone", None)
-        return own() if own is not None else copy.deepcopy(state)
+        twin = own() if own is not None else copy.deepcopy(state)
+        kept = getattr(state, "memory", None)
+        if kept is not None:
+            mine = getattr(twin, "memory", None)
+            if mine is None or mine is kept:
+                twin.memory = kept.copy()
+        return twin
 
     def is_terminal(self, state: Any) -> bool:
         return not self.legal_actions(state)
@@ -472,8 +522,10 @@ class BaseObserver(ABC):
 
     A game sets ``OBSERVER = ItsObserver``; the observer writes ``hidden`` (each part some seat cannot see, with who
     can), ``view`` (the snapshot as a seat sees it, ``hide`` putting :data:`~rulepress.protocol.HIDDEN` where it
-    cannot) and ``redraw`` (deal one hidden part again, in place, on a copy the base has made).  It may add
-    ``information_state`` (OpenSpiel's information-state string), ``event_view`` and ``result_view``.
+    cannot, ``recall`` showing there what the seat was shown and still knows) and ``redraw`` (deal one hidden part
+    again, in place, on a copy the base has made, keeping what the seat knows).  It may add ``event_view`` and
+    ``result_view``.  ``information_state`` (OpenSpiel's information-state string) is the base's, from the state's
+    memory (:mod:`rulepress.memory`); an observer may write its own (the Kuhn poker sample writes OpenSpiel's).
     """
 
     hidden: ClassVar[Mapping[str, str]] = {}
@@ -491,11 +543,46 @@ class BaseObserver(ABC):
         place; everything the seat sees stays as it was."""
 
     def resample(self, state: Any, seat: str, part: str, rng: random.Random) -> Any:
+        """A copy of ``state`` with ``part`` dealt again for ``seat`` (``redraw``), whose memory is what the seat
+        knows of the original's (``Memory.seen_by``): nothing in the copy tells what the seat could not see, and the
+        seat's information state is the original's."""
         if part not in self.hidden:
             raise ValueError(f"{type(self).__name__} hides no part {part!r} (it hides: {', '.join(self.hidden)})")
         twin = self.game.clone(state)
+        kept = getattr(twin, "memory", None)
+        if isinstance(kept, memory.Memory):
+            twin.memory = kept.seen_by(seat, self.sight(state))
         self.redraw(twin, seat, part, rng)
         return twin
+
+    def sight(self, state: Any) -> memory.Sight:
+        """What ``state``'s memory is told through: this observer's ``view`` and ``event_view``, who took an action
+        and what it was in the game's words (its ``actor`` and ``format_action``, asked of ``state``: the engines'
+        words name only players, whom every state has), and the game's ``new_state`` for where a game began."""
+        game = self.game
+
+        def again(setup: memory.Setup) -> Any:
+            return game.new_state(list(setup.players), setup.seed, setup.forced)
+
+        return memory.Sight(self.view, lambda action: (game.actor(state, action), game.format_action(state, action)),
+                            getattr(self, "event_view", None), again)
+
+    def information_state(self, state: Any, seat: str) -> str:
+        """OpenSpiel's information-state string of ``seat``: what it has seen so far (the state's memory: where the
+        game began, its own actions, every event as it saw it, what it was shown) and its view now.  A state that
+        keeps no memory gives its view only."""
+        kept = getattr(state, "memory", None)
+        now = self.view(state, seat)
+        if not isinstance(kept, memory.Memory):
+            return f"seat: {seat or 'everyone'}\nnow: {memory.dumps(now)}"
+        return kept.information_state(seat, now, self.sight(state))
+
+    @staticmethod
+    def recall(state: Any, seat: str, place: str, value: Any) -> Any:
+        """``value``, the snapshot's at ``place`` (``hands.Ann``), which ``seat`` cannot see, as the seat knows it:
+        what it was shown there (``memory.reveal``) and is there still, the rest hidden
+        (:func:`rulepress.memory.recall`; with nothing shown, as :meth:`hide` shows it)."""
+        return memory.recall(state, seat, place, value)
 
     @staticmethod
     def hide(value: Any) -> Any:

@@ -16,7 +16,7 @@ between two of its parts shares it again when read.
 :func:`state_codec` is the codec of one engine written on :class:`rulepress.basegame.BaseGame`: the classes and
 functions defined in the engine's own package (named relative to it, so a position reads the same under whatever
 package name the engine is imported as, the browser's included) and rulepress's own state types (``Chance``,
-``Event``, ``Move``).  Anything else in a state (a lambda, a lock, an open file) does not encode:
+``Event``, ``Move``, ``Memory``, ``Setup``).  Anything else in a state (a lambda, a lock, an open file) does not encode:
 :class:`CodecError`, and the caller does without (no move can be tried from that position).
 """
 
@@ -491,6 +491,10 @@ def _rulepress_state_types() -> dict[str, Any]:
     basegame = sys.modules.get("rulepress.basegame")
     if basegame is not None:
         found["rulepress.basegame:Move"] = basegame.Move
+    memory = sys.modules.get("rulepress.memory")  # what a state of an engine with an observer remembers
+    if memory is not None:
+        found["rulepress.memory:Memory"] = memory.Memory
+        found["rulepress.memory:Setup"] = memory.Setup
     return found
 
 

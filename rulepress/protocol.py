@@ -419,7 +419,7 @@ class Chance:
 
     def clone(self) -> Chance:
         twin = Chance.__new__(Chance)
-        twin.rng = random.Random()
+        twin.rng = random.Random.__new__(random.Random)  # not seeded from the system's entropy: its state is set next
         twin.rng.setstate(self.rng.getstate())
         twin.forced = deque(self.forced)
         twin._log = list(self._log)
@@ -463,7 +463,8 @@ class Observer(Protocol):
 
     ``hidden`` names each part of the state some seat cannot see, with who can (``{"hands": "its holder only"}``).
     Optional methods: ``information_state(state, seat) -> str`` (OpenSpiel's ``InformationStateString``: what the
-    seat has seen so far, perfect recall), ``event_view(event, seat) -> dict`` (an event as the seat saw it; by
+    seat has seen so far, perfect recall; ``basegame.BaseObserver`` has it, from the state's memory:
+    :mod:`rulepress.memory`), ``event_view(event, seat) -> dict`` (an event as the seat saw it; by
     default every event is public) and ``result_view(state, seat) -> dict`` (the result as the seat sees it; by
     default the result is public).
     """

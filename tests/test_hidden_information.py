@@ -165,9 +165,16 @@ def test_every_hidden_part_is_really_dealt_again(book: str) -> None:
         seat = state.players[seed % len(state.players)]
         for part in observer.hidden:
             twin = observer.resample(state, seat, part, random.Random(seed))
-            if pickle.dumps(twin) != pickle.dumps(state):
+            if dealt(game, twin) != dealt(game, state):
                 changed.add(part)
     assert changed == set(observer.hidden)
+
+
+def dealt(game: Any, state: Any) -> bytes:
+    """The state's bytes but its memory's (a resampled copy keeps what its seat knows of it: not a redeal)."""
+    twin = game.clone(state)
+    twin.memory = None
+    return pickle.dumps(twin)
 
 
 @pytest.mark.parametrize("book", WITH_OBSERVER)
@@ -427,7 +434,7 @@ def test_the_gate_refuses_a_view_that_shows_what_its_seat_cannot_see(monkeypatch
     monkeypatch.setattr(type(observer), "view", lambda self, state, seat: self.game.snapshot(state))
     result = replayed("lantern-moths", example("lantern-moths", "lm-plant"))
     assert result.status == "error"
-    assert "the observer's view for Ann changes when only hands (a hand: its holder only)" in result.message
+    assert "the observer's view for Ann changes when only hands (a hand: its holder only " in result.message
     assert "is dealt again (hands.Ben.0: " in result.message  # the first place the two views differ
 
 
@@ -435,12 +442,12 @@ def test_the_gate_refuses_a_view_that_shows_what_its_seat_cannot_see(monkeypatch
     ("lantern-moths", "lm-dusk-refill", None, "jade"),  # Ben's cards (the jade moth worth 3), told from the public view
     ("lantern-moths", "lm-dusk-refill", "Ann", "jade"),  # ... and from Ann's
     ("lantern-moths", "lm-draw", None, "violet"),  # a card drawn from the deck (an event)
-    ("lantern-moths", "lm-ghost-moth", "Ben", "7"),  # Ann's score before the game is scored
+    ("lantern-moths", "unseen-moth", "Ben", "10"),  # Ann's score counting a moth Ben never saw, before scoring
     ("kuhn-poker", "kp-bluff-and-fold", "Ann", "Queen"),  # Ben's card, told from Ann's seat
 ])
 def test_the_gate_refuses_prose_that_prints_what_its_seat_cannot_see(book: str, example_id: str, seat: str | None,
                                                                      printed: str) -> None:
-    ex = example(book, example_id)
+    ex = unseen_moth() if example_id == "unseen-moth" else example(book, example_id)
     assert replayed(book, ex).ok
     result = replayed(book, dataclasses.replace(ex, seat=seat))
     assert result.status == "error"
@@ -448,12 +455,35 @@ def test_the_gate_refuses_prose_that_prints_what_its_seat_cannot_see(book: str, 
     assert f"it prints '{printed}" in result.message and f"told from {told}, who cannot see it" in result.message
 
 
-def test_the_gate_refuses_prose_that_prints_a_hidden_result() -> None:
+def unseen_moth() -> Any:
+    """lm-ghost-moth with a moth in Ann's lantern from the start, which Ben never saw captured: until the game is
+    scored he cannot know her points (10: the 7 of the moths her wick took, and 3)."""
     ex = example("lantern-moths", "lm-ghost-moth")
+    start = {**ex.start, "state": {**ex.start["state"], "lanterns": {"Ann": ["violet-3"]}}}
+    expect = {"round-1-over": {"lanterns.Ann": ["violet-3"]},
+              "round-2-over": {"lanterns.Ann": ["amber-3", "ghost", "rose-2", "violet-3"],
+                               "scores.Ann": {"points": 10, "moths": 4}}}
+    steps = [dataclasses.replace(step, data={**step.data, "expect": {**step.data["expect"], **expect[name]}})
+             if (name := step.data.get("checkpoint")) in expect else step for step in ex.steps]
+    return dataclasses.replace(ex, start=start, steps=steps)
+
+
+def test_the_gate_refuses_prose_that_prints_a_hidden_result() -> None:
+    ex = unseen_moth()
     text = "Ann has {{ result.scores.Ann.points }} points.\n"
     assert replayed("lantern-moths", dataclasses.replace(ex, text=text)).ok  # told from Ann: her own lantern
     result = replayed("lantern-moths", dataclasses.replace(ex, text=text, seat="Ben"))
-    assert result.status == "error" and "it prints '7' (after 'Ann has')" in result.message
+    assert result.status == "error" and "it prints '10' (after 'Ann has')" in result.message
+
+
+def test_prose_may_print_what_its_seat_saw_captured() -> None:
+    """Memory: Ben saw Ann's wick take the three moths from b2, so told from his seat the text may say what they are
+    worth before the game is scored (decision remembered, question lm.q23)."""
+    ex = example("lantern-moths", "lm-ghost-moth")
+    text = ex.text + "Ann has {{ result.scores.Ann.points }} points.\n"
+    result = replayed("lantern-moths", dataclasses.replace(ex, text=text, seat="Ben"))
+    assert result.ok, result.message
+    assert result.checkpoints["round-2-over"].told["lanterns"]["Ann"] == ["amber-3", "rose-2", "ghost"]
 
 
 def test_where_two_views_and_two_texts_first_differ() -> None:
@@ -471,7 +501,7 @@ def test_where_two_views_and_two_texts_first_differ() -> None:
 
 
 def test_prose_that_works_with_a_hidden_value_is_refused() -> None:
-    ex = example("lantern-moths", "lm-ghost-moth")
+    ex = unseen_moth()
     points = "cp['round-2-over'].scores.Ann.points"
     text = ex.text.replace(f"{{{{ {points} }}}}", f"{{{{ {points} + 1 }}}}")
     assert text != ex.text
@@ -495,10 +525,26 @@ def test_views_need_an_engine_with_an_observer(key: str) -> None:
     assert result.status == "error" and "engine has no observer: nothing is hidden" in result.message
 
 
-def test_information_states_need_an_observer_that_says_them() -> None:
+class BareObserver:
+    """An observer on the bare protocol (``hidden``, ``view``, ``resample``): no information states."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.hidden = inner, inner.hidden
+
+    def view(self, state: Any, seat: str) -> dict[str, Any]:
+        return self.inner.view(state, seat)
+
+    def resample(self, state: Any, seat: str, part: str, rng: random.Random) -> Any:
+        return self.inner.resample(state, seat, part, rng)
+
+
+def test_information_states_need_an_observer_that_says_them(monkeypatch: pytest.MonkeyPatch) -> None:
     ex = example("lantern-moths", "lm-draw")
     steps = [dataclasses.replace(step, data={**step.data, "expect": {"information_state.Ann": "x"}})
              if step.kind == "checkpoint" else step for step in ex.steps]
+    game = game_of("lantern-moths")
+    assert replayed("lantern-moths", dataclasses.replace(ex, steps=steps)).status == "failed"  # the base's: not 'x'
+    monkeypatch.setattr(game, "observer", BareObserver(game.observer))
     result = replayed("lantern-moths", dataclasses.replace(ex, steps=steps))
     assert result.status == "error" and "observer has no information_state(state, seat)" in result.message
 

@@ -247,7 +247,7 @@ def test_an_engine_importing_a_stage_of_rulepress_is_refused_at_its_line(mini: P
     line = text.splitlines().index("from typing import Any") + 3
     problems = verify(mini, draw=False).problems
     assert problems == [f"engine/mini/__init__.py:{line}: engine 'mini' imports rulepress.render.palette: an engine "
-                        f"imports only rulepress's base modules (rulepress.protocol, basegame, change, marks, "
+                        f"imports only rulepress's base modules (rulepress.protocol, basegame, memory, change, marks, "
                         f"figures, cmyk, textwidth, i18n, errors), which its book's site can run too"]
 
 

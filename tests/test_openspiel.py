@@ -251,3 +251,26 @@ def test_a_search_may_play_its_playouts_with_the_books_policy() -> None:
     assert action in engine.legal_actions(state)
     with pytest.raises(ValueError, match="no policy 'greedy'"):
         policy("mcts:8+greedy", counts, spec.policies)
+
+
+def test_information_states_are_the_engines_memory() -> None:
+    """An engine on the base class gives OpenSpiel its information states (rulepress/memory.py): what a seat was
+    shown stays in its string, and resampling from it keeps it."""
+    engine, counts = _engine(ROOT, "lantern-moths")
+    game = load(engine, 2, counts)
+    started = game.new_initial_state()
+    while started.is_chance_node():
+        started.apply_action(started.chance_outcomes()[0][0])
+    assert started.native().memory is not None  # the setup through the adapter begins it too
+    assert started.information_state_string(0).startswith("seat: P1\nstart: ")
+    native = engine.state_from_description({"garden": {"b2": "rose"}, "hands": {"P1": ["rose-1"], "P2": ["jade-2"]},
+                                            "deck": ["violet-3", "amber-1"], "discard": ["rose-2"]}, ["P1", "P2"], 0)
+    for step in ({"player": "P1", "do": "draw", "from": "discard"}, {"player": "P1", "do": "draw", "from": "deck"}):
+        engine.apply(native, engine.parse_action(native, step))
+    state = adopt(game, native)
+    theirs = state.information_state_string(1)
+    assert theirs == engine.observer.information_state(state.native(), "P2")
+    assert 'shown hands.P1: ["rose-2"]' in theirs and '"P1":["rose-2","hidden","hidden"]' in theirs
+    again = state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    assert again.information_state_string(1) == theirs
+    assert "rose-2" in engine.snapshot(again.native())["hands"]["P1"]  # the card P2 saw stays in P1's hand

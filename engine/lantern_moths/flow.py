@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rulepress.memory import reveal
 from rulepress.protocol import Event, decided
 
 from .cards import DURING_REFILL, draw_from_deck, shuffle_dusk_in
@@ -95,6 +96,9 @@ def _capture(game: LanternMothsGame, state: State, events: list[Event]) -> None:
             events.append(Event("capture", "lm.round.capture", {"player": state.players[owner],
                                                                 "tile": names[cell], "moths": taken,
                                                                 "count": len(taken)}))
+            # Everyone saw these moths face up on the tile: face down in the lantern, they stay known (lm.q23).
+            reveal(state, f"lanterns.{state.players[owner]}", taken)
+            decided(state, "remembered")
     state.ghost_block = [False] * len(state.ghost_block)
 
 
@@ -130,19 +134,23 @@ def _refill(game: LanternMothsGame, state: State, events: list[Event]) -> None:
                     still.append(seat)
             waiting = still
         for seat in order:
-            events.append(_refilled(state, seat, drawn[seat]))
+            events.append(_refilled(game, state, seat, drawn[seat]))
         return
     for seat in order:
         while len(state.hands[seat]) < size:
             if draw_from_deck(game, state, seat, DURING_REFILL, events) is None:
                 break
             drawn[seat] += 1
-        events.append(_refilled(state, seat, drawn[seat]))
+        events.append(_refilled(game, state, seat, drawn[seat]))
 
 
-def _refilled(state: State, seat: int, drawn: int) -> Event:
+def _refilled(game: LanternMothsGame, state: State, seat: int, drawn: int) -> Event:
+    """The end-of-round draw's event: how many cards the player drew, and which (the last ``drawn`` of the hand),
+    which only they see (the observer's ``event_view``)."""
+    pieces = game.pieces
+    cards = [pieces.kind_names[pieces.card_kind[c]] for c in state.hands[seat][len(state.hands[seat]) - drawn:]]
     return Event("refill", "lm.round.refill", {"player": state.players[seat], "drew": drawn,
-                                               "hand": len(state.hands[seat])})
+                                               "hand": len(state.hands[seat]), "cards": cards})
 
 
 def _game_over(game: LanternMothsGame, state: State, events: list[Event]) -> None:

@@ -98,6 +98,7 @@ class LanternMothsGame(BaseGame):
             # A new game's setup events are reported with its first action.
             events[:0] = state.log
             state.log = []
+        self.remember(state, action, events)
         return events
 
     def parse_action(self, state: State, step: Mapping[str, Any]) -> Action:

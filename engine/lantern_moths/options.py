@@ -79,6 +79,11 @@ DECISIONS: tuple[Decision, ...] = (
     Decision("ghosts_are_moths", _question(20), ("lm.scoring.tie-moths",),
              "Ghost Moths count as moths in the first tie-break (of the tied players, the one with more moths "
              "wins)."),
+    Decision("remembered", _question(23), ("lm.turn.draw", "lm.round.capture", "lm.turn.draw.discard"),
+             "What was shown to everyone stays known to every player (a seat's view and information state): a card "
+             "taken from the discard pile, in its taker's hand until a card of its kind leaves it; the moths a wick "
+             "captured from a face-up tile, face down in its keeper's lantern; a card discarded, in its place under "
+             "the pile's top card, which nobody searches."),
 )
 
 

@@ -71,6 +71,7 @@ def empty_state(game: LanternMothsGame, players: tuple[str, ...], chance: Chance
     state.chance = chance
     state.action_count = 0
     state.log = []
+    state.memory = None
     return state
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from rulepress.memory import Memory
 from rulepress.protocol import Chance, Event
 
 UNKNOWN_TILE = -1   # a face-down place whose tile is not yet decided: it is drawn from the pool when flipped
@@ -33,7 +34,7 @@ class State:
         "players", "hands", "deck", "discard", "lanterns", "tile_at", "face_up", "moths", "wicks",
         "ghost_block", "unlit", "dusk_row", "set_aside", "box", "tile_pool", "round", "start", "current",
         "actions_taken", "taken", "lit", "phase", "dusk_shuffled", "ending", "last_round", "chance",
-        "action_count", "log", "decisions",
+        "action_count", "log", "decisions", "memory",
     )
 
     players: tuple[str, ...]
@@ -65,6 +66,7 @@ class State:
     action_count: int
     log: list[Event]                # what setup did (a new game's events before any action)
     decisions: dict[str, int]       # how often each engine decision took effect (rulepress.protocol.decided)
+    memory: Memory | None           # what each seat was shown (rulepress.memory; the base class begins it)
 
     @property
     def n(self) -> int:
@@ -101,6 +103,7 @@ class State:
         twin.action_count = self.action_count
         twin.log = list(self.log)
         twin.decisions = dict(self.decisions)
+        twin.memory = self.memory.copy() if self.memory is not None else None  # sharing its trail: costs nothing
         return twin
 
     def zones(self) -> dict[str, list[int]]:

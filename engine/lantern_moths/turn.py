@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rulepress.memory import forget, reveal
 from rulepress.protocol import Event, RuleViolation, decided
 
 from .actions import ACTION_NAMES, DISCARD, DRAW, FLIP, FROM_DISCARD, LIGHT, PASS, PLANT, a_or_an
@@ -135,6 +136,10 @@ def _draw(game: LanternMothsGame, state: State, action: Action, events: list[Eve
         name = game.pieces.kind_names[game.pieces.card_kind[card]]
         events.append(Event("draw", "lm.turn.draw", {"player": who, "from": "discard", "shown": True,
                                                      "card": name}))
+        # Shown to everyone before it goes into the hand: known there until it leaves it (lm.q23).
+        forget(state, "discard", [name])
+        reveal(state, f"hands.{who}", [name])
+        decided(state, "remembered")
         return
     if not state.deck:
         raise RuleViolation("lm.turn.draw", "The deck is empty" + (
@@ -172,6 +177,7 @@ def _plant(game: LanternMothsGame, state: State, action: Action, events: list[Ev
     hand.remove(card)
     state.moths[cell].append(card)
     who = state.players[action.player]
+    forget(state, f"hands.{who}", [name])  # face up on the tile now: what was known of the hand is one card less
     events.append(Event("plant", "lm.turn.plant", {"player": who, "card": name, "tile": place,
                                                    "moths": len(state.moths[cell])}))
     if kind == pieces.ghost_kind:
@@ -245,5 +251,9 @@ def _discard(game: LanternMothsGame, state: State, action: Action, events: list[
                                                     "in your hand")
     hand.remove(card)
     state.discard.append(card)
-    events.append(Event("discard", "lm.turn.draw.discard", {"player": state.players[action.player],
-                                                            "card": pieces.kind_names[action.arg]}))
+    who, name = state.players[action.player], pieces.kind_names[action.arg]
+    events.append(Event("discard", "lm.turn.draw.discard", {"player": who, "card": name}))
+    # Face up on the pile: everyone saw it go there, under whatever comes next (lm.q23).
+    forget(state, f"hands.{who}", [name])
+    reveal(state, "discard", [name])
+    decided(state, "remembered")

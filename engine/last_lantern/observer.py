@@ -13,6 +13,9 @@ What the bags hold is not hidden the same way: every tile and Firefly that goes 
 rest of each lies on the table, so their contents can be counted.  Whether the book shows the Firefly bag's
 colours (as its diagrams do) is kept as data, ``fireflies.bag.seen`` in the component data (question ll.q43):
 ``counted`` shows them, ``hidden`` shows only how many Fireflies the bag holds.
+
+Nothing shown is hidden again, so a view needs no memory; a seat's information state (the base class's, from the
+state's memory: rulepress/memory.py) holds its own choices and, once the wheels are revealed, everyone's.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rulepress.memory import Memory
 from rulepress.protocol import Chance, Event
 
 LOCATIONS = ("rabbit", "snail", "owl", "wolf")
@@ -88,6 +89,7 @@ class State:
         "pending_events",
         "track_reached",
         "decisions",
+        "memory",
     )
 
     def __init__(self, chance: Chance) -> None:
@@ -151,12 +153,14 @@ class State:
         self.pending_events: list[Event] = []  # what setup did, reported with the first action
         self.track_reached = 0  # the furthest Path Astray space a tile has ever landed on (Back on Track empties)
         self.decisions: dict[str, int] = {}  # how often each engine decision took effect (protocol.decided)
+        self.memory: Memory | None = None  # what each seat was shown (rulepress.memory; the base class begins it)
 
     def clone(self) -> State:
         twin = State.__new__(State)
         for name in State.__slots__:
             setattr(twin, name, getattr(self, name))
         twin.chance = self.chance.clone()
+        twin.memory = self.memory.copy() if self.memory is not None else None  # sharing its trail: costs nothing
         twin.result = dict(self.result) if self.result is not None else None
         twin.tile_bag = list(self.tile_bag)
         twin.location_tile = dict(self.location_tile)

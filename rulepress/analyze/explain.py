@@ -228,7 +228,13 @@ def describe(position: Position, engine: EngineSpec, action: Mapping[str, Any] |
             .replace("\n", "\n  "))
         strings = getattr(observer, "information_state", None)
         if seat is not None and strings is not None:
-            out(f"Information state ({seat}): {strings(state, seat)!r}")
+            said = str(strings(state, seat))
+            if "\n" not in said:  # a short string of the engine's own (OpenSpiel's Kuhn poker: '1b')
+                out(f"Information state ({seat}): {said!r}")
+            else:  # the base class's, a line a step (rulepress/memory.py); its last line is the view shown above
+                out(f"Information state ({seat}):")
+                for line in said.splitlines():
+                    out("  " + ("now: (the state as it sees it, above)" if line.startswith("now: ") else line))
         legal = list(game.legal_actions(state))
         step_of = getattr(game, "action_step", None)
         if seat is not None:  # another player's actions would tell what they hold; one nobody owns (a draw) is public

@@ -10,8 +10,10 @@ OpenSpiel's own Python games are (``open_spiel/python/games/kuhn_poker.py``), so
   its place among the node's outcomes and its string ``what: outcome`` (``card: King``); an engine on the bare
   protocol draws inside ``apply`` from the state's seed (OpenSpiel's sampled stochastic mode).
 * **Observations**: the observer's ``view`` of the seat as JSON (the whole snapshot when nothing is hidden);
-  information states: the observer's ``information_state`` when it has one, else the seat's views of every event
-  so far and its own actions (perfect recall); tensors where the observer gives them (``tensor(state, seat)``).
+  information states: the observer's ``information_state`` (an observer on the base class has it, from the state's
+  memory: rulepress/memory.py, what the seat was shown and remembers), else, for an observer on the bare protocol,
+  the seat's views of every event so far and its own actions (perfect recall); tensors where the observer gives
+  them (``tensor(state, seat)``).
 * ``resample_from_infostate``: the observer's ``resample`` of every hidden part.
 """
 
@@ -129,7 +131,8 @@ class _Now:
 def adopt(game: RulepressGame, native: Any) -> RulepressState:
     """An OpenSpiel state standing at ``native``, an engine state reached outside OpenSpiel (a game
     ``rulepress analyze`` plays): a copy, whose draws from here on are explicit chance nodes.  Its history starts
-    here (information states hold what the seats see from here on)."""
+    here; its information states are the native state's (an engine on the base class: its memory, from the game's
+    start; else what the seats see from here on)."""
     state = RulepressState(game)
     twin = game.shared.engine.clone(native)
     if game.shared.kind.chance == "explicit" and getattr(twin, "chance", None) is not None:
@@ -226,7 +229,7 @@ class RulepressState(pyspiel.State):
         try:
             if now.before is None:
                 assert isinstance(engine, BaseGame)
-                native = engine.start(engine.check_players(players), chance)
+                native = engine.begin_memory(engine.start(engine.check_players(players), chance))
                 events = tuple(getattr(engine, "setup_events", lambda s: ())(native))
             else:
                 native = engine.clone(now.before)

@@ -40,7 +40,8 @@ PACKAGE = package_path()  # rulepress/
 PYODIDE = package_path("render", "theme", "assets", "vendor", "pyodide")
 SHIPPED = ("babel", "yaml")
 """Pure-Python libraries the bundle carries as installed (their C speed-ups stay behind: each falls back)."""
-ENGINE_MAY_IMPORT = ("protocol", "basegame", "change", "marks", "figures", "cmyk", "textwidth", "i18n", "errors")
+ENGINE_MAY_IMPORT = ("protocol", "basegame", "memory", "change", "marks", "figures", "cmyk", "textwidth", "i18n",
+                     "errors")
 """The modules of rulepress an engine imports: its base layer (no stage: what the in-browser referee carries too).
 Never a stage (``rulepress.render``, ``rulepress.verify``...): those import what the browser lacks, or need it later."""
 REFEREE = ("render/browser/referee.py",)
