@@ -323,8 +323,16 @@ def test_the_index_holds_the_actions_and_nouns_of_play(pdfs: Path) -> None:
     """Lantern Moths' index had the glossary's 11 terms alone: no Draw, Plant, Light, Flip, hand or start player
     (book.yaml index); the French edition holds its own words (its book.yaml)."""
     heads = _index_heads(pdfs / "lantern-moths.pdf")
-    assert {"Draw", "Plant", "Light", "Flip", "hand", "start player"} <= heads, sorted(heads)
-    assert {"Pioche", "Loup"} <= _index_heads(pdfs / "last-lantern-fr.pdf")
+    assert {"Draw", "Plant", "Light", "Flip", "Hand", "Start player"} <= heads, sorted(heads)
+    assert {"Pioche", "Loup", "Sac"} <= _index_heads(pdfs / "last-lantern-fr.pdf")
+
+
+@pytest.mark.parametrize("book, lang", BOOKS)
+def test_every_index_head_starts_with_a_capital(pdfs: Path, book: str, lang: str) -> None:
+    """Lantern's index printed "fight" (book.yaml lists it so) among capitalised terms: every head entry is written
+    as the glossary's terms are, whatever the case its word is listed in."""
+    heads = _index_heads(pdfs / _name(book, lang, ""))
+    assert heads and not [head for head in heads if head[:1].islower()], sorted(heads)
 
 
 @pytest.mark.parametrize("lang", ["", "-fr"])
