@@ -162,7 +162,9 @@ def _draw_marks(change: Change, places: Mapping[str, Box], width: float, height:
             told.append((step, ""))
     room = Room(width, height, labels, [box for box in places.values() if 0 < box.width < width * 0.6])
     layers = _Layers()
-    rings = {box: _ring(box, room) for box in touched}
+    held = {box: _held(box, room) for box in touched}
+    rings = {box: _ring(held[box], room, _caps(held[box], [held[other] for other in touched if other != box]))
+             for box in touched}
     for box, ring in rings.items():
         if ring.points:
             layers.outlines.append(_group("rp-changed", touched[box], ring.svg(colour)))
@@ -293,14 +295,33 @@ class Ring:
         return _ring_svg(self.box, colour, self.stroke)
 
 
-def _ring(box: Box, room: Room) -> Ring:
-    """The outline round a changed place: round its own text too (a label anchored in it that runs past its box, a
-    longer word in another language), each side at the first of :data:`OFFSETS` whose line keeps off every label,
-    at the first of :data:`STROKES` that lets all four do so (thinner and closer in where the drawing's text is
-    tight round it); else a bar down its left or right side; else no line at all (the place's number, round where
-    its outline would be, marks it)."""
+def _held(box: Box, room: Room) -> Box:
+    """A changed place with its own text (a label anchored in it that runs past its box, a longer word in another
+    language): what its outline goes round."""
     own = [label for label in room.labels if box.holds_point(*label.centre)]
-    held = union([box, *own]) if own else box
+    return union([box, *own]) if own else box
+
+
+def _caps(held: Box, others: Sequence[Box]) -> dict[str, float]:
+    """How far each side of an outline may stand out of its place: half way to a changed place beside it (rows of a
+    list, tiles side by side), so that their outlines share one line instead of running over each other."""
+    caps: dict[str, float] = {}
+    for other in others:
+        across = min(held.right, other.right) - max(held.x, other.x) > 0
+        down = min(held.bottom, other.bottom) - max(held.y, other.y) > 0
+        for side, gap, beside in (("bottom", other.y - held.bottom, across), ("top", held.y - other.bottom, across),
+                                  ("right", other.x - held.right, down), ("left", held.x - other.right, down)):
+            if beside and 0 <= gap < 2 * OFFSETS[0]:
+                caps[side] = min(caps.get(side, OFFSETS[0]), gap / 2)
+    return caps
+
+
+def _ring(held: Box, room: Room, caps: Mapping[str, float] | None = None) -> Ring:
+    """The outline round a changed place (``held``: with its own text), each side at the first of :data:`OFFSETS`
+    (up to its cap, :func:`_caps`) whose line keeps off every label, at the first of :data:`STROKES` that lets all
+    four do so (thinner and closer in where the drawing's text is tight round it); else a bar down its left or
+    right side; else no line at all (the place's number, round where its outline would be, marks it)."""
+    caps = caps or {}
     near = [label for label in room.labels if label.meets(held.grown(8))]
 
     def clear(line: Line) -> bool:
@@ -312,7 +333,7 @@ def _ring(box: Box, room: Room) -> Ring:
              "left": lambda by: ((held.x - by, y0), (held.x - by, y1)),
              "right": lambda by: ((held.right + by, y0), (held.right + by, y1))}
     for stroke in STROKES:
-        found = {side: next((by for by in OFFSETS if clear(Line(run(by), stroke / 2))), None)
+        found = {side: next((by for by in _offsets(caps.get(side)) if clear(Line(run(by), stroke / 2))), None)
                  for side, run in sides.items()}
         if None in found.values():
             continue
@@ -326,6 +347,10 @@ def _ring(box: Box, room: Room) -> Ring:
         if clear(Line(bar, RING / 2)):
             return Ring(Box(x, held.y, 0, held.height), bar, RING)
     return Ring(held.grown(3.0), (), RING)  # no line: its number alone marks it
+
+
+def _offsets(cap: float | None) -> tuple[float, ...]:
+    return OFFSETS if cap is None else (cap, *(by for by in OFFSETS if by < cap))
 
 
 def _ring_svg(ring: Box, colour: str, stroke: float = RING) -> str:
@@ -500,7 +525,7 @@ def _refused_at(box: Box, numbers: Sequence[int], room: Room) -> Refusal | None:
     cross = next((p for p in spots if _cross_clear(*p, size, room)), None)
     if cross is None:
         return None
-    found = _ring(box, room)
+    found = _ring(_held(box, room), room)
     dashed = len(found.points) == 5  # an outline clear of the text (never a bar): drawn dashed, in ink
     ring = found.box if found.box.width else box.grown(2)
     crossing = _cross_lines(*cross, size)

@@ -304,12 +304,14 @@ def test_at_most_one_page_of_notes(pdfs: Path, book: str, lang: str) -> None:
 
 
 def _index_heads(path: Path) -> set[str]:
-    """The index's head entries: the lines that start at a column's left edge (a wrapped entry's next line, and
-    a sub-entry, stand indented)."""
+    """The index's head entries: the lines of its pages (up to the next heading) that start at a column's left edge
+    (a wrapped entry's next line, and a sub-entry, stand indented)."""
     pages = pdfpages.read(path)
     start = next(page.number for page in pages if any(t == "Index" for _, t, _ in page.headings))
     heads = set()
     for number in range(start, len(pages)):
+        if number > start and pages[number - 1].headings:
+            break  # the index has ended: a filler (the player aid, the box's contents) starts here
         lines = [(x, t) for x, _, t in pdfpages.line_starts(path)[number - 1]]
         middle = pages[number - 1].width / 2
         for column in ([(x, t) for x, t in lines if x < middle], [(x, t) for x, t in lines if x >= middle]):

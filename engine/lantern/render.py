@@ -133,7 +133,8 @@ def draw(game: LanternGame, state: LanternState, sheet_only: bool = False) -> Fi
         for k, (target, value) in enumerate(state.assigned.items()):
             out.append(_text(x + (k // 3) * 110, y + 23 + (k % 3) * 11, f"{names[target]} {value}", 10))
             places[f"setup.assigned.{target}"] = Box(x - 2 + (k // 3) * 110, y + 14 + (k % 3) * 11, 106, 11)
-    y += size + 18 if state.dice or state.assigned else 10
+    # Room for the dice, or for the setup's assignments beside them (after setup they are not drawn: no blank band).
+    y += size + 18 if state.dice or (state.phase == SETUP and state.assigned) else 10
     # Zone heading.
     zone = sheet.zone(state.zone) if state.zone else None
     if zone is not None:
