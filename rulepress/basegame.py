@@ -43,6 +43,7 @@ from rulepress.change import Change
 from rulepress.cmyk import HOUSE, Cmyk, device_cmyk
 from rulepress.figures import FONT, PAPER, ComponentPicture, Figure, Frame, LegendEntry
 from rulepress.marks import Box, Marks  # Box: where draw() puts a part of the snapshot (``places``)
+from rulepress.placing import labels_of
 from rulepress.protocol import (
     HIDDEN,
     PUBLIC,
@@ -442,7 +443,10 @@ class BaseGame(ABC):
         elements = list(figure.elements)
         if change is not None:
             places = figure.places if figure.places is not None else self.places(state, seat)
-            marked = self.mark(change, places, width, height)
+            # The marks keep clear of the drawing's text (rulepress/marks.py); a mark() written before they were
+            # given it is asked without (the gate measures its marks all the same).
+            given = {"labels": labels_of(elements)} if _takes(type(self).mark, "labels") else {}
+            marked = self.mark(change, places, width, height, **given)
             if marked.elements:
                 elements.append(f'<g class="rp-marks" font-family="{FONT}">' + "".join(marked.elements) + "</g>")
             height += marked.extra_height
@@ -461,13 +465,15 @@ class BaseGame(ABC):
         its :class:`Figure` instead.  None known: what a step changed is told in a numbered line under the picture."""
         return {}
 
-    def mark(self, change: Change, places: Mapping[str, Box], width: float, height: float) -> Marks:
+    def mark(self, change: Change, places: Mapping[str, Box], width: float, height: float,
+             labels: Sequence[Box] = ()) -> Marks:
         """The marks of ``change`` over the drawing: by default an outline and the step's number round each place
         it changed, an arrow for each piece moved from one place to another, a struck-out arrow labelled with the
-        rule for each refused move (rulepress/marks.py).  Every mark's element carries ``class="rp-mark ..."``:
-        the gate refuses a diagram of a change that has none."""
+        rule for each refused move (rulepress/marks.py), each placed clear of the drawing's text (``labels``: where
+        each of its ``<text>`` prints) and of the other marks.  Every mark's element carries ``class="rp-mark ..."``:
+        the gate refuses a diagram of a change that has none, and one whose marks cover a label."""
         return default_marks.draw_marks(change, places, width, height, self.MARK, self.attempt_places,
-                                        self.arrow_wanted)
+                                        self.arrow_wanted, labels)
 
     def arrow_wanted(self, source: str, target: str) -> bool:
         """Whether a piece moved from place ``source`` to ``target`` gets an arrow (both outlined either way): yes by

@@ -304,12 +304,14 @@ def test_at_most_one_page_of_notes(pdfs: Path, book: str, lang: str) -> None:
 
 
 def _index_heads(path: Path) -> set[str]:
-    """The index's head entries: the lines that start at a column's left edge (a wrapped entry's next line, and
-    a sub-entry, stand indented)."""
+    """The index's head entries: the lines of its pages (up to the next heading) that start at a column's left edge
+    (a wrapped entry's next line, and a sub-entry, stand indented)."""
     pages = pdfpages.read(path)
     start = next(page.number for page in pages if any(t == "Index" for _, t, _ in page.headings))
     heads = set()
     for number in range(start, len(pages)):
+        if number > start and pages[number - 1].headings:
+            break  # the index has ended: a filler (the player aid, the box's contents) starts here
         lines = [(x, t) for x, _, t in pdfpages.line_starts(path)[number - 1]]
         middle = pages[number - 1].width / 2
         for column in ([(x, t) for x, t in lines if x < middle], [(x, t) for x, t in lines if x >= middle]):
@@ -323,8 +325,16 @@ def test_the_index_holds_the_actions_and_nouns_of_play(pdfs: Path) -> None:
     """Lantern Moths' index had the glossary's 11 terms alone: no Draw, Plant, Light, Flip, hand or start player
     (book.yaml index); the French edition holds its own words (its book.yaml)."""
     heads = _index_heads(pdfs / "lantern-moths.pdf")
-    assert {"Draw", "Plant", "Light", "Flip", "hand", "start player"} <= heads, sorted(heads)
-    assert {"Pioche", "Loup"} <= _index_heads(pdfs / "last-lantern-fr.pdf")
+    assert {"Draw", "Plant", "Light", "Flip", "Hand", "Start player"} <= heads, sorted(heads)
+    assert {"Pioche", "Loup", "Sac"} <= _index_heads(pdfs / "last-lantern-fr.pdf")
+
+
+@pytest.mark.parametrize("book, lang", BOOKS)
+def test_every_index_head_starts_with_a_capital(pdfs: Path, book: str, lang: str) -> None:
+    """Lantern's index printed "fight" (book.yaml lists it so) among capitalised terms: every head entry is written
+    as the glossary's terms are, whatever the case its word is listed in."""
+    heads = _index_heads(pdfs / _name(book, lang, ""))
+    assert heads and not [head for head in heads if head[:1].islower()], sorted(heads)
 
 
 @pytest.mark.parametrize("lang", ["", "-fr"])

@@ -30,6 +30,7 @@ RANKS = {
     "audience": 0,  # who a passage is for: text rules over the loaded model (the loader and the renderers read it)
     "change": 0, "marks": 0, "figures": 0,  # what a step changed, the marks that show it, what engines draw as data
     "memory": 0,  # what each seat of a game was shown: the base class's information states
+    "placing": 0, "routes": 0, "svgboxes": 0,  # where marks go, an arrow's way; a drawing's boxes and labels read
     "load": 1, "i18n": 1,  # reading sources; gettext catalogs are sources read through load.confine
     "project": 1,  # finding the project's root, where its sources are
     "verify": 2,  # the gate, which imports a project's engines (verify/engines.py) under its time limits

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from rulepress.basegame import SMALLEST, Figure, painter
 from rulepress.marks import Box
+from rulepress.textwidth import text_width
 
 from .sheet import POOLS
 from .state import OVER, SETUP, LanternState
@@ -122,7 +123,9 @@ def draw(game: LanternGame, state: LanternState, sheet_only: bool = False) -> Fi
     for i, face in enumerate(state.dice):
         out.append(_die(12 + i * (size + 10), y, size, face))
         places.setdefault(f"dice.{face}", Box(12 + i * (size + 10), y, size, size))
-    places["dice"] = Box(10, y - 2, max(len(state.dice), 1) * (size + 10) - 6, size + 4)
+    # No dice: the words that say so are what changed (an empty row of dice would be drawn over the zone's title).
+    places["dice"] = Box(10, y - 2, max(len(state.dice), 1) * (size + 10) - 6, size + 4) if state.dice else \
+        Box(10, y - 18, text_width(label, 11, bold=True) + 4, 14)
     places["setup.unassigned"] = places["setup.rolled"] = places["dice"]
     if state.phase == SETUP and state.assigned:
         x = 12 + max(len(state.dice), 1) * (size + 10)
@@ -130,7 +133,8 @@ def draw(game: LanternGame, state: LanternState, sheet_only: bool = False) -> Fi
         for k, (target, value) in enumerate(state.assigned.items()):
             out.append(_text(x + (k // 3) * 110, y + 23 + (k % 3) * 11, f"{names[target]} {value}", 10))
             places[f"setup.assigned.{target}"] = Box(x - 2 + (k // 3) * 110, y + 14 + (k % 3) * 11, 106, 11)
-    y += size + 18 if state.dice or state.assigned else 10
+    # Room for the dice, or for the setup's assignments beside them (after setup they are not drawn: no blank band).
+    y += size + 18 if state.dice or (state.phase == SETUP and state.assigned) else 10
     # Zone heading.
     zone = sheet.zone(state.zone) if state.zone else None
     if zone is not None:

@@ -250,7 +250,8 @@ class LastLanternGame(BaseGame):
 
     MARK = render.paint("mark")
 
-    def mark(self, change: Change, places: Mapping[str, Box], width: float, height: float) -> Marks:
+    def mark(self, change: Change, places: Mapping[str, Box], width: float, height: float,
+             labels: Sequence[Box] = ()) -> Marks:
         """The base's marks, with the spaces a refused placement named outlined as the tile it would have been."""
         spots = dict(places)
         for step in change.steps:
@@ -261,7 +262,7 @@ class LastLanternGame(BaseGame):
                     left, top = min(b.x for b in boxes), min(b.y for b in boxes)
                     spots[_cells_key(cells)] = Box(left, top, max(b.x + b.width for b in boxes) - left,
                                                    max(b.y + b.height for b in boxes) - top)
-        return super().mark(change, spots, width, height)
+        return super().mark(change, spots, width, height, labels)
 
     def attempt_places(self, step: Mapping[str, Any], places: Mapping[str, Box]) -> list[str]:
         """A refused step's source (the tile in its player's hand, the player's Familiars) and target (the spaces it

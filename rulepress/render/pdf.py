@@ -358,23 +358,31 @@ def _entry(book: Any, name: str, target: str, uses: list[tuple[str, int]], own: 
     return {"name": name, "slug": target, "see": "", "pages": page_ranges(main), "subs": subs}
 
 
+def head_word(name: str) -> str:
+    """An index entry's head as the glossary's terms are written, whatever the case a word or a term's other name is
+    listed in: its first letter a capital ("fight": Fight, "start player": Start player, "sac": Sac), the rest as
+    listed ("Back on Track")."""
+    return name[:1].upper() + name[1:]
+
+
 def _index(book: Any, layout: Layout) -> list[dict[str, Any]]:
     """The index: every glossary term and every word book.yaml's ``index`` lists (the actions, the main nouns of
     play), in the book's language's alphabetical order (accents with their letter in French), with the pages of
     its definition (a term's rule and glossary entry; the rule a word names, if any) and, when it is used in more
     than one section, a sub-entry for each section with its pages; every other name of a term as a "see" entry,
-    except its plural, folded into it.  A word links to the rule it names, else to its first use."""
+    except its plural, folded into it.  A word links to the rule it names, else to its first use.  Every head is
+    written as the glossary's terms are (:func:`head_word`)."""
     entries = []
     sections = render.sections(book)
     names = {term.term.casefold() for term in book.glossary}
     for term in book.glossary:
         slug = render.term_slug(term.term)
-        entries.append(_entry(book, term.term, slug, layout.index_uses.get(slug, []), sections[term.rule]))
+        entries.append(_entry(book, head_word(term.term), slug, layout.index_uses.get(slug, []), sections[term.rule]))
         named = [term.term]
         for alias in term.aliases:
             names.add(alias.casefold())
             if not any(inflection_of(alias, other) for other in named):
-                entries.append({"name": alias, "slug": slug, "see": term.term, "pages": "", "subs": []})
+                entries.append({"name": head_word(alias), "slug": slug, "see": term.term, "pages": "", "subs": []})
             named.append(alias)
     for word in book.data.get("index") or []:
         slug = render.word_slug(word)
@@ -383,7 +391,7 @@ def _index(book: Any, layout: Layout) -> list[dict[str, Any]]:
         if word.casefold() in names or not uses:
             continue  # a glossary term already (its entry is the term's), or never used where the index looks
         first = min((anchor for anchor in layout.word_anchors.get(slug, [])), default="", key=_anchor_order)
-        entries.append(_entry(book, word, rule or first, uses, sections[rule] if rule else ""))
+        entries.append(_entry(book, head_word(word), rule or first, uses, sections[rule] if rule else ""))
     lang = render.words(book).lang
     return sorted(entries, key=lambda e: sort_key(e["name"], lang))
 

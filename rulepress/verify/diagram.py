@@ -15,8 +15,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rulepress import svgboxes
 from rulepress.change import Change
-from rulepress.verify import labels
+from rulepress.verify import labels, overlaps
 
 SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
 _LINK_ATTRIBUTES = ("href", "{http://www.w3.org/1999/xlink}href", "src")
@@ -32,8 +33,9 @@ _SUSPECT = ("href", " src", "url(", "@import", "<style", " style", "script", "fo
 _HANDLER = re.compile(r"\son[a-z]*\s*=")  # an event handler attribute (in the lowered text)
 
 
-def problem(svg: Any, root: ET.Element | None = None) -> str | None:
-    """What is wrong with ``svg`` as a book's diagram (None when nothing is); ``root``: it parsed already."""
+def problem(svg: Any, root: ET.Element | None = None, *, book: str = "", lang: str = "") -> str | None:
+    """What is wrong with ``svg`` as a book's diagram (None when nothing is); ``root``: it parsed already; ``book``
+    and ``lang``: the book and language it is drawn in, for the message."""
     if not isinstance(svg, str):
         return f"is {type(svg).__name__}, not SVG text"
     lowered = svg.lower()
@@ -50,7 +52,9 @@ def problem(svg: Any, root: ET.Element | None = None) -> str | None:
         active = _active(root)
         if active:
             return active
-    return labels.overflow(root)  # every label inside its box, in this language (rulepress/verify/labels.py)
+    drawing = svgboxes.read(root)
+    # Every label inside its box (rulepress/verify/labels.py), no mark over a label (rulepress/verify/overlaps.py).
+    return labels.misfit(drawing) or overlaps.covered(drawing, book, lang)
 
 
 def _active(root: ET.Element) -> str | None:
@@ -96,15 +100,16 @@ def _takes_change(method: Any) -> bool:
 MARK_CLASS = "rp-mark"  # what every mark of a change carries (rulepress/marks.py)
 
 
-def checked(svg: Any, change: Change | None) -> str | None:
-    """What is wrong with a diagram of ``change`` (:func:`problem`, then :func:`unmarked`), parsed once."""
+def checked(svg: Any, change: Change | None, *, book: str = "", lang: str = "") -> str | None:
+    """What is wrong with a diagram of ``change`` (:func:`problem`, then :func:`unmarked`), parsed once; ``book`` and
+    ``lang``: the book and language it is drawn in."""
     if not isinstance(svg, str):
         return problem(svg)
     try:
         root = ET.fromstring(svg)
     except ET.ParseError:
         return problem(svg)
-    return problem(svg, root) or unmarked(svg, change, root)
+    return problem(svg, root, book=book, lang=lang) or unmarked(svg, change, root)
 
 
 def unmarked(svg: str, change: Change | None, root: ET.Element | None = None) -> str | None:

@@ -51,12 +51,14 @@ class FrameError(Exception):
 
 
 def make_frame(game: Game, state: Any, step: int, languages: list[str], observer: Observer | None,
-               seat: str | None, drawn_by: str, change: Callable[[str], Change | None] | None = None) -> StepFrame:
+               seat: str | None, drawn_by: str, change: Callable[[str], Change | None] | None = None,
+               book: str = "") -> StepFrame:
     """The frame of ``state`` after step ``step``: drawn and told in every language, checked as every diagram is.
 
     ``seat``: the seat the example is told from (None: no one); ``change``: what the step changed, worded in a
-    language (verify/changes.py).  Raises :class:`FrameError` for a diagram that is not plain, self-contained SVG,
-    that does not mark what its step changed, or that shows what its seat cannot see."""
+    language (verify/changes.py); ``book``: the book's ID, for the messages.  Raises :class:`FrameError` for a
+    diagram that is not plain, self-contained SVG, whose labels or marks do not keep clear of each other, that does
+    not mark what its step changed, or that shows what its seat cannot see."""
     shown_seat = (seat or PUBLIC) if observer is not None else None
     view = observer.view(state, shown_seat) if observer is not None and shown_seat is not None else None
     changes = {lang: change(lang) if change is not None else None for lang in languages}
@@ -64,7 +66,7 @@ def make_frame(game: Game, state: Any, step: int, languages: list[str], observer
                                                                changes[i18n.current_language()]))
     position = "the starting position" if step == 0 else f"the position after step {step}"
     for lang, svg in svgs.items():
-        wrong = diagram.checked(svg, changes[lang])
+        wrong = diagram.checked(svg, changes[lang], book=book, lang=lang)
         if wrong is not None:
             shown = "" if lang == languages[0] else f" ({lang})"
             raise FrameError(f"the diagram{shown} of {position} from {drawn_by} {wrong}")

@@ -401,7 +401,7 @@ class _Replay:
     def new_frame(self, game: Game, state: Any, index: int, change: Any = None) -> StepFrame:
         try:
             return make_frame(game, state, index, self.languages, self.observer, self.example.seat,
-                              diagram.drawn_by(game, self.book.root), change)
+                              diagram.drawn_by(game, self.book.root), change, self.book.id)
         except FrameError as exc:  # the site shows every frame: refused here, as a checkpoint's diagram is
             raise _Broken(f"{self.where}: {exc}") from exc
 
@@ -430,7 +430,7 @@ class _Replay:
                     game, state, checkpoint, told[i18n.current_language()]))
             checkpoint.svg = checkpoint.svgs[self.languages[0]]
             for lang, svg in checkpoint.svgs.items():
-                wrong = diagram.checked(svg, told[lang])
+                wrong = diagram.checked(svg, told[lang], book=self.book.id, lang=lang)
                 if wrong is not None:  # every edition prints it: refused here, naming who drew it and where
                     shown = "" if lang == self.languages[0] else f" ({lang})"
                     raise _Broken(f"{where}: the diagram{shown} from {diagram.drawn_by(game, self.book.root)} "
