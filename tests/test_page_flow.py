@@ -101,6 +101,27 @@ def test_the_diagram_set_first_goes_under_the_rules_line_whatever_is_above_it() 
         "Verified", "Rules:", "The board", "Rules text"]
 
 
+def example_led_by_its_diagram(ident: str, figure_mm: int) -> str:
+    """An example whose diagram is already set first, in its lead (title, rules line, diagram), which keeps
+    together: too tall for the room left, the example moves over whole."""
+    return (f'<aside class="examples"><section class="example" data-example="{ident}">'
+            f'<div class="example-lead"><h3>An example</h3><p class="example-rules"><em>Rules:</em> 1.1</p>'
+            f'<figure class="diagram"><div style="height: {figure_mm}mm; background: #333"></div>'
+            f"<figcaption>The board</figcaption></figure></div>{LINE}<p>Steps:</p><ol><li>One</li></ol>"
+            "</section></aside>")
+
+
+def test_an_example_that_moves_over_whole_lets_the_next_rules_fill_its_page() -> None:
+    """Its lead does not fit under the text before it, so nothing of the example is on the page, which would stay
+    under the preflight's floor (page_flow.SHORT): the next section comes up instead, and the example follows."""
+    html = chapter(LINE * 6 + example_led_by_its_diagram("ex", 150) + "<h2>1.2 Next</h2>" + LINE * 40)
+    plain, flowed = laid_out(html, floating=False), laid_out(html, floating=True)
+    assert fills(plain)[0] < page_flow.SHORT and where(plain, "An example") == 2  # the harness has teeth
+    assert fills(flowed)[0] >= page_flow.SHORT
+    assert where(flowed, "1.2 Next") == 1 and where(flowed, "An example") == 2
+    assert _order(flowed, ["Rules text", "1.2 Next", "An example"]) == ["Rules text", "1.2 Next", "An example"]
+
+
 def test_an_example_never_leaves_its_chapter() -> None:
     """At its chapter's end there is nothing to move it past: the page stays as WeasyPrint made it."""
     html = chapter(LINE * 4 + example("ex", 120))

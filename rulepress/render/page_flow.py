@@ -13,6 +13,10 @@ goes over) is made again, once the example is set, in this order of preference:
 - later in its chapter: after the next block of rule text (a paragraph, a list, a table; never between a heading
   and what follows it), then the next, until that text fills the page or the example no longer starts on it.
 
+An example whose lead does not fit under the text before it (its diagram already first, kept with its title)
+moves over whole; a page that this leaves under :data:`SHORT` full takes the next blocks of the chapter instead,
+and the example follows them.
+
 Only the page itself is laid out again (the example's boxes move in WeasyPrint's box tree, after where the page
 starts: no page made before it changes), so the cost is a few page layouts per example set again, not a layout of
 the book.  An example never leaves its chapter, and never moves before the rules it names: only later.
@@ -27,6 +31,7 @@ from typing import Any
 
 TARGET = 0.8  # a page this full, or fuller, is left as it is
 TRIES = 12  # layouts of one page at most, the first included
+SHORT = 0.4  # a page less full than this (the preflight's floor) takes the text after an example moved over whole
 HEADINGS = ("h1", "h2", "h3", "h4")
 
 
@@ -177,6 +182,47 @@ def _parent_of(root: Any, target: Any) -> Any | None:
     return None
 
 
+def _whole_example_next(root: Any, start: Any, resume_at: Any) -> Pushed | None:
+    """The example the page stops right before, when none of it is on the page (it moved to the next page whole,
+    its lead kept together, maybe with the box of examples it opens) and it did not begin on an earlier page."""
+    path = _path(root, resume_at)
+    if not path:
+        return None
+    node, index = path[-1]
+    parent, child = node, node.children[index]
+    while not _is_example(child):  # down the first children: the page resumes where the example's box starts
+        children = getattr(child, "children", None)
+        if not children or getattr(child, "element_tag", None) in HEADINGS:
+            return None
+        parent, child = child, children[0]
+    if any(box is child for box, _ in _path(root, start)):
+        return None
+    return Pushed(child, parent, None)
+
+
+def _moved_whole(index: int, context: Any, root: Any, html: Any, start: Any, page: Any, resume_at: Any,
+                 original: Any) -> tuple[Any, Any]:
+    """A page left under :data:`SHORT` full because the example after it moved over whole (its lead, kept together,
+    did not fit): the example goes later in its chapter, block by block, while the text that comes up fills the
+    page better (as :func:`_later` does for a diagram that moved over)."""
+    for _ in range(TRIES - 1):
+        pushed = _whole_example_next(root, start, resume_at)
+        if pushed is None or getattr(pushed.parent, "element_tag", None) != "aside":
+            break
+        before = fill(page)
+        saved = _later(pushed, root)
+        if saved is None:
+            break
+        again, resumed = original(index, context, root, html)
+        if fill(again) <= before + 0.01:
+            _undo(saved)
+            return original(index, context, root, html)
+        page, resume_at = again, resumed
+        if fill(page) >= SHORT:
+            break
+    return page, resume_at
+
+
 def _undo(saved: list[tuple[Any, list[Any]]]) -> None:
     for box, children in reversed(saved):
         box.children = children
@@ -219,6 +265,8 @@ def floats() -> Iterator[None]:
                 page, resume_at = original(index, context, root_box, html)
                 break
             page, resume_at = again, resumed
+        if fill(page) < SHORT:
+            page, resume_at = _moved_whole(index, context, root_box, html, start, page, resume_at, original)
         return page, resume_at
 
     pages.remake_page = remake_page
