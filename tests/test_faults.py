@@ -57,9 +57,12 @@ def test_a_write_that_fails_names_the_file_and_publishes_nothing(mini: Path, job
 
 def test_a_killed_pdf_worker_names_its_edition(mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = pdfpool.pdf.write_pdf
+    tests = os.getpid()
 
     def killed_when_designer(job: Any, *args: Any, **kwargs: Any) -> int:
         if job.edition == "designer":
+            # In a PDF worker only: run anywhere else, it must fail the test, never kill the test run's process.
+            assert os.getpid() != tests, "write_pdf ran in the build's own process, not in a PDF worker"
             time.sleep(0.2)
             os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer would
         return int(real(job, *args, **kwargs))
