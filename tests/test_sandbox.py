@@ -285,3 +285,28 @@ def test_allowed_filters_still_work() -> None:
             "{{ xs | batch(1) | list }}|{{ [{'a': 1}] | map(attribute='a') | join }}|{{ 'a' ~ 1 ~ xs }}")
     assert render_template(text, DATA, FILE) == "1, 2|12|c b|  x  |('start', 12)|" \
         "  ab|[[1], [2]]|1|a1[1, 2]"
+
+
+def test_a_text_is_checked_and_compiled_once_cache_or_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check and the code are a function of the text alone: each distinct text compiles once in a thread's
+    sandbox even with ``RULEPRESS_CACHE=0`` (the prose of an example recurs at each of its steps), while a render
+    still binds fresh values, and a refused text is refused every time."""
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")
+    env = sandbox.content_environment()
+    compiles: list[str] = []
+    real = env.compile
+
+    def counted(source: object, *args: object, **kwargs: object) -> object:
+        compiles.append("compile")
+        return real(source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(env, "compile", counted)
+    text = "Pile of {{ pile.start }} and {{ xs | length }} marks, once-test."
+    assert render_template(text, DATA, FILE) == "Pile of 12 and 2 marks, once-test."
+    assert render_template(text, {**DATA, "pile": {"start": 7}}, FILE) == "Pile of 7 and 2 marks, once-test."
+    assert compiles == ["compile"]
+    render_template(text + " Another text.", DATA, FILE)
+    assert compiles == ["compile", "compile"]
+    refused = "once-test {% include 'x.md' %}"
+    for _ in range(2):
+        assert "cannot read other files" in _refused(refused).message

@@ -31,8 +31,6 @@ from jinja2.filters import FILTERS, make_attrgetter
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from jinja2.visitor import NodeTransformer
 
-from rulepress import store
-
 MAX_RANGE = 10_000  # numbers in one range()
 MAX_STEPS = 200_000  # loop steps, calls, filters and operators of one template, all together
 MAX_VALUE = 1 << 20  # characters (or items) of one value a template builds; also the largest number a call gets
@@ -40,6 +38,7 @@ MAX_BUILT = 16 << 20  # characters (or items) of all the values one template bui
 MAX_OUTPUT = 1 << 20  # characters one template writes
 MAX_SECONDS = 2.0  # wall-clock time of one template
 MAX_POWER_BITS = 4096  # the size of a number ** and * may build
+CODES_KEPT = 5000  # compiled texts a sandbox keeps: a book has a few thousand
 
 # Statements rule text has no use for; the first three would read other files.
 REFUSED_STATEMENTS: dict[type[nodes.Node], tuple[str, str]] = {
@@ -284,6 +283,7 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
                         for name in SAFE_FILTERS}
         self.budget = _Budget(time.monotonic() + MAX_SECONDS)
         self.written_size = 0
+        self._codes: dict[tuple[bool, str], CodeType] = {}
 
     # Component data reads as keys first: in ``colours.values`` "values" is a key, not dict.values.
     def getattr(self, obj: Any, attribute: str) -> Any:
@@ -360,11 +360,18 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
         return self.budget.grow("".join(pieces), "a '~' join")  # type: ignore[no-any-return]
 
     def compiled(self, source: str, mark_lines: bool = False) -> CodeType:
-        """``source``, checked and compiled; the code is kept for the same source in this process (a serve session
-        or a rebuild renders every chapter again).  It is the same for every sandbox, which each render binds it
-        to: it holds no values, only names of what it reads (as Jinja's own bytecode cache relies on)."""
-        code: CodeType = store.remembered("compiled", f"marks={mark_lines}\0{source}",
-                                          lambda: self.compile(self.checked(source, mark_lines)))
+        """``source``, checked and compiled once per distinct text in this thread's sandbox, cache or no cache:
+        the check and the code are a function of the text alone (the code holds no values, only names of what it
+        reads, as Jinja's own bytecode cache relies on), and each render binds it to a sandbox of its own.  Most
+        texts recur: an example's prose at each of its steps, every chapter again in a serve session.  A text the
+        check refuses is not kept (it raises each time)."""
+        key = (mark_lines, source)
+        code = self._codes.get(key)
+        if code is None:
+            code = self.compile(self.checked(source, mark_lines))
+            if len(self._codes) >= CODES_KEPT:  # the oldest first (dicts keep insertion order)
+                del self._codes[next(iter(self._codes))]
+            self._codes[key] = code
         return code
 
     def checked(self, source: str, mark_lines: bool = False) -> nodes.Template:

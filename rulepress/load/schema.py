@@ -78,8 +78,54 @@ def _by_key(validator: Any, spec: Mapping[str, Any], instance: Any, schema: Mapp
             yield from validator.descend(instance, spec["cases"][name], schema_path=name)
 
 
-Validator = validators.extend(Draft202012Validator, {"x-by-key": _by_key})
-"""Draft 2020-12 with ``x-by-key``: what every schema here is checked with."""
+_ANY_OF = Draft202012Validator.VALIDATORS["anyOf"]
+_NOT = Draft202012Validator.VALIDATORS["not"]
+_PRESENCES: dict[int, tuple[Any, tuple[tuple[str, ...], ...] | None]] = {}
+
+
+def _presences(part: Any) -> tuple[tuple[str, ...], ...] | None:
+    """The key sets that ``part`` of a schema requires, one of which must be all there, when requiring keys is all
+    it says: ``{required: [a, b]}``, ``[{required: [a]}, {required: [b]}]`` (an ``anyOf``'s branches) or
+    ``{anyOf: [...]}`` of those (as the schemas say "exactly one of"); else None.  Worked out once per part of a
+    schema (held, so its id is not reused by another while kept)."""
+    found = _PRESENCES.get(id(part))
+    if found is None or found[0] is not part:
+        branches = part if isinstance(part, list) else part.get("anyOf", [part]) if isinstance(part, dict) and (
+            part.keys() == {"anyOf"} or part.keys() == {"required"}) else None
+        shapes = tuple(tuple(branch["required"]) for branch in branches) if isinstance(branches, list) and all(
+            isinstance(branch, dict) and branch.keys() == {"required"} and isinstance(branch["required"], list)
+            for branch in branches) else None
+        found = _PRESENCES[id(part)] = (part, shapes)
+    return found[1]
+
+
+def _holds(shapes: tuple[tuple[str, ...], ...], instance: Any) -> bool:
+    """Whether one of the key sets is all in ``instance`` (``required`` holds for anything not a mapping)."""
+    return not isinstance(instance, dict) or any(all(key in instance for key in keys) for keys in shapes)
+
+
+def _any_of(validator: Any, branches: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+    """``anyOf``, decided at once when its branches only require keys and one holds (every step of every example
+    asks which of 'do', 'checkpoint' or 'chance' it has): JSON Schema's own ``anyOf`` finds the same, after making
+    an error for each branch before it.  When none holds, that ``anyOf`` makes the error, as it always did."""
+    shapes = _presences(branches)
+    if shapes is not None and _holds(shapes, instance):
+        return
+    yield from _ANY_OF(validator, branches, instance, schema)
+
+
+def _not(validator: Any, refused: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+    """``not``, decided at once for a ``not: {anyOf: [{required: ...}, ...]}`` or ``not: {required: [...]}`` that
+    does not hold; otherwise JSON Schema's own ``not`` (and its error)."""
+    shapes = _presences(refused)
+    if shapes is not None and not _holds(shapes, instance):
+        return
+    yield from _NOT(validator, refused, instance, schema)
+
+
+Validator = validators.extend(Draft202012Validator, {"x-by-key": _by_key, "anyOf": _any_of, "not": _not})
+"""Draft 2020-12 with ``x-by-key``, and ``anyOf``/``not`` of required keys decided at once: what every schema here
+is checked with."""
 
 
 def rule_id_pattern(prefix: str | None) -> re.Pattern[str]:

@@ -3,8 +3,9 @@
 Parsing is bounded: the file is read through :mod:`rulepress.load.confine` (inside the project, a regular file,
 at most 1 MiB, UTF-8), nesting may not go deeper than :data:`MAX_DEPTH`, and the document, with every alias
 expanded, may not hold more than :data:`MAX_NODES` values, so an alias bomb ("billion laughs") is refused before
-anything walks it.  libyaml's C parser gives the events of most files (:func:`fast_path`), PyYAML's composer and
-constructor (with the limits and lines) make the values; a file it does not take is read by PyYAML alone, whose
+anything walks it.  libyaml's C parser gives the events of most files (:func:`fast_path`), and :func:`_built`
+makes the values of a plain file straight from them; PyYAML's composer and constructor (with the limits and lines)
+make those of a file with anchors, aliases or problems; a file libyaml does not take is read by PyYAML alone, whose
 messages the user sees.
 """
 
@@ -19,7 +20,8 @@ import yaml
 from yaml.composer import Composer, ComposerError
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.cyaml import CParser
-from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.events import (AliasEvent, DocumentEndEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent,
+                         ScalarEvent, SequenceEndEvent, SequenceStartEvent, StreamEndEvent, StreamStartEvent)
 from yaml.reader import Reader
 from yaml.resolver import Resolver
 
@@ -123,6 +125,116 @@ class _FastQuestionLoader(_FastLoader):
 class _PartWays(Exception):
     """Where libyaml takes what PyYAML refuses: the file is read again by PyYAML alone."""
 
+
+_BUILT_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null", "timestamp"))
+_RESOLVER = Resolver()
+_CONSTRUCTOR = SafeConstructor()
+_IMPLICIT_FIRST = frozenset(key for key in Resolver.yaml_implicit_resolvers if key is not None)
+_WILDCARD = None in Resolver.yaml_implicit_resolvers  # resolvers tried whatever the first character (none today)
+
+
+def _built(text: str) -> Any:
+    """The value of ``text`` (one on :func:`fast_path`) made straight from libyaml's events: what PyYAML's composer
+    and constructor above them make (:class:`_FastLoader`), the same values, lines and columns, without a node per
+    value (most of a parse was the composer).  For a plain file only: anything else (an anchor or alias, a tag, a
+    merge key, a key that is a list or mapping or written twice, a value that does not read, a '?' where the two
+    parsers part ways, the limits reached, more than one document, any complaint of libyaml) raises
+    :class:`_PartWays`, and the composer reads the file and says what is wrong (tests/test_yaml_fast.py)."""
+    parser = CParser(text)
+    try:
+        return _from_events(parser.get_event)
+    except yaml.YAMLError as exc:
+        raise _PartWays from exc
+    finally:
+        parser.dispose()
+
+
+def _from_events(next_event: Callable[[], Any]) -> Any:
+    # A frame per open collection: [the value, whether a mapping, the key waiting for its value (a mapping's) and
+    # its place, whether inside a flow collection].  Places are 1-based (line, column), as the values carry them.
+    frames: list[list[Any]] = []
+    nodes = 0
+    if type(next_event()) is not StreamStartEvent:
+        raise _PartWays
+    event = next_event()
+    if type(event) is StreamEndEvent:
+        return None
+    if type(event) is not DocumentStartEvent:
+        raise _PartWays
+    while True:
+        event = next_event()
+        kind = type(event)
+        if kind is MappingEndEvent or kind is SequenceEndEvent:
+            value = frames.pop()[0]
+            place = (value.line, value.column)  # where it opened
+        elif kind is ScalarEvent:
+            nodes += 1
+            if event.anchor is not None or event.tag not in (None, "!"):
+                raise _PartWays
+            if frames and frames[-1][4] and not event.style and "?" in event.value:
+                raise _PartWays
+            value = _scalar(event)
+            place = (event.start_mark.line + 1, event.start_mark.column + 1)
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            nodes += 1
+            if event.anchor is not None or event.tag not in (None, "!") or len(frames) >= MAX_DEPTH - 1:
+                raise _PartWays
+            if frames and frames[-1][1] and frames[-1][2] is _NO_KEY:  # a list or mapping as a key
+                raise _PartWays
+            made: LineDict | LineList
+            if kind is MappingStartEvent:
+                made = LineDict()
+                made.lines, made.columns = {}, {}
+            else:
+                made = LineList()
+                made.lines, made.columns = [], []
+            made.line, made.column = event.start_mark.line + 1, event.start_mark.column + 1
+            frames.append([made, kind is MappingStartEvent, _NO_KEY, None,
+                           event.flow_style is True or bool(frames and frames[-1][4])])
+            continue
+        else:  # an alias, or the document ended with no value in it
+            raise _PartWays
+        if nodes > MAX_NODES:
+            raise _PartWays
+        if not frames:  # the root: the document must end here, and the stream with it
+            if type(next_event()) is not DocumentEndEvent or type(next_event()) is not StreamEndEvent:
+                raise _PartWays
+            return value
+        frame = frames[-1]
+        if not frame[1]:
+            frame[0].append(value)
+            frame[0].lines.append(place[0])
+            frame[0].columns.append(place[1])
+        elif frame[2] is _NO_KEY:
+            if value in frame[0]:  # written twice: the constructor says so
+                raise _PartWays
+            frame[2], frame[3] = value, place
+        else:
+            key, (line, column) = frame[2], frame[3]
+            frame[0][key] = value
+            frame[0].lines[key] = line
+            frame[0].columns[key] = column
+            frame[2] = _NO_KEY
+
+
+def _scalar(event: ScalarEvent) -> Any:
+    """A plain or quoted scalar's value, as SafeConstructor makes it: text at once when it is quoted or starts with
+    a character no implicit tag (a number, true, null, a date) can start with, as the resolver would find."""
+    if not event.implicit[0] or (event.value[:1] not in _IMPLICIT_FIRST and not _WILDCARD):
+        return event.value
+    tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
+    if tag == _TEXT:
+        return event.value
+    if tag not in _BUILT_TAGS:  # a merge key '<<', or '=': the constructor's to read
+        raise _PartWays
+    node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+    try:
+        return _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)
+    except (ValueError, OverflowError) as exc:  # an int of 5000 digits, a date like 2024-13-45
+        raise _PartWays from exc
+
+
+_NO_KEY = object()
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
@@ -248,6 +360,10 @@ def parse_yaml(text: str, name: str) -> Any:
     """Parse YAML ``text`` (shown as ``name`` in errors) within the depth and size limits."""
     try:
         if fast_path(text):
+            try:
+                return _built(text)
+            except _PartWays:  # not a plain file, or a problem: the composer tells
+                pass
             try:
                 return yaml.load(text, Loader=fast_loader(text))  # noqa: S506 - SafeConstructor
             except (ComposerError, ConstructorError):  # the limits, a duplicate key: the same Python code either way
