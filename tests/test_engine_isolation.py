@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -57,6 +58,15 @@ def _break_apply(mini: Path, code: str) -> int:
 def quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RULEPRESS_REPLAY_TIMEOUT", f"{QUICK:g}")
     monkeypatch.setenv("RULEPRESS_IMPORT_TIMEOUT", f"{QUICK:g}")
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C as an interactive run gets it: Python's own handler, which a process started in the background of a
+    shell (a CI job, ``nox ... &``) does not have (SIGINT comes ignored, and Python keeps it so)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def _alarm_is_clear() -> bool:
@@ -122,7 +132,7 @@ def test_keyboard_interrupt_raised_by_the_engine_is_its_error(mini: Path) -> Non
 
 
 @REAL_CTRL_C
-def test_a_real_ctrl_c_still_stops_the_run(mini: Path) -> None:
+def test_a_real_ctrl_c_still_stops_the_run(mini: Path, ctrl_c: None) -> None:
     _break_apply(mini, "import os, signal, time; os.kill(os.getpid(), signal.SIGINT); time.sleep(5)")
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
@@ -133,7 +143,7 @@ def test_a_real_ctrl_c_still_stops_the_run(mini: Path) -> None:
 
 
 @REAL_CTRL_C
-def test_a_ctrl_c_the_engine_swallows_still_stops_the_run(mini: Path) -> None:
+def test_a_ctrl_c_the_engine_swallows_still_stops_the_run(mini: Path, ctrl_c: None) -> None:
     """A real Ctrl-C whose KeyboardInterrupt never leaves the engine (a bare ``except:``, or a finalizer running
     when it arrived) stops the run when the engine's call returns."""
     _break_apply(mini, "import os, signal\n        try:\n            os.kill(os.getpid(), signal.SIGINT)\n"
