@@ -555,3 +555,31 @@ def test_no_schema_pattern_lets_a_final_newline_through() -> None:
     for fmt, good in (("rule-id", "mini.play"), ("question-id", "mini.q1"), ("example-id", "mini-x"),
                       ("size", "148mm")):
         assert checker.conforms(good, fmt) and not checker.conforms(good + "\n", fmt), fmt
+
+
+@pytest.mark.parametrize(("step", "calls", "message"), [
+    ({"player": "Ann", "do": "take"}, [], None),
+    ({"checkpoint": "the end", "expect": {"over": True}}, [], None),
+    ({"player": "Ann"}, ["anyOf"], "'steps[1]' needs exactly one of 'do' (an action), 'checkpoint' or 'chance'"),
+    ({"player": "Ann", "do": "take", "checkpoint": "the end"}, ["not"],
+     "'steps[1]' needs exactly one of 'do' (an action), 'checkpoint' or 'chance'"),
+])
+def test_which_keys_a_step_has_is_decided_at_once_and_told_by_json_schema(
+        step: dict, calls: list[str], message: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """'Exactly one of' (an anyOf of required keys, and a not of pairs) is decided by looking at the keys; JSON
+    Schema's own keyword runs only where it makes the error, whose message is the schema's."""
+    ran: list[str] = []
+    for name in ("_ANY_OF", "_NOT"):
+        real = getattr(schema, name)
+
+        def counted(*args: object, _real: object = real, _name: str = name) -> object:
+            ran.append("anyOf" if _name == "_ANY_OF" else "not")
+            return _real(*args)  # type: ignore[operator]
+
+        monkeypatch.setattr(schema, name, counted)
+    data = parse_yaml("id: x\nsteps:\n  - placeholder\n", "x.yaml")
+    data["steps"][0] = step
+    problems = [problem.message for problem in schema.validate_with(data, schema.load_schema("example"), "x.yaml")
+                if "steps[1]" in problem.message]
+    assert sorted(set(ran)) == calls
+    assert (message in problems) if message else problems == []
