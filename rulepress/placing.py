@@ -241,7 +241,7 @@ def labels_of(elements: Iterable[str]) -> list[Box]:
 
 @lru_cache(maxsize=64)
 def _labels(body: str) -> tuple[Box, ...]:
-    """:func:`labels_of` of the drawing ``body``, remembered: the gate draws one position again for each seat and each
+    """:func:`labels_of` of the drawing ``body``, cached: the gate draws one position again for each seat and each
     hidden part dealt again (rulepress/verify/hidden.py), the same drawing each time."""
     try:
         root = ET.fromstring(f'<svg xmlns="{SVG}">{body}</svg>')

@@ -363,7 +363,7 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
         """``source``, checked and compiled; the code is kept for the same source in this process (a serve session
         or a rebuild renders every chapter again).  It is the same for every sandbox, which each render binds it
         to: it holds no values, only names of what it reads (as Jinja's own bytecode cache relies on)."""
-        code: CodeType = store.remembered("compiled", f"marks={mark_lines}\0{source}",
+        code: CodeType = store.cached_in_process("compiled", f"marks={mark_lines}\0{source}",
                                           lambda: self.compile(self.checked(source, mark_lines)))
         return code
 

@@ -47,7 +47,7 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
 
     def __init__(self, previous: dict[str, Any] | None, previous_index: list[dict[str, Any]],
                  templates: bool = False) -> None:
-        self.templates = templates  # whether the theme's compiled templates are remembered
+        self.templates = templates  # whether the theme's compiled templates are cached
         self.previous: dict[str, str] = (previous or {}).get("pages", {})
         self.previous_titles: dict[str, str] = (previous or {}).get("titles", {})
         self.previous_index = previous_index
@@ -91,7 +91,7 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
             # (a second or so a site); Jinja's bytecode cache keeps the compiled code, checked against each source,
             # in this process and, for the installed themes only, in the user's own cache (never the store:
             # nothing read from a project's cache may run).
-            env.bytecode_cache = _KeptTemplates(_environment_digest(env))
+            env.bytecode_cache = _CachedTemplates(_environment_digest(env))
         pages = files.documentation_pages()
         self.titles = {file.src_uri: file.page.title for file in pages
                        if file.page is not None and file.page.title is not None}
@@ -143,8 +143,8 @@ def _installed_themes() -> tuple[Path, ...]:
         theme_folder().resolve(),)
 
 
-class _KeptTemplates(jinja2.BytecodeCache):
-    """Jinja's compiled templates, remembered in this process; those of the installed themes (mkdocs-material's,
+class _CachedTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates, cached in this process; those of the installed themes (mkdocs-material's,
     mkdocs', rulepress's: installed code, as Python's own ``__pycache__`` is) also in the user's cache, each sealed
     with the store's key and checked against its template's source by Jinja.  A project's own templates (its
     ``custom_dir``) are compiled afresh in each process: nothing compiled from a project is ever read back from

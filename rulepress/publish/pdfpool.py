@@ -392,7 +392,7 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
     made from its layout), in parallel and cached: the same bytes whichever way they are made.
 
     ``timings`` is the build's ``Timings``: seconds per PDF are each edition's own rendering time (and its
-    preflight's, when ``preflight``: each new PDF is read back by its worker, and a pass is remembered for the
+    preflight's, when ``preflight``: each new PDF is read back by its worker, and a pass is cached for the
     build's check of the staging folder).  The PDFs go to ``staging/folder``.
 
     ``check_alongside()`` raises the failure of what the build makes meanwhile (its site); it is called before
