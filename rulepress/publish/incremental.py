@@ -186,13 +186,13 @@ class _CachedTemplates(jinja2.BytecodeCache):
         COMPILED[key_of(self.environment, bucket.key)] = data
         kept = self._file(bucket)
         if kept is not None:
-            _keep_compiled(kept[0], seal(kept[1], data))
+            _cache_compiled(kept[0], seal(kept[1], data))
 
 
 _PRUNED: list[bool] = []
 
 
-def _keep_compiled(path: Path, blob: bytes) -> None:
+def _cache_compiled(path: Path, blob: bytes) -> None:
     """Write ``blob`` at ``path`` atomically (a full or read-only disk costs speed, never the build), and keep the
     folder to the :data:`MOST_COMPILED` files used last."""
     import tempfile
