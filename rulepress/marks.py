@@ -108,7 +108,7 @@ def _group(kind: str, steps: Sequence[int], body: str) -> str:
 
 
 _DRAWN: dict[tuple[object, ...], Marks] = {}  # the marks drawn lately, by what they were drawn from
-_KEPT = 256
+_DRAWN_MOST = 256
 
 
 def draw_marks(change: Change, places: Mapping[str, Box], width: float, height: float,
@@ -122,7 +122,7 @@ def draw_marks(change: Change, places: Mapping[str, Box], width: float, height: 
     (rulepress/verify/hidden.py), and placing the marks is most of a diagram's cost."""
     key = (repr(change), tuple(places.items()), width, height, colour, attempt, arrow_wanted, tuple(labels))
     if key not in _DRAWN:
-        if len(_DRAWN) >= _KEPT:
+        if len(_DRAWN) >= _DRAWN_MOST:
             del _DRAWN[next(iter(_DRAWN))]
         _DRAWN[key] = _draw_marks(change, places, width, height, colour, attempt, arrow_wanted, labels)
     found = _DRAWN[key]

@@ -21,45 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from rulepress.svgboxes import Rect, distance_to, read, segment_distance
+from rulepress.svgboxes import Box, Point, distance_to, read, segment_distance
 
 SVG = "http://www.w3.org/2000/svg"
 GAP = 1.0  # units kept between a mark and what it keeps clear of (the gate allows 0.6; the SVG rounds to 0.1)
-Point = tuple[float, float]
-
-
-@dataclass(frozen=True)
-class Box:
-    """Where a part of the position is drawn, in canvas units."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-    @property
-    def centre(self) -> tuple[float, float]:
-        return self.x + self.width / 2, self.y + self.height / 2
-
-    @property
-    def right(self) -> float:
-        return self.x + self.width
-
-    @property
-    def bottom(self) -> float:
-        return self.y + self.height
-
-    def grown(self, by: float) -> Box:
-        return Box(self.x - by, self.y - by, self.width + 2 * by, self.height + 2 * by)
-
-    def rect(self) -> Rect:
-        return Rect(self.x, self.y, self.right, self.bottom)
-
-    def holds_point(self, x: float, y: float) -> bool:
-        return self.x <= x <= self.right and self.y <= y <= self.bottom
-
-    def meets(self, other: Box) -> bool:
-        return self.x < other.right and other.x < self.right and self.y < other.bottom and other.y < self.bottom
 
 
 def union(boxes: Iterable[Box]) -> Box:
@@ -90,9 +55,8 @@ class Line:
         x0, y0, x1, y1 = self.extent
         if x0 - gap >= box.x + box.width or box.x >= x1 + gap or y0 - gap >= box.y + box.height or box.y >= y1 + gap:
             return False
-        rect = box.rect()
         reach = self.half + gap
-        return any(segment_distance(a, b, rect) < reach for a, b in zip(self.points, self.points[1:], strict=False))
+        return any(segment_distance(a, b, box) < reach for a, b in zip(self.points, self.points[1:], strict=False))
 
 
 @dataclass(frozen=True)
@@ -111,9 +75,9 @@ class Spot:
         if self.radius and radius:
             return math.dist(a.centre, b.centre) < self.radius + radius + GAP
         if self.radius:
-            return distance_to(a.centre, b.rect()) < self.radius + GAP
+            return distance_to(a.centre, b) < self.radius + GAP
         if radius:
-            return distance_to(b.centre, a.rect()) < radius + GAP
+            return distance_to(b.centre, a) < radius + GAP
         return True
 
 
@@ -241,11 +205,11 @@ def labels_of(elements: Iterable[str]) -> list[Box]:
 
 @lru_cache(maxsize=64)
 def _labels(body: str) -> tuple[Box, ...]:
-    """:func:`labels_of` of the drawing ``body``, remembered: the gate draws one position again for each seat and each
+    """:func:`labels_of` of the drawing ``body``, cached: the gate draws one position again for each seat and each
     hidden part dealt again (rulepress/verify/hidden.py), the same drawing each time."""
     try:
         root = ET.fromstring(f'<svg xmlns="{SVG}">{body}</svg>')
     except ET.ParseError:
         return ()
-    return tuple(Box(label.box.x0, label.box.y0, label.box.x1 - label.box.x0, label.box.y1 - label.box.y0)
+    return tuple(Box(label.box.x, label.box.y, label.box.right - label.box.x, label.box.bottom - label.box.y)
                  for label in read(root).labels if not label.marks)

@@ -17,8 +17,8 @@ and the caller makes it again: it is never used, and never stops a build.  What 
 the site's files), never a pickle or compiled code: reading an entry runs nothing.  Only good results are kept: a
 failed replay, a refused site or a broken PDF is redone every time.
 
-On top, a process remembers small pure results it made (:func:`remembered`).  ``RULEPRESS_CACHE=0`` turns all of
-it off (nothing read, nothing written, nothing remembered).
+On top, a process caches small pure results it made (:func:`cached_in_process`).  ``RULEPRESS_CACHE=0`` turns all of
+it off (nothing read, nothing written, nothing cached in the process).
 """
 
 from __future__ import annotations
@@ -561,8 +561,10 @@ MEMO_SIZE = 20_000  # entries: rendered templates and passed schema checks are a
 _NOTHING = object()
 
 
-def remembered(kind: str, key: str, make: Callable[[], Any], keep: Callable[[Any], bool] = lambda value: True) -> Any:
-    """``make()``, or what it gave for the same ``key`` before in this process (``keep(value)``: whether to).
+def cached_in_process(kind: str, key: str, make: Callable[[], Any],
+                      cache_if: Callable[[Any], bool] = lambda value: True) -> Any:
+    """``make()``, or what it gave for the same ``key`` before in this process (``cache_if(value)``: whether to
+    cache it).
 
     For results that are a function of their key alone and never changed by their users (a string, a bool, a
     tuple): a serve session or a process building again asks for them on every save, and a fresh process has
@@ -574,21 +576,22 @@ def remembered(kind: str, key: str, make: Callable[[], Any], keep: Callable[[Any
     if found is not _NOTHING:
         return found
     value = make()
-    if keep(value):
+    if cache_if(value):
         if len(_MEMO) >= MEMO_SIZE:  # the oldest first (dicts keep insertion order)
             del _MEMO[next(iter(_MEMO))]
         _MEMO[(kind, key)] = value
     return value
 
 
-def forget() -> None:
-    """Forget what this process remembered (:func:`remembered`): a test reading the disk entries again."""
+def clear_process_cache() -> None:
+    """Empty what this process cached (:func:`cached_in_process`) and forget the warnings it said once: a test
+    reading the disk entries again."""
     _MEMO.clear()
     _WARNED.clear()
     _FOREIGN_SAID.clear()
 
 
-def kept_data(root: Path, kind: str, key: str, make: Callable[[], Any]) -> Any:
+def cached_data(root: Path, kind: str, key: str, make: Callable[[], Any]) -> Any:
     """``make()`` (plain data), kept under ``kind`` on disk (as :mod:`rulepress.codec`'s JSON, which reading runs
     nothing from) and in this process; each call returns a fresh copy, so its user may change it.  Errors are not
     kept: ``make()`` raises again."""
@@ -609,7 +612,7 @@ def kept_data(root: Path, kind: str, key: str, make: Callable[[], Any]) -> Any:
         store.put(kind, key, data)
         return data
 
-    return codec.PLAIN.unpack(remembered(kind, key, load))
+    return codec.PLAIN.unpack(cached_in_process(kind, key, load))
 
 
 class _NotPlain(Exception):
@@ -620,7 +623,7 @@ class _PlainPickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         # Called only for what pickle does not write natively: anything but exact dicts, lists, tuples, sets,
         # strings, bytes, numbers, booleans and None.  Such a value may act when used (a template context's
-        # recording values, see rulepress/load/translations.py), so no result made with it is remembered.
+        # recording values, see rulepress/load/translations.py), so no result made with it is cached.
         raise _NotPlain
 
 

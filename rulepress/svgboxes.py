@@ -20,7 +20,7 @@ import math
 import re
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; expat resolves no external entities
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rulepress.textwidth import text_width
 
@@ -33,40 +33,70 @@ Point = tuple[float, float]
 
 
 @dataclass(frozen=True)
-class Rect:
-    x0: float
-    y0: float
-    x1: float
-    y1: float
+class Box:
+    """A rectangle in canvas units, its sides parallel to the axes: where an engine draws a part of its position
+    (its ``places``), where a mark goes (rulepress/placing.py), and a drawing's box, disc or label as read back."""
+
+    x: float
+    y: float
+    width: float
+    height: float
     fill: str = ""  # as written ("none": a frame, no box)
     marks: bool = False  # drawn in the marks over the position (rulepress/marks.py), not the position itself
     group: int = -1  # which mark it belongs to (-1: the drawing's)
     radius: float = 0.0  # a disc's (the rectangle is the square round it)
+    right: float = field(init=False, compare=False, repr=False)  # x + width, or the side read (:meth:`spanning`)
+    bottom: float = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "right", self.x + self.width)
+        object.__setattr__(self, "bottom", self.y + self.height)
+
+    @classmethod
+    def spanning(cls, x0: float, y0: float, x1: float, y1: float, fill: str = "", marks: bool = False,
+                 group: int = -1, radius: float = 0.0) -> Box:
+        """The box from corner (x0, y0) to corner (x1, y1), its right and bottom sides those read, not worked out
+        again from its width and height (which need not give them back to the last bit)."""
+        box = cls(x0, y0, x1 - x0, y1 - y0, fill, marks, group, radius)
+        object.__setattr__(box, "right", x1)
+        object.__setattr__(box, "bottom", y1)
+        return box
+
+    @property
+    def centre(self) -> Point:
+        return self.x + self.width / 2, self.y + self.height / 2
 
     @property
     def area(self) -> float:
-        return (self.x1 - self.x0) * (self.y1 - self.y0)
+        return (self.right - self.x) * (self.bottom - self.y)
+
+    def grown(self, by: float) -> Box:
+        return Box(self.x - by, self.y - by, self.width + 2 * by, self.height + 2 * by)
 
     def holds_point(self, x: float, y: float) -> bool:
-        return self.x0 <= x <= self.x1 and self.y0 <= y <= self.y1
+        return self.x <= x <= self.right and self.y <= y <= self.bottom
 
-    def holds(self, other: Rect) -> bool:
-        return (other.x0 >= self.x0 - TOLERANCE and other.x1 <= self.x1 + TOLERANCE
-                and other.y0 >= self.y0 - TOLERANCE and other.y1 <= self.y1 + TOLERANCE)
+    def meets(self, other: Box) -> bool:
+        """Whether the two overlap (touching sides do not)."""
+        return self.x < other.right and other.x < self.right and self.y < other.bottom and other.y < self.bottom
 
-    def under(self, other: Rect) -> float:
+    def holds(self, other: Box) -> bool:
+        return (other.x >= self.x - TOLERANCE and other.right <= self.right + TOLERANCE
+                and other.y >= self.y - TOLERANCE and other.bottom <= self.bottom + TOLERANCE)
+
+    def under(self, other: Box) -> float:
         """How far ``other`` runs into this rectangle across (0: not at all), when they overlap in height too."""
-        across = min(self.x1, other.x1) - max(self.x0, other.x0)
-        down = min(self.y1, other.y1) - max(self.y0, other.y0)
+        across = min(self.right, other.right) - max(self.x, other.x)
+        down = min(self.bottom, other.bottom) - max(self.y, other.y)
         return across if across > TOLERANCE and down > TOLERANCE else 0.0
 
-    def covers(self, other: Rect) -> bool:
+    def covers(self, other: Box) -> bool:
         """Whether this box (a disc as a disc) reaches into ``other`` by more than the tolerance."""
         if not self.under(other):
             return False
         if not self.radius:
             return True
-        cx, cy = (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+        cx, cy = (self.x + self.right) / 2, (self.y + self.bottom) / 2
         return distance_to((cx, cy), other) < self.radius - TOLERANCE
 
 
@@ -75,7 +105,7 @@ class Label:
     text: str
     size: float
     bold: bool
-    box: Rect  # where it prints
+    box: Box  # where it prints
     anchor: tuple[float, float]  # its anchor point (x, the middle of its letters' height)
     marks: bool = False  # one of the marks' labels (a step's number, "not allowed: rule 4.4")
     group: int = -1  # which mark it belongs to (-1: the drawing's)
@@ -89,7 +119,7 @@ class Line:
     width: float
     group: int
 
-    def covers(self, box: Rect) -> bool:
+    def covers(self, box: Box) -> bool:
         """Whether the line's stroke reaches into ``box`` by more than the tolerance."""
         reach = self.width / 2 - TOLERANCE
         return reach > 0 and any(segment_distance(a, b, box) < reach for a, b in self.runs)
@@ -108,8 +138,8 @@ class Mark:
 class Drawing:
     """A diagram as read: its extent, its boxes and discs, its labels, and its marks' lines and names."""
 
-    extent: Rect
-    rects: list[Rect]
+    extent: Box
+    rects: list[Box]
     labels: list[Label]
     lines: list[Line]
     marks: list[Mark]  # by their number (``group``), in the order they are drawn
@@ -152,26 +182,26 @@ def _length(value: str | None, default: float = 0.0) -> float:
 
 
 def _rect(m: Matrix, x: float, y: float, width: float, height: float, fill: str = "", marks: bool = False,
-          group: int = -1, radius: float = 0.0) -> Rect:
+          group: int = -1, radius: float = 0.0) -> Box:
     (ax, ay), (bx, by) = _apply(m, x, y), _apply(m, x + width, y + height)
-    return Rect(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), fill, marks, group, radius * abs(m[0]))
+    return Box.spanning(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), fill, marks, group, radius * abs(m[0]))
 
 
-def label_box(words: str, x: float, y: float, size: float, bold: bool = False, anchor: str = "start") -> Rect:
+def label_box(words: str, x: float, y: float, size: float, bold: bool = False, anchor: str = "start") -> Box:
     """Where a line of text prints: its advance width in the shipped font, placed by its anchor, from its capitals'
     height above the baseline ``y`` to its descenders below."""
     width = text_width(words, size, bold)
     start = x - (width / 2 if anchor == "middle" else width if anchor == "end" else 0.0)
-    return Rect(start, y - ASCENT * size, start + width, y + DESCENT * size)
+    return Box.spanning(start, y - ASCENT * size, start + width, y + DESCENT * size)
 
 
 def read(root: ET.Element) -> Drawing:
     """The drawing ``root`` as read (see the module's docstring), in its own units."""
     view = [float(v) for v in _NUMBER.findall(root.get("viewBox") or "")]
     if len(view) == 4:
-        extent = Rect(view[0], view[1], view[0] + view[2], view[1] + view[3])
+        extent = Box.spanning(view[0], view[1], view[0] + view[2], view[1] + view[3])
     else:
-        extent = Rect(0, 0, _length(root.get("width"), math.inf), _length(root.get("height"), math.inf))
+        extent = Box.spanning(0, 0, _length(root.get("width"), math.inf), _length(root.get("height"), math.inf))
     found = Drawing(extent, [], [], [], [])
 
     def walk(element: ET.Element, matrix: Matrix, style: tuple[float, bool, str, str, str, float], group: int) -> None:
@@ -233,7 +263,7 @@ def read(root: ET.Element) -> Drawing:
             if words:
                 x, y = _length(element.get("x")), _length(element.get("y"))
                 box = label_box(words, x, y, size, bold, anchor)
-                placed = _rect(matrix, box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0)
+                placed = _rect(matrix, box.x, box.y, box.right - box.x, box.bottom - box.y)
                 found.labels.append(Label(words, size * abs(matrix[3]), bold, placed,
                                           _apply(matrix, x, y - ASCENT * size / 2), marks, group))
             return
@@ -291,19 +321,19 @@ def _bezier(start: Point, controls: list[Point]) -> Iterator[Point]:
         yield level[0]
 
 
-def distance_to(point: Point, box: Rect) -> float:
+def distance_to(point: Point, box: Box) -> float:
     """How far a point is from a box (0 inside it)."""
-    dx = max(box.x0 - point[0], 0.0, point[0] - box.x1)
-    dy = max(box.y0 - point[1], 0.0, point[1] - box.y1)
+    dx = max(box.x - point[0], 0.0, point[0] - box.right)
+    dy = max(box.y - point[1], 0.0, point[1] - box.bottom)
     return math.hypot(dx, dy)
 
 
-def segment_distance(a: Point, b: Point, box: Rect) -> float:
+def segment_distance(a: Point, b: Point, box: Box) -> float:
     """How far the straight run from ``a`` to ``b`` comes to a box (0 when it enters it)."""
     if _crosses(a, b, box):
         return 0.0
     nearest = min(distance_to(a, box), distance_to(b, box))
-    for corner in ((box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1), (box.x0, box.y1)):
+    for corner in ((box.x, box.y), (box.right, box.y), (box.right, box.bottom), (box.x, box.bottom)):
         nearest = min(nearest, _point_to_segment(corner, a, b))
     return nearest
 
@@ -315,11 +345,11 @@ def _point_to_segment(p: Point, a: Point, b: Point) -> float:
     return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
 
 
-def _crosses(a: Point, b: Point, box: Rect) -> bool:
+def _crosses(a: Point, b: Point, box: Box) -> bool:
     """Whether the run from ``a`` to ``b`` passes through the box (Liang–Barsky clipping)."""
     t0, t1 = 0.0, 1.0
     dx, dy = b[0] - a[0], b[1] - a[1]
-    for p, q in ((-dx, a[0] - box.x0), (dx, box.x1 - a[0]), (-dy, a[1] - box.y0), (dy, box.y1 - a[1])):
+    for p, q in ((-dx, a[0] - box.x), (dx, box.right - a[0]), (-dy, a[1] - box.y), (dy, box.bottom - a[1])):
         if p == 0:
             if q < 0:
                 return False

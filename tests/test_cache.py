@@ -352,7 +352,7 @@ def test_each_pdf_is_preflighted_in_its_worker_and_the_staged_check_reuses_the_p
         mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from rulepress.publish import preflight
 
-    monkeypatch.setenv("RULEPRESS_CACHE", "0")  # remembered by the build's process, with or without the cache
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")  # cached by the build's process, with or without the cache
     report = verify(mini, draw=True)
     pdfpool.render_editions(report, {}, tmp_path / "staging", Timings(), workers=2)
     checked: list[str] = []
@@ -503,7 +503,7 @@ def test_a_books_pages_are_kept_under_the_files_its_check_was_made_from(
     assert moving.inputs is None and pages_key(moving, None, None) is None
 
 
-def test_rendered_text_and_passed_schema_checks_are_remembered_only_for_plain_inputs(
+def test_rendered_text_and_passed_schema_checks_are_cached_only_for_plain_inputs(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from rulepress.errors import SourceError
     from rulepress.load import rules, schema
@@ -540,7 +540,7 @@ def test_rendered_text_and_passed_schema_checks_are_remembered_only_for_plain_in
         assert schema.validate([good], "glossary", "g.yaml", "mini") == []
         assert schema.validate([bad], "glossary", "g.yaml", "mini")  # a problem is reported every time
     assert checks == [[good], [bad], [bad]]
-    monkeypatch.setenv("RULEPRESS_CACHE", "0")  # nothing remembered either
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")  # nothing cached in the process either
     assert schema.validate([good], "glossary", "g.yaml", "mini") == [] and len(checks) == 4
     assert rules.render_template("{{ pile.start }} stones", context, "a.md") == "21 stones" and len(renders) == 7
 

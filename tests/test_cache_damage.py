@@ -57,8 +57,8 @@ def edit(project: Path, change: tuple[str, str, str]) -> None:
 
 @contextlib.contextmanager
 def new_process() -> Iterator[io.StringIO]:
-    """What a fresh process has: nothing remembered (rendered templates, preflight passes); stderr captured."""
-    store.forget()
+    """What a fresh process has: nothing cached in it (rendered templates, preflight passes); stderr captured."""
+    store.clear_process_cache()
     preflight._PASSED.clear()
     said = io.StringIO()
     with contextlib.redirect_stderr(said):
@@ -110,7 +110,7 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
         assert pruned and kinds <= pruned[0]  # every kind kept has a budget where it is pruned
         assert {"yaml", "replay", "trace", "catalogs", "closure", "impact", "pages", "player", "site", "pdf",
                 "preflight"} <= kinds
-        assert "jinja" not in kinds  # compiled templates are code: remembered in the process, never kept on disk
+        assert "jinja" not in kinds  # compiled templates are code: cached in the process, never on disk
         for path in content.glob("*/*/*"):  # every sealed entry (a kept site's files are its folder's)
             if path.is_file() and path.suffix != ".pdf" and not path.name.startswith(".tmp-"):
                 data = store.unseal(f"{path.parts[-3]}/{path.name}", path.read_bytes())

@@ -1,5 +1,5 @@
 """The engines' fast paths (issue 20) give exactly what the plain definitions give: the Lantern solver's re-roll
-chances, Last Lantern's remembered placements and its cooperative policy's placement scores.  Behaviour as a whole
+chances, Last Lantern's cached placements and its cooperative policy's placement scores.  Behaviour as a whole
 is held by the golden record (tests/golden) and the examples; these pin each shortcut to its definition."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ LANTERN = engine_module(load_engine("lantern", default_root()))
 
 
 def test_a_reroll_chance_is_the_definition_s_sum_to_the_last_bit() -> None:
-    """success_probability is remembered by the dice kept and works on coded dice; the chance must be the very
+    """success_probability is cached by the dice kept and works on coded dice; the chance must be the very
     float the definition sums (same terms, same order), or a tie between two re-rolls could be broken otherwise."""
     solver = LANTERN.Solver(9)
     reference = LANTERN.Solver(9)
@@ -51,7 +51,7 @@ def _journey_states(game: Any, policy: Any, games: int) -> list[Any]:
     return found
 
 
-def test_remembered_placements_are_the_scan_s(root: Path) -> None:
+def test_cached_placements_are_the_scan_s(root: Path) -> None:
     check = load_checked_book(root, "last-lantern")
     engine = check.engine
     legal = __import__(f"{engine.module_name}.legal", fromlist=["legal"])
@@ -63,7 +63,7 @@ def test_remembered_placements_are_the_scan_s(root: Path) -> None:
             touch = placement.target(g, state, p)
             for tile in state.hands[p]:
                 scanned = legal._placements(g, "place", p, tile, placement.tree_scan(g, state, p, tile, touch))
-                assert legal._tree_placements(g, state.occ, p, tile, touch) == scanned  # remembered or not
+                assert legal._tree_placements(g, state.occ, p, tile, touch) == scanned  # cached or not
                 g.placements.clear()
                 assert legal._tree_placements(g, state.occ, p, tile, touch) == scanned
 

@@ -37,6 +37,7 @@ from rulepress.verify.gate import load_checked_book
 from rulepress.verify.replay import replay
 
 from .conftest import ROOT
+from .play import played
 
 SAMPLES = ROOT / "samples"
 PROJECTS = {**{book: ROOT for book in book_ids(ROOT)},
@@ -62,18 +63,6 @@ def test_every_engine_with_an_observer_is_held_to_the_properties() -> None:
 
 
 # --- the properties --------------------------------------------------------------------------------------------
-
-
-def played(game: Any, players: int, seed: int, actions: int) -> Any:
-    """A game set up from ``seed`` and played ``actions`` random legal actions on (or to its end)."""
-    state = game.new_state([f"P{n}" for n in range(1, players + 1)], seed)
-    rng = random.Random(seed)
-    for _ in range(actions):
-        legal = game.legal_actions(state)
-        if not legal:
-            break
-        game.apply(state, legal[rng.randrange(len(legal))])
-    return state
 
 
 def seat_actions(game: Any, state: Any, seat: str) -> list[Any]:

@@ -178,7 +178,7 @@ def test_a_number_leaves_its_corner_when_a_label_is_there_and_stays_by_its_outli
     svg = HEAD + '<text x="92" y="38" font-size="11">Deck</text>' + "".join(drawn.elements) + "</svg>"
     assert overlaps.overlaps(read(ET.fromstring(svg))) == []
     disc = read(ET.fromstring(svg)).rects[-1]
-    assert disc.radius and place.grown(30).holds_point((disc.x0 + disc.x1) / 2, (disc.y0 + disc.y1) / 2)
+    assert disc.radius and place.grown(30).holds_point((disc.x + disc.right) / 2, (disc.y + disc.bottom) / 2)
 
 
 def test_an_arrow_goes_round_a_label_in_its_way() -> None:

@@ -243,7 +243,7 @@ def test_a_verdict_mutmut_forgot_is_given_back_while_its_function_is_unchanged()
             "a.x_g__mutmut_1": ("killed", "h2"),  # decided again: today's verdict wins
             "a.x_h__mutmut_1": ("not checked", "new"),  # its function changed: to be run again
             "a.x_k__mutmut_1": ("timeout", "h4")}
-    statuses, kept = M.remembered(seen, record)
+    statuses, kept = M.cached_verdicts(seen, record)
     assert statuses == {"a.x_f__mutmut_1": "killed", "a.x_g__mutmut_1": "killed", "a.x_h__mutmut_1": "not checked",
                         "a.x_k__mutmut_1": "timeout"}
     assert kept["a.x_g__mutmut_1"] == ["killed", "h2"] and kept["a.x_k__mutmut_1"] == ["timeout", "h4"]

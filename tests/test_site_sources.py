@@ -160,7 +160,7 @@ def test_compiled_templates_are_kept_only_for_the_installed_themes_and_sealed(
     from rulepress.render.site_config import overrides_folder
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    cache = incremental._KeptTemplates("an environment")
+    cache = incremental._CachedTemplates("an environment")
     env = jinja2.Environment(bytecode_cache=cache, loader=jinja2.FileSystemLoader(
         [str(mini / "overrides"), str(overrides_folder())]))
     (mini / "overrides").mkdir()

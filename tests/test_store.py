@@ -22,7 +22,7 @@ from rulepress.store import FOLDER, Store, key_of, seal, unseal
 @pytest.fixture(autouse=True)
 def cache_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RULEPRESS_CACHE", raising=False)
-    store.forget()
+    store.clear_process_cache()
 
 
 def truncate(path: Path) -> None:
@@ -138,24 +138,24 @@ def test_seal_and_unseal() -> None:
     assert unseal("x", seal("x", b"")) == b""
 
 
-def test_kept_data_made_again_for_a_damaged_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cached_data_made_again_for_a_damaged_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     made: list[int] = []
 
     def make() -> dict[str, list[int]]:
         made.append(1)
         return {"a": [1, 2]}
 
-    assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]}
-    store.forget()  # a new process: from the disk
-    assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1]
-    store.forget()
+    assert store.cached_data(tmp_path, "trace", "k", make) == {"a": [1, 2]}
+    store.clear_process_cache()  # a new process: from the disk
+    assert store.cached_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1]
+    store.clear_process_cache()
     [entry] = (tmp_path / FOLDER / "trace").glob("*/*")
     garble(entry)
-    assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1]
+    assert store.cached_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1]
     assert "trace/" in capsys.readouterr().err
-    store.forget()
+    store.clear_process_cache()
     entry.write_bytes(seal(f"trace/{entry.name}", b"not data"))  # sealed, yet not the codec's: still made again
-    assert store.kept_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1, 1]
+    assert store.cached_data(tmp_path, "trace", "k", make) == {"a": [1, 2]} and made == [1, 1, 1]
     kept = unseal(f"trace/{entry.name}", entry.read_bytes()) or b""
     assert json.loads(kept.partition(b"\n")[0])["v"] == {"a": [1, 2]}  # JSON, no pickle
 
@@ -359,7 +359,7 @@ def test_a_fifo_in_an_entrys_place_is_discarded_without_being_opened(tmp_path: P
     assert _soon(lambda: kept.get("pdf", key, ".pdf")) is None
     assert not path.exists() and "is a FIFO (named pipe), not a regular file: discarded" in capsys.readouterr().err
     path.symlink_to("/dev/zero")  # nor a symlink, to something that never ends
-    store.forget()  # (a line is said once a process for each entry)
+    store.clear_process_cache()  # (a line is said once a process for each entry)
     assert _soon(lambda: kept.get("pdf", key, ".pdf")) is None
     assert "is a symlink, not a regular file" in capsys.readouterr().err
     kept.put("pdf", key, b"%PDF-again", ".pdf")

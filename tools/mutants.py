@@ -204,7 +204,7 @@ def verdicts() -> list[tuple[Mutant, str]]:
             seen[key] = (status_by_exit_code[code], data.hash_by_function_name.get(function_of(key), ""))
             paths[key] = str(path)
     record = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.is_file() else {}
-    statuses, record = remembered(seen, record)
+    statuses, record = cached_verdicts(seen, record)
     RECORD.write_text(json.dumps(record, sort_keys=True), encoding="utf-8")
     return [(Mutant(key, paths[key], group_of(paths[key])), status) for key, status in statuses.items()]
 
@@ -214,7 +214,7 @@ def function_of(key: str) -> str:
     return key.rsplit(".", 1)[-1].rsplit("__mutmut_", 1)[0]
 
 
-def remembered(seen: dict[str, tuple[str, str]], record: dict[str, list[str]]) -> tuple[dict[str, str],
+def cached_verdicts(seen: dict[str, tuple[str, str]], record: dict[str, list[str]]) -> tuple[dict[str, str],
                                                                                          dict[str, list[str]]]:
     """Each mutant's status, a forgotten one ("not checked") taken from ``record`` when its function's hash is
     the one recorded; and the record with today's verdicts in it."""

@@ -244,7 +244,7 @@ def cached_impacts(root: Path, check: BookCheck, store: Store | None = None) -> 
     return impacts
 
 
-def impacts_kept(root: Path, check: BookCheck, store: Store | None = None) -> bool:
+def impacts_cached(root: Path, check: BookCheck, store: Store | None = None) -> bool:
     """Whether :func:`cached_impacts` would answer from the store (a build then needs not wait for it)."""
     store = store or Store(root)
     return store.enabled and store.load(IMPACTS, _impact_key(root, check), json.loads) is not None

@@ -31,7 +31,7 @@ from rulepress.load.translations import (
     translate_examples,
     translation_folder,
 )
-from rulepress.store import declare, kept_data, key_of
+from rulepress.store import cached_data, declare, key_of
 
 if TYPE_CHECKING:
     from rulepress.verify.gate import BookCheck
@@ -232,7 +232,7 @@ def cached_gate_findings(check: BookCheck) -> tuple[list[str], list[str]]:
     book = check.book
     if check.inputs is None:  # a file changed while the book was checked: nothing to keep it under
         return gate_findings(check)
-    errors, warnings = kept_data(book.root, FINDINGS, key_of("translations", check.inputs),
+    errors, warnings = cached_data(book.root, FINDINGS, key_of("translations", check.inputs),
                                  lambda: gate_findings(check))
     return list(errors), list(warnings)
 

@@ -84,10 +84,10 @@ def _render(text: str, context: dict[str, Any], file: str, first_line: int | Non
     """The rendered text; the same text over the same plain context is rendered once per process (a serve session
     or a rebuild loads every chapter again after each edit; the output is a function of these alone)."""
     digest = store.plain_digest(context) if store.enabled() else None
-    if digest is None:  # a context whose values act when printed (or nothing remembered): render it every time
+    if digest is None:  # a context whose values act when printed (or nothing cached): render it every time
         return _render_now(text, context, file, first_line, mark_lines)
-    # Not the file nor the line: they only place an error, and errors are never remembered.
-    return str(store.remembered("template", store.key_of(text, digest, f"marks={mark_lines}"),
+    # Not the file nor the line: they only place an error, and errors are never cached.
+    return str(store.cached_in_process("template", store.key_of(text, digest, f"marks={mark_lines}"),
                                 lambda: _render_now(text, context, file, first_line, mark_lines)))
 
 

@@ -38,7 +38,7 @@ MAX_BUILT = 16 << 20  # characters (or items) of all the values one template bui
 MAX_OUTPUT = 1 << 20  # characters one template writes
 MAX_SECONDS = 2.0  # wall-clock time of one template
 MAX_POWER_BITS = 4096  # the size of a number ** and * may build
-CODES_KEPT = 5000  # compiled texts a sandbox keeps: a book has a few thousand
+CODES_CACHED = 5000  # compiled texts a sandbox keeps: a book has a few thousand
 
 # Statements rule text has no use for; the first three would read other files.
 REFUSED_STATEMENTS: dict[type[nodes.Node], tuple[str, str]] = {
@@ -364,12 +364,12 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
         the check and the code are a function of the text alone (the code holds no values, only names of what it
         reads, as Jinja's own bytecode cache relies on), and each render binds it to a sandbox of its own.  Most
         texts recur: an example's prose at each of its steps, every chapter again in a serve session.  A text the
-        check refuses is not kept (it raises each time)."""
+        check refuses is not cached (it raises each time)."""
         key = (mark_lines, source)
         code = self._codes.get(key)
         if code is None:
             code = self.compile(self.checked(source, mark_lines))
-            if len(self._codes) >= CODES_KEPT:  # the oldest first (dicts keep insertion order)
+            if len(self._codes) >= CODES_CACHED:  # the oldest first (dicts keep insertion order)
                 del self._codes[next(iter(self._codes))]
             self._codes[key] = code
         return code

@@ -153,7 +153,7 @@ def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> lis
 
     Data that passed once in this process passes again without a second look (most of loading a book is this,
     and a serve session or a rebuild loads every unchanged file again); problems are found afresh each time."""
-    if not store.enabled():  # nothing is remembered: no digest to work out
+    if not store.enabled():  # nothing is cached: no digest to work out
         return validate_with(data, load_schema(name), shown, prefix)
     try:
         digest = hashlib.sha256(pickle.dumps(data, protocol=5)).hexdigest()  # the values, types and lines
@@ -166,7 +166,7 @@ def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> lis
         found.extend(validate_with(data, load_schema(name), shown, prefix))
         return not found
 
-    store.remembered("schema", store.key_of(name, str(prefix), digest), passes, keep=bool)
+    store.cached_in_process("schema", store.key_of(name, str(prefix), digest), passes, cache_if=bool)
     return found
 
 

@@ -18,7 +18,7 @@ from types import FrameType
 from typing import Any
 
 from rulepress import account
-from rulepress.analyze.impact import cached_impacts, impacts_kept
+from rulepress.analyze.impact import cached_impacts, impacts_cached
 from rulepress.analyze.translation_status import cached_gate_findings
 from rulepress.errors import BuildRefused, SourceError, counted, os_problem
 from rulepress.publish.lock import build_lock
@@ -395,7 +395,7 @@ def _render(root: Path, report: Report, staging: Path, timings: Timings, strict:
     jobs: dict[str, pdfpool.Alongside] = {}
     impacts: dict[str, Any] = {}
     designer_impacts: Callable[[], dict[str, Any] | None] | None = None
-    if one_core or all(impacts_kept(root, check) for check in report.books):
+    if one_core or all(impacts_cached(root, check) for check in report.books):
         # The site is made in a process of its own while this one renders the PDFs, into a hidden folder (mkdocs
         # leaves those alone when it empties the site's) that becomes pdf/ once both are done.  With one core the
         # site comes first, as it did.

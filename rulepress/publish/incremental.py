@@ -47,7 +47,7 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
 
     def __init__(self, previous: dict[str, Any] | None, previous_index: list[dict[str, Any]],
                  templates: bool = False) -> None:
-        self.templates = templates  # whether the theme's compiled templates are remembered
+        self.templates = templates  # whether the theme's compiled templates are cached
         self.previous: dict[str, str] = (previous or {}).get("pages", {})
         self.previous_titles: dict[str, str] = (previous or {}).get("titles", {})
         self.previous_index = previous_index
@@ -91,7 +91,7 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
             # (a second or so a site); Jinja's bytecode cache keeps the compiled code, checked against each source,
             # in this process and, for the installed themes only, in the user's own cache (never the store:
             # nothing read from a project's cache may run).
-            env.bytecode_cache = _KeptTemplates(_environment_digest(env))
+            env.bytecode_cache = _CachedTemplates(_environment_digest(env))
         pages = files.documentation_pages()
         self.titles = {file.src_uri: file.page.title for file in pages
                        if file.page is not None and file.page.title is not None}
@@ -143,8 +143,8 @@ def _installed_themes() -> tuple[Path, ...]:
         theme_folder().resolve(),)
 
 
-class _KeptTemplates(jinja2.BytecodeCache):
-    """Jinja's compiled templates, remembered in this process; those of the installed themes (mkdocs-material's,
+class _CachedTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates, cached in this process; those of the installed themes (mkdocs-material's,
     mkdocs', rulepress's: installed code, as Python's own ``__pycache__`` is) also in the user's cache, each sealed
     with the store's key and checked against its template's source by Jinja.  A project's own templates (its
     ``custom_dir``) are compiled afresh in each process: nothing compiled from a project is ever read back from
@@ -186,13 +186,13 @@ class _KeptTemplates(jinja2.BytecodeCache):
         COMPILED[key_of(self.environment, bucket.key)] = data
         kept = self._file(bucket)
         if kept is not None:
-            _keep_compiled(kept[0], seal(kept[1], data))
+            _cache_compiled(kept[0], seal(kept[1], data))
 
 
 _PRUNED: list[bool] = []
 
 
-def _keep_compiled(path: Path, blob: bytes) -> None:
+def _cache_compiled(path: Path, blob: bytes) -> None:
     """Write ``blob`` at ``path`` atomically (a full or read-only disk costs speed, never the build), and keep the
     folder to the :data:`MOST_COMPILED` files used last."""
     import tempfile

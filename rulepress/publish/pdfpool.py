@@ -392,7 +392,7 @@ def render_editions(report: Report, impacts: dict[str, Any], staging: Path, timi
     made from its layout), in parallel and cached: the same bytes whichever way they are made.
 
     ``timings`` is the build's ``Timings``: seconds per PDF are each edition's own rendering time (and its
-    preflight's, when ``preflight``: each new PDF is read back by its worker, and a pass is remembered for the
+    preflight's, when ``preflight``: each new PDF is read back by its worker, and a pass is cached for the
     build's check of the staging folder).  The PDFs go to ``staging/folder``.
 
     ``check_alongside()`` raises the failure of what the build makes meanwhile (its site); it is called before
@@ -489,7 +489,7 @@ class _Editions:
                 self._land(index, done, key)
                 shown.update()
                 self.check_alongside()
-                self._keep(index, self.results[index], key)
+                self._cache_results(index, self.results[index], key)
                 self._fill()
             if self.pool is not None:
                 self.pool.shut_down()
@@ -591,7 +591,7 @@ class _Editions:
             logging.getLogger(name).log(level, "%s", message)
         self.results[index] = done
 
-    def _keep(self, index: int, done: Done, key: str) -> None:
+    def _cache_results(self, index: int, done: Done, key: str) -> None:
         """What a job made kept for the next build: its preflight's pass, where its objects are, the PDF."""
         if done.passed:
             preflight_passed(done.passed, self.store)

@@ -133,12 +133,12 @@ def cached_site(root: Path, report: Report, impacts: dict[str, Any], staging: Pa
                              render=render, fingerprint=theme_digest(root), copy=start_from)
     if store.enabled and not logged.fatal("mkdocs"):
         with account.part("cache: the site kept, old entries pruned"):
-            keep_site(store, key, staging, logged.harmless(), renderer.state, previous)
+            cache_site(store, key, staging, logged.harmless(), renderer.state, previous)
             prune_now(store)
     return logged
 
 
-def keep_site(store: Store, key: str, staging: Path, warnings: list[str], state: dict[str, Any] | None = None,
+def cache_site(store: Store, key: str, staging: Path, warnings: list[str], state: dict[str, Any] | None = None,
               previous: str | None = None) -> None:
     """Keep the rendered site (then the few newest are kept: each is a whole site), with the ``state`` the next
     build's incremental rendering starts from.  A file the build did not write again is a hard link to the one

@@ -30,7 +30,7 @@ from rulepress.load.book import Book
 from rulepress.proof import Proof
 from rulepress.protocol import EngineSpec
 from rulepress.render import palette
-from rulepress.verify.closure import REFEREE, SHIPPED, kept_closure
+from rulepress.verify.closure import REFEREE, SHIPPED, cached_closure
 from rulepress.verify.engines import engine_files
 from rulepress.verify.replay import ExampleResult
 
@@ -53,7 +53,7 @@ def bundle(engine: EngineSpec, book: Book) -> bytes:
     need, the width table."""
     folder = book.root / "engine" / book.engine_package
     namespace = engine.module_name.rpartition(".")[0]
-    needs = kept_closure(folder, namespace, REFEREE)
+    needs = cached_closure(folder, namespace, REFEREE)
     files: dict[str, bytes] = {}
     base = package_path()
     for name in needs.modules:

@@ -24,7 +24,7 @@ the book.  An example never leaves its chapter, and never moves before the rules
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +33,7 @@ TARGET = 0.8  # a page this full, or fuller, is left as it is
 TRIES = 12  # layouts of one page at most, the first included
 SHORT = 0.4  # a page less full than this (the preflight's floor) takes the text after an example moved over whole
 HEADINGS = ("h1", "h2", "h3", "h4")
+LayOut = Callable[[], tuple[Any, Any]]  # the page laid out (WeasyPrint's remake_page): it and where the next resumes
 
 
 @dataclass
@@ -200,8 +201,7 @@ def _whole_example_next(root: Any, start: Any, resume_at: Any) -> Pushed | None:
     return Pushed(child, parent, None)
 
 
-def _moved_whole(index: int, context: Any, root: Any, html: Any, start: Any, page: Any, resume_at: Any,
-                 original: Any) -> tuple[Any, Any]:
+def _moved_whole(root: Any, start: Any, page: Any, resume_at: Any, lay_out: LayOut) -> tuple[Any, Any]:
     """A page left under :data:`SHORT` full because the example after it moved over whole (its lead, kept together,
     did not fit): the example goes later in its chapter, block by block, while the text that comes up fills the
     page better (as :func:`_later` does for a diagram that moved over)."""
@@ -213,14 +213,21 @@ def _moved_whole(index: int, context: Any, root: Any, html: Any, start: Any, pag
         saved = _later(pushed, root)
         if saved is None:
             break
-        again, resumed = original(index, context, root, html)
-        if fill(again) <= before + 0.01:
-            _undo(saved)
-            return original(index, context, root, html)
-        page, resume_at = again, resumed
-        if fill(page) >= SHORT:
+        (page, resume_at), kept = _tried(saved, lay_out, lambda again, _, before=before: fill(again) > before + 0.01)
+        if not kept or fill(page) >= SHORT:
             break
     return page, resume_at
+
+
+def _tried(saved: list[tuple[Any, list[Any]]], lay_out: LayOut, better: Callable[[Any, Any], bool],
+           ) -> tuple[tuple[Any, Any], bool]:
+    """The page laid out again with the boxes as ``saved``'s change left them, and True, when ``better(page,
+    resume_at)`` says so; else the change undone, the page laid out again as it was, and False."""
+    again, resumed = lay_out()
+    if better(again, resumed):
+        return (again, resumed), True
+    _undo(saved)
+    return lay_out(), False
 
 
 def _undo(saved: list[tuple[Any, list[Any]]]) -> None:
@@ -237,7 +244,11 @@ def floats() -> Iterator[None]:
 
     def remake_page(index: int, context: Any, root_box: Any, html: Any) -> Any:
         start = context.page_maker[index][0]
-        page, resume_at = original(index, context, root_box, html)
+
+        def lay_out() -> tuple[Any, Any]:
+            return original(index, context, root_box, html)
+
+        page, resume_at = lay_out()
         tried_first = False
         for _ in range(TRIES - 1):
             if fill(page) >= TARGET:
@@ -249,24 +260,21 @@ def floats() -> Iterator[None]:
             if not tried_first:
                 tried_first = True
                 saved = _diagram_first(pushed)
-                if saved is not None:
-                    again, resumed = original(index, context, root_box, html)
-                    if fill(again) > before + 0.01:
-                        page, resume_at = again, resumed
+                if saved is not None:  # undone when the title and diagram do not fit where the example starts
+                    (page, resume_at), kept = _tried(saved, lay_out,
+                                                     lambda again, _, before=before: fill(again) > before + 0.01)
+                    if kept:
                         continue
-                    _undo(saved)  # the title and diagram did not fit where the example starts
-                    page, resume_at = original(index, context, root_box, html)
             saved = _later(pushed, root_box)
             if saved is None:
                 break
-            again, resumed = original(index, context, root_box, html)
-            if fill(again) + 0.01 < before and _pushed(root_box, start, resumed) is None:
-                _undo(saved)  # worse (a block that does not fit either), and nothing left to move
-                page, resume_at = original(index, context, root_box, html)
+            # undone when worse (a block that does not fit either) and nothing is left to move
+            (page, resume_at), kept = _tried(saved, lay_out, lambda again, resumed, before=before: not (
+                fill(again) + 0.01 < before and _pushed(root_box, start, resumed) is None))
+            if not kept:
                 break
-            page, resume_at = again, resumed
         if fill(page) < SHORT:
-            page, resume_at = _moved_whole(index, context, root_box, html, start, page, resume_at, original)
+            page, resume_at = _moved_whole(root_box, start, page, resume_at, lay_out)
         return page, resume_at
 
     pages.remake_page = remake_page

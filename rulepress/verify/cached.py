@@ -27,7 +27,7 @@ from rulepress.codec import Codec, CodecError
 from rulepress.load.book import Book
 from rulepress.load.examples import Example
 from rulepress.protocol import EngineSpec
-from rulepress.store import Store, code_digest, declare, kept_data, key_of, watched_digest
+from rulepress.store import Store, cached_data, code_digest, declare, key_of, watched_digest
 from rulepress.verify.frames import StepFrame
 from rulepress.verify.limits import replay_seconds
 from rulepress.verify.replay import Checkpoint, ExampleResult, TranscriptLine, replay
@@ -164,5 +164,5 @@ def catalog_problems(folder: Path, languages: list[str], root: Path) -> list[str
     """:func:`rulepress.i18n.catalog_problems` (Babel extracting every engine file), read again only when a file
     of the engine (its catalogs are inside it) changed."""
     key = key_of(str(folder), str(root), json.dumps(languages), watched_digest(folder))
-    found: list[str] = kept_data(root, CATALOGS, key, lambda: i18n.catalog_problems(folder, languages, root))
+    found: list[str] = cached_data(root, CATALOGS, key, lambda: i18n.catalog_problems(folder, languages, root))
     return found

@@ -33,7 +33,7 @@ from rulepress.errors import SourceError, relative
 from rulepress.load.book import Book
 from rulepress.load.yamlsrc import line_of
 from rulepress.protocol import EngineSpec
-from rulepress.store import declare, kept_data, key_of
+from rulepress.store import cached_data, declare, key_of
 from rulepress.verify.engines import engine_digest, engine_files, parsed
 
 PACKAGE = package_path()  # rulepress/
@@ -183,7 +183,7 @@ def engine_closure(folder: Path, namespace: str, roots: Iterable[str] = ()) -> C
 CLOSURES = declare("closure", keep=100)  # an engine's import closure, kept under its files (and rulepress's code)
 
 
-def kept_closure(folder: Path, namespace: str, roots: tuple[str, ...] = ()) -> Closure:
+def cached_closure(folder: Path, namespace: str, roots: tuple[str, ...] = ()) -> Closure:
     """:func:`engine_closure`, worked out again only when a file of the engine (or rulepress's code) changed."""
     project = folder.parent.parent
     key = key_of(engine_digest(folder, project, skip_links=True), namespace, *roots)
@@ -196,7 +196,7 @@ def kept_closure(folder: Path, namespace: str, roots: tuple[str, ...] = ()) -> C
                 "outside": [[*place[imp], chain] for imp, chain in found.outside],
                 "staged": [place[imp] for imp in found.staged]}
 
-    kept = kept_data(project, CLOSURES, key, plain)
+    kept = cached_data(project, CLOSURES, key, plain)
     return Closure(list(kept["modules"]), set(kept["libraries"]),
                    [(Import(module, project / file, line), chain) for module, file, line, chain in kept["outside"]],
                    [Import(module, project / file, line) for module, file, line in kept["staged"]])
@@ -230,7 +230,7 @@ def browser_problems(book: Book, engine: EngineSpec) -> list[str]:
     """The engine's imports of rulepress beyond its base layer (:data:`ENGINE_MAY_IMPORT`), and, for a book whose
     site lets readers try moves, those the in-browser Python cannot satisfy: each at its file and line."""
     folder = book.root / "engine" / book.engine_package
-    found = kept_closure(folder, engine.module_name.rpartition(".")[0])
+    found = cached_closure(folder, engine.module_name.rpartition(".")[0])
     problems = [str(SourceError(relative(imp.file, book.root), imp.line, f"engine '{book.engine_package}' imports "
                                 f"{imp.module}: an engine imports only rulepress's base modules (rulepress."
                                 f"{', '.join(ENGINE_MAY_IMPORT)}), which its book's site can run too"))

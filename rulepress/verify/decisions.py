@@ -30,7 +30,7 @@ from rulepress.errors import relative
 from rulepress.load.book import Book
 from rulepress.load.rules import rule_hint
 from rulepress.protocol import Decision, EngineSpec
-from rulepress.store import declare, kept_data, key_of, watched_digest
+from rulepress.store import cached_data, declare, key_of, watched_digest
 from rulepress.verify.engines import parsed, source_facts
 
 MARK = "decided"  # the function an engine calls where a decision takes effect (rulepress.protocol.decided)
@@ -101,7 +101,7 @@ def _calls(tree: ast.Module) -> tuple[list[tuple[str, int]], list[tuple[str, int
 def engine_facts(folder: Path, root: Path) -> DecisionFacts:
     """:func:`read_facts`, read again only when a file of the engine changed."""
     key = key_of(str(folder), str(root), watched_digest(folder))
-    marks, declared_at = kept_data(root, FACTS, key, lambda: _plain(read_facts(folder, root)))
+    marks, declared_at = cached_data(root, FACTS, key, lambda: _plain(read_facts(folder, root)))
     return DecisionFacts(marks, declared_at)
 
 

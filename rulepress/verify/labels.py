@@ -24,15 +24,15 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; the SVG was parsed by diagram.problem
 
-from rulepress.svgboxes import TOLERANCE, Drawing, Rect, read
+from rulepress.svgboxes import TOLERANCE, Box, Drawing, read
 
 
-def _points(box: Rect) -> list[tuple[float, float]]:
+def _points(box: Box) -> list[tuple[float, float]]:
     """Where a label is looked at: across its width (inside the tolerance), at a third and two thirds of its
     height."""
-    x0, x1 = box.x0 + TOLERANCE, box.x1 - TOLERANCE
-    across = [x0 + (x1 - x0) * i / 8 for i in range(9)] if x1 > x0 else [(box.x0 + box.x1) / 2]
-    return [(x, box.y0 + (box.y1 - box.y0) * part) for x in across for part in (1 / 3, 2 / 3)]
+    x0, x1 = box.x + TOLERANCE, box.right - TOLERANCE
+    across = [x0 + (x1 - x0) * i / 8 for i in range(9)] if x1 > x0 else [(box.x + box.right) / 2]
+    return [(x, box.y + (box.bottom - box.y) * part) for x in across for part in (1 / 3, 2 / 3)]
 
 
 def overflow(root: ET.Element) -> str | None:
@@ -47,10 +47,10 @@ def misfit(found: Drawing) -> str | None:
     every = [rect for rect in found.rects if rect.area < drawing.area * 0.9]  # not the drawing's background
     for label in found.labels:
         box = label.box  # only the rectangles that meet the label can hold it or lie under it
-        boxes = [rect for rect in every if rect.marks == label.marks and rect.x0 <= box.x1 and box.x0 <= rect.x1
-                 and rect.y0 <= box.y1 and box.y0 <= rect.y1]  # the position's, or the marks' over it
+        boxes = [rect for rect in every if rect.marks == label.marks and rect.x <= box.right and box.x <= rect.right
+                 and rect.y <= box.bottom and box.y <= rect.bottom]  # the position's, or the marks' over it
         shown = f"label '{label.text}' ({label.size:g} units{', bold' if label.bold else ''})"
-        wide = f"it is {label.box.x1 - label.box.x0:.1f} wide in the shipped font (rulepress.textwidth)"
+        wide = f"it is {label.box.right - label.box.x:.1f} wide in the shipped font (rulepress.textwidth)"
         holders = [rect for rect in boxes if rect.holds_point(*label.anchor)]
         own = min(holders, key=lambda rect: rect.area) if holders else None
         if not drawing.holds(label.box):
@@ -67,5 +67,5 @@ def misfit(found: Drawing) -> str | None:
     return None
 
 
-def _shown(rect: Rect) -> str:
-    return f"x {rect.x0:g}–{rect.x1:g}, y {rect.y0:g}–{rect.y1:g}"
+def _shown(rect: Box) -> str:
+    return f"x {rect.x:g}–{rect.right:g}, y {rect.y:g}–{rect.bottom:g}"

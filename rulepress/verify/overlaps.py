@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rulepress.svgboxes import Drawing, Label, Line, Rect
+from rulepress.svgboxes import Box, Drawing, Label, Line
 
 HOW = ("a mark keeps clear of every label: rulepress/marks.py places its marks so (BaseGame.mark passes it the "
        "drawing's labels); an engine's own mark() must too")
@@ -35,7 +35,7 @@ class Overlap:
 
     mark: int  # the covering mark's number (the order the marks are drawn in)
     part: str  # "disc", "box", "line", "text"
-    where: Rect  # the covering part's extent
+    where: Box  # the covering part's extent
     label: Label  # the label covered
 
 
@@ -63,14 +63,14 @@ def overlaps(drawing: Drawing) -> list[Overlap]:
     return sorted(found, key=lambda overlap: overlap.mark)
 
 
-def _extent(line: Line) -> Rect:
+def _extent(line: Line) -> Box:
     xs = [p[0] for run in line.runs for p in run]
     ys = [p[1] for run in line.runs for p in run]
-    return Rect(min(xs), min(ys), max(xs), max(ys))
+    return Box.spanning(min(xs), min(ys), max(xs), max(ys))
 
 
-def _meet(a: Rect, b: Rect, by: float = 0.0) -> bool:
-    return a.x0 - by <= b.x1 and b.x0 <= a.x1 + by and a.y0 - by <= b.y1 and b.y0 <= a.y1 + by
+def _meet(a: Box, b: Box, by: float = 0.0) -> bool:
+    return a.x - by <= b.right and b.x <= a.right + by and a.y - by <= b.bottom and b.y <= a.bottom + by
 
 
 def covered(drawing: Drawing, book: str = "", lang: str = "") -> str | None:
@@ -118,5 +118,5 @@ def label_said(drawing: Drawing, label: Label) -> str:
     return said if f"'{label.text}'" in said else f"the label '{label.text}' of {said}"
 
 
-def _at(rect: Rect) -> str:
-    return f"x {rect.x0:.0f}–{rect.x1:.0f}, y {rect.y0:.0f}–{rect.y1:.0f}"
+def _at(rect: Box) -> str:
+    return f"x {rect.x:.0f}–{rect.right:.0f}, y {rect.y:.0f}–{rect.bottom:.0f}"

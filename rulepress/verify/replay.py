@@ -146,7 +146,7 @@ class _Misshapen(Exception):
         return f"{told} [illustrates {', '.join(book.rule_label(r) for r in example.rules)}]"
 
 
-GAMES_KEPT = 4
+GAMES_CACHED = 4
 
 
 def make_game(engine: EngineSpec, book: Book, options: Mapping[str, Any]) -> Game:
@@ -157,7 +157,7 @@ def make_game(engine: EngineSpec, book: Book, options: Mapping[str, Any]) -> Gam
     if game is None:
         game = engine.make_game(book.components, dict(options))
     book.games[key] = game  # most recently used last
-    while len(book.games) > GAMES_KEPT:  # a game can be large; replays come grouped by options
+    while len(book.games) > GAMES_CACHED:  # a game can be large; replays come grouped by options
         del book.games[next(iter(book.games))]
     return game
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rulepress.errors import SourceError, relative
 from rulepress.load import engine_source
 from rulepress.load.rules import rule_hint
-from rulepress.store import declare, kept_data, key_of, watched_digest
+from rulepress.store import cached_data, declare, key_of, watched_digest
 from rulepress.verify.engines import parsed, source_facts
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def engine_facts(folder: Path, package: str, prefix: str, root: Path) -> tuple[d
     """:func:`engine_rule_literals` and :func:`unparsable` (tokenizing every engine file: most of a trace), read
     again only when a file of the engine changed."""
     key = key_of(str(folder), package, prefix, str(root), watched_digest(folder))
-    found: tuple[dict[str, list[str]], list[str]] = kept_data(
+    found: tuple[dict[str, list[str]], list[str]] = cached_data(
         root, FACTS, key, lambda: (engine_rule_literals(folder, prefix, root), unparsable(folder, package, root)))
     return found
 
