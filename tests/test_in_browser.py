@@ -586,3 +586,15 @@ def test_a_move_the_engine_cannot_read_is_helped_in_the_books_words(checks: dict
     planted = next(m["step"] for m in shown["moves"] if "do: plant" in m["step"])
     assert answer["message"].endswith(f"(a move here is written like '{planted}')")
     assert "jade-2" not in answer["message"]  # not every card of the deck by its engine ID
+
+
+def test_a_public_example_says_what_no_one_sees_is_dealt_again(checks: dict[str, BookCheck]) -> None:
+    """Told from no seat (the page gives no seat), what nobody sees was dealt again by the build: said so."""
+    check = checks["last-lantern"]
+    result = replay(_example(check, "ll-first-tile-path"), check.book, check.engine)
+    referee = _referee(check, [result])
+    kept = in_browser.positions(result)
+    shown = json.loads(referee.open(json.dumps({"options": kept["options"], "position": kept["positions"][0],
+                                                "player": None, "seat": None})))
+    assert shown["dealt"] == ["You cannot see the order of the tile bag: it is shuffled again for this try."]
+

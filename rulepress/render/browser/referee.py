@@ -320,8 +320,9 @@ class Referee:
         """What was dealt again for ``seat`` to make ``state``, each part in the engine's words
         (``narrate_dealt_again``; a part it says nothing of is left unsaid), else in the site's."""
         observer = observer_of(game)
-        if observer is None or seat is None:
+        if observer is None:
             return []
+        seat = seat or PUBLIC  # a page says no seat for an example told from none (PUBLIC is "")
         narrator = narrator_of(game)
         said_by = getattr(narrator, "narrate_dealt_again", None)
         found = []

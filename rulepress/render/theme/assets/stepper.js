@@ -284,7 +284,9 @@
     panel.textContent = "";
     panel.hidden = false;
     function engine(name, argument) {
-      return function () { self.call(function () { return self.engine[name](argument); }); };
+      return function () {
+        self.call(function () { return argument === undefined ? self.engine[name]() : self.engine[name](argument); });
+      };
     }
     var result = element("div", "rp-try-result");
     result.setAttribute("aria-live", "polite");
