@@ -486,6 +486,31 @@ class BaseGame(ABC):
         each value the step names (its player, a tile) matched to a place whose name ends with it."""
         return default_marks.attempt_places(step, places)
 
+    def drawn_places(self, state: Any, seat: str | None = None) -> Mapping[str, Box]:
+        """Where the diagram of ``state`` (as ``seat`` sees it) draws each place: its :class:`Figure`'s ``places``,
+        else :meth:`places`."""
+        if seat is not None and self.observer is None:
+            seat = None
+        drawn = self.draw(state) if seat is None else self.draw(state, seat)  # type: ignore[call-arg]
+        found = drawn.places if isinstance(drawn, Figure) else None
+        return found if found is not None else self.places(state, seat)
+
+    def action_places(self, state: Any, action: Any, places: Mapping[str, Box]) -> list[str]:
+        """The places of the drawing an action uses, source first and target last (a card in a hand, the tile it
+        goes on): by default where the step that writes it points (:meth:`attempt_places`), as a refused step's
+        arrow does."""
+        return self.attempt_places(self.action_step(state, action), places)
+
+    def actions_by_place(self, state: Any, actions: Sequence[Any], places: Mapping[str, Box]) -> dict[str, list[int]]:
+        """Each place of the drawing -> the indexes in ``actions`` of those that use it (:meth:`action_places`): the
+        moves a reader picks by clicking the board there (the site's try-a-move panel)."""
+        found: dict[str, list[int]] = {}
+        for index, action in enumerate(actions):
+            for place in self.action_places(state, action, places):
+                if place in places:
+                    found.setdefault(place, []).append(index)
+        return found
+
     def legend(self) -> Sequence[LegendEntry]:
         """The game's key to its diagrams' symbols, printed once per chapter (and once on each example page of the
         site) rather than under every diagram; the marks' own key is added to it.  None by default."""

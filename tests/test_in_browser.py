@@ -20,7 +20,7 @@ from rulepress.analyze import explain
 from rulepress.codec import state_codec
 from rulepress.protocol import PUBLIC, observer_of
 from rulepress.render import in_browser, stepper
-from rulepress.render.browser.referee import Referee
+from rulepress.render.browser.referee import Referee, words
 from rulepress.render.strings import strings
 from rulepress.verify import closure, diagram
 from rulepress.verify.engines import forget_engine
@@ -428,3 +428,173 @@ def test_an_example_refused_at_its_setup_has_no_step_through(mini: Path) -> None
     result.frames = []
     assert stepper.example_block(result, check.book, strings("en"), "mini/examples/mini-last-stone.md", None,
                                  True, check.proof) == ("", {})
+
+
+def _seat_told_at_its_end(checks: dict[str, BookCheck]) -> tuple[Referee, dict, Any]:  # type: ignore[type-arg]
+    """lm-plant, told from Ann's seat, opened at its last step: Ann has taken her two actions, it is Ben's turn."""
+    check = checks["lantern-moths"]
+    result = replay(_example(check, "lm-plant"), check.book, check.engine)
+    referee = _referee(check, [result])
+    return referee, _open(referee, result, len(result.frames) - 1), observer_of(truth_game(check))
+
+
+def test_the_other_seats_turn_is_said_and_what_was_dealt_again(checks: dict[str, BookCheck]) -> None:
+    """Where the example's seat has nothing to do the panel says whose turn it is, and what the build dealt again
+    for Ann is said in the book's words; what she sees is never said to be dealt again."""
+    _, shown, _ = _seat_told_at_its_end(checks)
+    assert shown["ok"] and shown["moves"] == [] and shown["turn"] == "Ben" and shown["player"] == "Ann"
+    assert "You cannot see Ben's hand: it is dealt again for this try." in shown["dealt"]
+    assert "You cannot see the order of the deck: it is shuffled again for this try." in shown["dealt"]
+    assert not any("Ann's" in said for said in shown["dealt"])
+
+
+def test_taking_the_other_seat_deals_again_only_what_it_cannot_see(checks: dict[str, BookCheck]) -> None:
+    referee, _, observer = _seat_told_at_its_end(checks)
+    before = referee.line[-1].state
+    taken = json.loads(referee.take_seat())
+    after = referee.line[-1].state
+    assert taken["player"] == "Ben" and taken["turn"] is None and taken["moves"], "Ben's own moves, listed"
+    assert taken["line"] == ["You take Ben's seat"] and taken["path"] == "as:Ben" and taken["depth"] == 1
+    assert observer.view(after, "Ben") == observer.view(before, "Ben")  # all Ben sees stays as it was
+    assert after.hands[before.players.index("Ben")] == before.hands[before.players.index("Ben")]
+    assert "You cannot see Ann's hand: it is dealt again for this try." in taken["dealt"]
+    assert not any("Ben's" in said for said in taken["dealt"])
+    assert diagram.problem(taken["svg"]) is None
+    assert json.loads(referee.judge("{player: Ann, do: pass}"))["message"].startswith(
+        "this example is told from Ben's seat")  # the seat taken is the one whose moves are tried now
+    back = json.loads(referee.back())
+    assert back["player"] == "Ann" and back["turn"] == "Ben" and back["ahead"] == 1
+
+
+def test_the_engine_plays_the_other_seats_by_its_policy(checks: dict[str, BookCheck]) -> None:
+    """Ben's turn played by the engine's declared policy (Lantern Moths' greedy), move by move, until Ann's turn."""
+    referee, _, _ = _seat_told_at_its_end(checks)
+    check = checks["lantern-moths"]
+    played = json.loads(referee.auto())
+    assert played["ok"] and played["turn"] is None and played["player"] == "Ann" and played["moves"]
+    assert played["line"] and all(said.startswith("Ben ") for said in played["line"])
+    assert played["path"] == "/".join(["auto"] * len(played["line"]))
+    game = referee.game
+    assert game is not None
+    for before, entry in zip(referee.line, referee.line[1:], strict=False):  # each the policy's choice from its seed
+        import random
+
+        chosen = check.engine.policies["greedy"](game, game.clone(before.state),
+                                                 random.Random(f"try/{referee.line.index(before) + 1}/Ben"))
+        assert entry.said == words(game, before.state, chosen)
+    assert json.loads(referee.auto())["ok"] is False  # Ann's turn: nothing for the engine to play
+
+
+def test_undo_redo_and_a_line_played_again_from_its_link(checks: dict[str, BookCheck]) -> None:
+    check = checks["lantern-moths"]
+    result = replay(_example(check, "lm-plant"), check.book, check.engine)
+    referee = _referee(check, [result])
+    _open(referee, result, 0)
+    first = json.loads(referee.play(3))
+    second = json.loads(referee.play(0))
+    assert second["depth"] == 2 and second["line"] == [first["narration"], second["narration"]]
+    assert second["path"] == "3/0"
+    undone = json.loads(referee.back())
+    assert undone["depth"] == 1 and undone["ahead"] == 1 and undone["svg"] == first["svg"]
+    redone = json.loads(referee.forward())
+    assert redone["svg"] == second["svg"] and redone["ahead"] == 0 and redone["narration"] == second["narration"]
+    assert json.loads(referee.go(0))["ahead"] == 2 and json.loads(referee.go(2))["svg"] == second["svg"]
+    referee.back()
+    other = json.loads(referee.play(1))  # another move: what redo held is gone
+    assert other["ahead"] == 0 and other["path"] == "3/1"
+    _open(referee, result, len(result.frames) - 1)
+    auto = json.loads(referee.auto())
+    _open(referee, result, len(result.frames) - 1)
+    again = json.loads(referee.follow(auto["path"] + "/0"))  # the same draws: the same position, then Ann's move
+    assert again["line"][:-1] == auto["line"] and again["depth"] == len(auto["line"]) + 1
+    assert json.loads(referee.follow("as:Ben/99/0"))["path"] == "as:Ben"  # a link holds as far as its line does
+
+
+def test_help_for_a_badly_written_move_is_in_the_books_own_form(checks: dict[str, BookCheck]) -> None:
+    check = checks["lantern-moths"]
+    result = replay(_example(check, "lm-plant"), check.book, check.engine)
+    referee = _referee(check, [result])
+    shown = _open(referee, result, 0)
+    answer = json.loads(referee.judge("plant my rose moth"))
+    assert answer["message"] == f"a move is written as an example's step, a mapping with 'do', e.g. " \
+                                f"'{shown['moves'][0]['step']}'"
+    assert shown["moves"][0]["step"].startswith("{player: Ann, do: ")
+    assert "mark" not in answer["message"]  # not another game's example
+
+
+def test_without_the_engines_words_a_part_dealt_again_is_said_by_its_name(checks: dict[str, BookCheck],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine with no ``narrate_dealt_again``: each part whose dealing again changes the position is named."""
+    narrate = checks["lantern-moths"].engine.narration
+    assert narrate is not None
+    monkeypatch.delattr(narrate, "narrate_dealt_again")
+    _, shown, _ = _seat_told_at_its_end(checks)
+    assert "You cannot see hands: it is dealt again for this try." in shown["dealt"]
+    assert not any("draws" in said for said in shown["dealt"])  # the seed of draws to come shows in no position
+
+
+def test_an_engine_with_no_policy_plays_the_other_seats_at_random(checks: dict[str, BookCheck]) -> None:
+    from types import SimpleNamespace
+
+    referee, _, _ = _seat_told_at_its_end(checks)
+    referee.engine = SimpleNamespace(default_policy=None, policies={})  # type: ignore[assignment]
+    played = json.loads(referee.auto())
+    assert played["ok"] and played["line"] and played["turn"] is None
+    assert json.loads(referee.follow(played["path"]))["line"] == played["line"]  # the same seeds, the same moves
+
+
+@pytest.mark.parametrize(("book", "example"), [("lantern-moths", "lm-plant"), ("last-lantern", "ll-first-tile-path"),
+                                               ("lantern", "ln-critical-strike")])
+def test_each_move_names_the_places_of_the_board_it_uses(checks: dict[str, BookCheck], book: str,
+                                                         example: str) -> None:
+    """The base class maps each place of the drawing to the moves that use it: the referee gives each move its
+    places and where the diagram draws them, inside its canvas, so that a click on the board picks the move."""
+    check = checks[book]
+    result = replay(_example(check, example), check.book, check.engine)
+    referee = _referee(check, [result])
+    shown = _open(referee, result, 0)
+    width, height = (float(v) for v in re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', shown["svg"]).groups())
+    placed = [move for move in shown["moves"] if move.get("places")]
+    assert placed, f"{book}: no move names a place of the board"
+    for place, (x, y, w, h) in shown["places"].items():
+        assert 0 <= x and x + w <= width and 0 <= y and y + h <= height, place
+    game, state = referee.game, referee.line[-1].state
+    legal = referee._legal(game, state)
+    places = game.drawn_places(state, referee.seat)
+    for move, action in zip(shown["moves"], legal, strict=False):
+        assert set(move.get("places", [])) == set(game.action_places(state, action, places)) & set(places)
+
+
+def test_a_card_and_its_tile_pick_one_move(checks: dict[str, BookCheck]) -> None:
+    check = checks["lantern-moths"]
+    result = replay(_example(check, "lm-plant"), check.book, check.engine)
+    referee = _referee(check, [result])
+    shown = _open(referee, result, 0)
+    [chosen] = [m for m in shown["moves"] if {"hands.Ann.rose-2", "garden.b2"} <= set(m.get("places", []))]
+    assert chosen["words"] == "Ann plants a rose moth worth 2 on the rose tile at b2"
+    assert len([m for m in shown["moves"] if "garden.b2" in m.get("places", [])]) > 1  # the tile alone is not enough
+
+
+def test_a_move_the_engine_cannot_read_is_helped_in_the_books_words(checks: dict[str, BookCheck]) -> None:
+    """An unknown card: the one meant, with the rulebook's name for it, and a move of the same kind legal here."""
+    check = checks["lantern-moths"]
+    result = replay(_example(check, "lm-plant"), check.book, check.engine)
+    referee = _referee(check, [result])
+    shown = _open(referee, result, 0)
+    answer = json.loads(referee.judge("{player: Ann, do: plant, card: rose-9, tile: b2}"))
+    assert "did you mean rose-3 (a rose moth worth 3)?" in answer["message"]
+    planted = next(m["step"] for m in shown["moves"] if "do: plant" in m["step"])
+    assert answer["message"].endswith(f"(a move here is written like '{planted}')")
+    assert "jade-2" not in answer["message"]  # not every card of the deck by its engine ID
+
+
+def test_a_public_example_says_what_no_one_sees_is_dealt_again(checks: dict[str, BookCheck]) -> None:
+    """Told from no seat (the page gives no seat), what nobody sees was dealt again by the build: said so."""
+    check = checks["last-lantern"]
+    result = replay(_example(check, "ll-first-tile-path"), check.book, check.engine)
+    referee = _referee(check, [result])
+    kept = in_browser.positions(result)
+    shown = json.loads(referee.open(json.dumps({"options": kept["options"], "position": kept["positions"][0],
+                                                "player": None, "seat": None})))
+    assert shown["dealt"] == ["You cannot see the order of the tile bag: it is shuffled again for this try."]
+

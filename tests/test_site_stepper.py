@@ -264,3 +264,159 @@ def test_nothing_is_fetched_from_elsewhere(browser: Any, fetched: list[str], ser
     assert any(url.startswith(served) for url in fetched), "the pages made no request to the site"
     remote = [url for url in fetched if not url.startswith((served, "file:", "data:", "blob:", "about:"))]
     assert not remote, f"the site fetched {remote[:5]}"
+
+
+# A seat-told example (lm-plant, from Ann's seat) at its last step, where Ann has taken her two actions.
+SEAT_TOLD = ("lantern-moths", "lm-plant")
+# An example of each book with hidden information, and a part the build dealt again there.
+DEALT = [("lantern-moths", "lm-plant", "You cannot see Ben's hand: it is dealt again for this try."),
+         ("last-lantern", "ll-first-tile-path", "You cannot see the order of the tile bag: it is shuffled again for "
+                                                "this try.")]
+
+
+def _last_step(book: str, example: str) -> int:
+    return len(_replayed(book, example).frames)
+
+
+@pytest.mark.parametrize(("book", "example", "lang"), STEPPED)
+def test_a_link_opens_the_step_it_names(browser: Any, fetched: list[str], served: str, book: str, example: str,
+                                        lang: str) -> None:
+    """``#step-N`` opens at the step counted "Step N of …"; stepping keeps the address a link to the step shown."""
+    page = _page(browser, fetched)
+    folder = "" if lang == "en" else f"{lang}/"
+    total = _last_step(book, example)
+    page.goto(f"{served}/{folder}{book}/examples/{example}.html#step-{total}")
+    page.wait_for_selector(".rp-view")
+    assert page.get_attribute("[data-rp-stepper]", "data-rp-step") == str(total - 1)
+    assert page.inner_text(".rp-count") == strings(lang)("stepper_position", n=total, total=total)
+    page.click(".rp-previous")
+    assert page.evaluate("window.location.hash") == f"#step-{total - 1}"
+    assert page.get_attribute(".rp-link", "href") == f"#step-{total - 1}"
+    page.evaluate("window.location.hash = '#step-1'")
+    page.wait_for_function("document.querySelector('[data-rp-stepper]').getAttribute('data-rp-step') === '0'")
+    assert not page.rp_errors
+    page.close()
+
+
+def test_a_seat_told_try_goes_on_past_the_other_seats_turn(browser: Any, fetched: list[str], served: str) -> None:
+    """From Ann's seat after her two actions: the panel says it is Ben's turn; the engine plays Ben's turn (its
+    policy), then Ann moves again; undo, redo; Ben's seat taken instead, with Ann's hand dealt again and said so."""
+    book, example = SEAT_TOLD
+    page = _page(browser, fetched)
+    page.goto(f"{served}/{book}/examples/{example}.html#step-{_last_step(book, example)}/try")
+    page.locator(".rp-try-turn-said").wait_for(timeout=WAIT)
+    assert page.inner_text(".rp-try-turn-said") == "It is Ben's turn."
+    assert "You cannot see Ben's hand: it is dealt again for this try." in page.inner_text(".rp-try")
+    assert not page.locator(".rp-try-none").count()  # not "No legal move here"
+    page.click(".rp-try-auto")
+    page.locator(".rp-try-line li").first.wait_for()
+    played = page.locator(".rp-try-line li").all_inner_texts()
+    assert played and all(said.startswith("Ben ") for said in played)
+    assert not page.locator(".rp-try-turn").count() and page.locator(".rp-try-move").count()  # Ann's turn again
+    assert page.evaluate("window.location.hash").endswith("/try/" + "/".join(["auto"] * len(played)))
+    page.click(".rp-try-undo")
+    page.locator(".rp-try-redo").wait_for()
+    assert page.locator(".rp-try-line li").count() == len(played)  # what redo can play again stays listed
+    page.click(".rp-try-redo")
+    page.wait_for_function("!document.querySelector('.rp-try-redo')")
+    page.locator(".rp-try-entry").first.click()  # back to Ben's first move: the line stays, Ann's turn is ahead
+    page.wait_for_function("document.querySelectorAll('.rp-try-undo').length === 1")
+    page.locator(".rp-try-undo").click()
+    page.locator(".rp-try-take-seat").wait_for()
+    page.click(".rp-try-take-seat")
+    page.locator(".rp-try-dealt").first.wait_for()
+    assert "You cannot see Ann's hand: it is dealt again for this try." in page.inner_text(".rp-try")
+    assert page.inner_text(".rp-try-seat") == strings("en")("try_seat", player="Ben")
+    chosen = page.locator(".rp-try-move").first.inner_text()
+    assert chosen.startswith("Ben ")
+    page.locator(".rp-try-move").first.click()
+    page.wait_for_function("document.querySelectorAll('.rp-try-line li').length === 2")
+    assert page.locator(".rp-try-played").inner_text().endswith(chosen)
+    link = page.get_attribute(".rp-try-link", "href")
+    assert link is not None and link.endswith("/try/as:Ben/0")
+    assert not page.rp_errors
+    page.close()
+
+
+def test_a_link_to_a_tried_position_opens_there(browser: Any, fetched: list[str], served: str) -> None:
+    """The line in the address is played again: the same moves, the same diagram."""
+    book, example = SEAT_TOLD
+    page = _page(browser, fetched)
+    page.goto(f"{served}/{book}/examples/{example}.html#step-1/try")
+    page.locator(".rp-try-move").first.wait_for(timeout=WAIT)
+    page.locator(".rp-try-move").nth(3).click()
+    page.wait_for_function("document.querySelectorAll('.rp-try-line li').length === 1")
+    page.locator(".rp-try-move").first.click()
+    page.wait_for_function("document.querySelectorAll('.rp-try-line li').length === 2")
+    line = page.locator(".rp-try-line li").all_inner_texts()
+    alt = page.get_attribute(".rp-try-result img", "alt")
+    link = page.get_attribute(".rp-try-link", "href")
+    assert link == "#step-1/try/3/0"
+    again = _page(browser, fetched)
+    again.goto(f"{served}/{book}/examples/{example}.html{link}")
+    again.wait_for_function("document.querySelectorAll('.rp-try-line li').length === 2", timeout=WAIT)
+    assert again.locator(".rp-try-line li").all_inner_texts() == line
+    assert again.get_attribute(".rp-try-result img", "alt") == alt
+    assert not page.rp_errors and not again.rp_errors
+    page.close()
+    again.close()
+
+
+@pytest.mark.parametrize(("book", "example", "said"), DEALT if CAMPAIGN else DEALT[:1])
+def test_a_part_dealt_again_is_announced(browser: Any, fetched: list[str], served: str, book: str, example: str,
+                                         said: str) -> None:
+    page = _page(browser, fetched)
+    page.goto(f"{served}/{book}/examples/{example}.html#step-1/try")
+    page.locator(".rp-try-dealt").first.wait_for(timeout=WAIT)
+    assert said in page.locator(".rp-try-dealt").all_inner_texts()
+    assert not page.rp_errors
+    page.close()
+
+
+def _by_clicks(shown: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A move the board picks, and the places to click for it: each place's centre lies in no smaller place, and
+    the places clicked leave that move alone."""
+    places = shown["places"]
+
+    def hit(place: str) -> bool:
+        x, y, w, h = places[place]
+        centre = (x + w / 2, y + h / 2)
+        under = [name for name, (a, b, c, d) in places.items() if a <= centre[0] <= a + c and b <= centre[1] <= b + d]
+        return min(under, key=lambda name: places[name][2] * places[name][3]) == place
+
+    for move in shown["moves"]:
+        picked: list[str] = []
+        for place in move.get("places", []):
+            if not hit(place):
+                break
+            picked.append(place)
+            left = [m for m in shown["moves"] if set(picked) <= set(m.get("places", []))]
+            if left == [move]:
+                return move, picked
+    raise AssertionError("no move can be picked on the board")
+
+
+@pytest.mark.parametrize(("book", "example"), [case[:2] for case in CASES])
+def test_a_move_played_by_clicking_the_board(browser: Any, fetched: list[str], served: str, book: str,
+                                             example: str) -> None:
+    page = _page(browser, fetched)
+    page.goto(f"{served}/{book}/examples/{example}.html#step-1/try")
+    page.locator(".rp-try-board").wait_for(timeout=WAIT)
+    shown = page.evaluate("document.querySelector('[data-rp-stepper]').rpStepper.moves")
+    move, clicks = _by_clicks(shown)
+    board = page.locator(".rp-try-board")
+    width, height = page.evaluate("(b => [b.width, b.height])(document.querySelector('[data-rp-stepper]')"
+                                  ".rpStepper.board)")  # the diagram's viewBox
+    for number, place in enumerate(clicks):
+        x, y, w, h = shown["places"][place]
+        box = board.bounding_box()
+        assert box is not None
+        board.click(position={"x": (x + w / 2) / width * box["width"], "y": (y + h / 2) / height * box["height"]})
+        if number < len(clicks) - 1:  # the moves using what was clicked, listed alone
+            left = [m["words"] for m in shown["moves"] if set(clicks[:number + 1]) <= set(m.get("places", []))]
+            assert page.locator(".rp-try-move").all_inner_texts() == left and page.locator(".rp-try-picked").count()
+    page.locator(".rp-try-played").wait_for()
+    assert page.inner_text(".rp-try-played").endswith(move["words"])
+    assert page.locator(".rp-try-line li").all_inner_texts() == [move["words"]]
+    assert not page.rp_errors
+    page.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from rulepress.protocol import DescriptionError
+from rulepress.protocol import DescriptionError, closest
 
 from .state import Action, State
 
@@ -49,8 +49,7 @@ def parse_action(game: LanternMothsGame, state: State, step: Mapping[str, Any]) 
     if kind in (PLANT, DISCARD):
         card = step.get("card")
         if not isinstance(card, str) or card not in game.pieces.kind_index:
-            raise DescriptionError("step.card", f"unknown card {card!r} "
-                                                f"(cards: {', '.join(game.pieces.kind_names)})")
+            raise DescriptionError("step.card", _unknown_card(game, card))
         cell = _cell(game, step.get("tile")) if kind == PLANT else -1
         return Action(kind, seat, game.pieces.kind_index[card], cell)
     if kind in (LIGHT, FLIP):
@@ -106,3 +105,16 @@ def a_or_an(word: str) -> str:
     """``amber`` -> ``an amber``, ``rose`` -> ``a rose``: for refusals, which are English (the colours are the
     book's own words, components.yaml)."""
     return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+def _unknown_card(game: Any, card: Any) -> str:
+    """A card a step names that the deck does not hold, said with the rulebook's names for the cards (a reader
+    trying a move on the site sees it): the one it was most likely meant as, else how a card is written."""
+    from .narrate import card_words  # narrate reads the actions' names: imported once both are
+
+    names = game.pieces.kind_names
+    meant = closest(card, names)
+    if meant is not None:
+        return f"unknown card {card!r}: did you mean {meant} ({card_words(meant)})?"
+    return (f"unknown card {card!r}: a card is written as its colour and value ({names[0]} is "
+            f"{card_words(names[0])}), or {' or '.join(n for n in names if not n[-1].isdigit())}")

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rulepress.i18n import translator
+from rulepress.protocol import HIDDEN
 
 from .actions import DISCARD, DRAW, FLIP, FROM_DISCARD, LIGHT, PLANT
 from .pieces import DUSK, GHOST
@@ -124,3 +125,24 @@ def narrate_state(game: LanternMothsGame, snapshot: Mapping[str, Any]) -> str:
         out = int(dusk["out"])
         sentences.append(ngettext("{count} Dusk card out.", "{count} Dusk cards out.", out).format(count=out))
     return " ".join(sentences)
+
+
+def narrate_dealt_again(game: LanternMothsGame, state: State, seat: str, part: str) -> str:
+    """What a reader trying moves from ``seat`` is told of ``part`` (one of the observer's hidden parts) dealt again
+    for the try, in the rulebook's words; nothing for a part with nothing hidden from the seat (or the draws to come,
+    which no one knows in any game)."""
+    observer = game.observer
+    view = observer.view(state, seat)
+    others = observer.others(state.players, seat)
+    if part in ("hands", "lanterns"):
+        unseen = [name for name in others if HIDDEN in (view[part].get(name) or [])]
+        said = (_("You cannot see {player}'s hand: it is dealt again for this try.") if part == "hands" else
+                _("You cannot see the moths beside {player}'s lantern: they are dealt again for this try."))
+        return " ".join(said.format(player=name) for name in unseen)
+    if part == "deck" and int(view["deck"].get("count") or 0) > 1:
+        return _("You cannot see the order of the deck: it is shuffled again for this try.")
+    if part == "face-down tiles" and any(place.get("face") == "down" for place in view["garden"].values()):
+        return _("You cannot see the face-down garden tiles: they are shuffled again for this try.")
+    if part == "discard pile" and HIDDEN in (view["discard"].get("cards") or []):
+        return _("You cannot see the cards under the top of the discard pile: they are shuffled again for this try.")
+    return ""

@@ -275,6 +275,14 @@ class LastLanternGame(BaseGame):
             target = f"players.{step['to']}.familiars"
         return [p for p in (source, target) if p is not None]
 
+    def action_places(self, state: Any, action: Any, places: Mapping[str, Box]) -> list[str]:
+        """A move's source (the tile in the hand, the Familiars) then each space a tile covers: a reader clicks the
+        tile, then the spaces, and the move is the one left."""
+        step = self.action_step(state, action)
+        cells = step.get("cells")
+        spaces = [f"spaces.{cell}" for cell in cells if f"spaces.{cell}" in places] if isinstance(cells, list) else []
+        return [*self.attempt_places(step, places), *spaces]
+
     def arrow_wanted(self, source: str, target: str) -> bool:
         """A tile laid from a hand (the players' table, under the paths) is outlined where it lands: an arrow
         across the whole board would hide it."""

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rulepress.i18n import N_, translator
+from rulepress.protocol import HIDDEN
 
 from .actions import Action
 from .geometry import LANE_LETTERS
@@ -203,3 +204,17 @@ def narrate_state(game: LastLanternGame, snapshot: Mapping[str, Any]) -> str:
         sentences.append(_("On the Path Astray track: {tiles}.").format(
             tiles=_and([tile_words(str(t)) for t in track])))
     return " ".join(sentences)
+
+
+def narrate_dealt_again(game: LastLanternGame, state: Any, seat: str, part: str) -> str:
+    """What a reader trying moves from ``seat`` is told of ``part`` (one of the observer's hidden parts) dealt again
+    for the try, in the rulebook's words; nothing for a part with nothing hidden from the seat."""
+    view = game.observer.view(state, seat)
+    if part == "choices":
+        return " ".join(_("You cannot see {player}'s Character wheel: its choice is made again for this try.").format(
+            player=name) for name, player in view["players"].items() if player.get("choice") == HIDDEN)
+    if part == "draws" and int(view.get("tile_bag") or 0) > 1:
+        return _("You cannot see the order of the tile bag: it is shuffled again for this try.")
+    if part == "firefly bag" and HIDDEN in (view.get("bag") or {}).values():
+        return _("You cannot see the colours in the Firefly bag: they are drawn again for this try.")
+    return ""

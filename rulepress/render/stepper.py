@@ -33,7 +33,11 @@ from rulepress.verify.replay import ExampleResult, TranscriptLine
 
 WORDS = ("stepper_previous", "stepper_next", "stepper_position", "stepper_start", "stepper_keys", "try_move",
          "try_loading", "try_served", "try_unavailable", "try_failed", "try_moves", "try_none", "try_more", "try_seat",
-         "try_write", "try_submit", "try_undo", "try_close", "try_refused", "try_played")
+         "try_write", "try_submit", "try_undo", "try_close", "try_refused", "try_played", "stepper_link", "try_turn",
+         "try_take_seat", "try_auto", "try_line", "try_redo", "try_link",
+         "try_picked", "try_board")
+REFEREE_WORDS = ("referee_dealt", "referee_took_seat", "referee_not_yours", "referee_help", "referee_no_auto",
+                 "referee_unread")
 _UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _RULE_NOTE = re.compile(r"\s*\(rule [a-z][a-z0-9.-]*\)")  # as the player edition drops it (render/markdown.py)
 
@@ -112,15 +116,15 @@ def _attributes(values: dict[str, str]) -> str:
 def referee_config(results: list[ExampleResult], book: Book, engine: EngineSpec, t: Strings, page_dir: str,
                    screen: Proof) -> str:
     """The referee's settings for a book in one language (``config.json``): its engine and components, the rules a
-    refusal may cite (number, title, link from an example page), and the screen colours of the book's inks
-    (through its ``screen`` proof)."""
+    refusal may cite (number, title, link from an example page), the screen colours of the book's inks
+    (through its ``screen`` proof), and the site's words the referee says (a seat taken, a part dealt again)."""
     svgs = [svg for result in results for frame in result.frames for svg in frame.svgs.values()]
     rules = {rule_id: {"number": rule.number, "title": rule.title, "link": _rule_link(rule_id, book, page_dir)}
              for rule_id, rule in book.rules.items()}
     config = {"lang": t.lang, "engine": book.engine_package, "namespace": engine.module_name.rpartition(".")[0],
               "components": book.components, "rules": rules,
               "colours": in_browser.screen_colour_map(svgs, engine, screen),
-              "colour_grid": screen.grid(GRID_LEVELS)}
+              "colour_grid": screen.grid(GRID_LEVELS), "words": {key: t.table[key] for key in REFEREE_WORDS}}
     return json.dumps(config, sort_keys=True, ensure_ascii=False, default=list)
 
 

@@ -7,6 +7,9 @@
  *
  * Trying a move loads Pyodide (vendored in the site, never fetched from the network) when a reader first asks.
  * Browsers do not run WebAssembly modules from file://, so there the page says the site must be served.
+ *
+ * Links: "#step-5" opens the first step-through of the page at its fifth step (as "Step 5 of 9" counts), and
+ * "#step-5/try/3/as:Ben/auto" opens a try there and plays its line again (the referee's keys, one a move).
  */
 (function () {
   "use strict";
@@ -70,6 +73,25 @@
     this.show(0, false);
   }
 
+  var LINK = /^#step-(\d+)(?:\/try(?:\/(.*))?)?$/;
+
+  Stepper.prototype.link = function (path) {
+    return "#step-" + (this.index + 1) + (path === undefined ? "" : "/try" + (path ? "/" + path : ""));
+  };
+
+  // The page's address follows the first step-through (a link to it opens where the reader is).
+  Stepper.prototype.remember = function (path) {
+    if (this.owner && window.history.replaceState) window.history.replaceState(null, "", this.link(path));
+  };
+
+  Stepper.prototype.follow = function (hash) {
+    var found = LINK.exec(decodeURIComponent(hash || ""));
+    if (!found || Number(found[1]) < 1 || Number(found[1]) > this.frames.length) return;
+    this.show(Number(found[1]) - 1, false);
+    this.root.scrollIntoView();
+    if (found[0].indexOf("/try") >= 0 && this.tryButton && !this.tryButton.disabled) this.openTry(found[2] || "");
+  };
+
   Stepper.prototype.build = function () {
     var self = this;
     var words = this.words;
@@ -95,6 +117,8 @@
     this.next.addEventListener("click", function () { self.show(self.index + 1, true); });
     controls.appendChild(this.previous);
     controls.appendChild(this.next);
+    this.stepLink = element("a", "rp-link", words.stepper_link || "");
+    controls.appendChild(this.stepLink);
     view.appendChild(controls);
     view.appendChild(element("p", "rp-keys", words.stepper_keys || ""));
     this.root.addEventListener("keydown", function (event) {
@@ -148,6 +172,8 @@
     if (focused === this.previous && this.previous.disabled && !this.next.disabled) this.next.focus();
     if (focused === this.next && this.next.disabled && !this.previous.disabled) this.previous.focus();
     this.root.setAttribute("data-rp-step", String(index));
+    this.stepLink.href = this.link();
+    if (announce) this.remember();
     if (this.tryButton) {
       this.tryButton.disabled = frame.opens === null;
       this.tryButton.title = frame.opens === null ? words.try_unavailable || "" : "";
@@ -165,7 +191,7 @@
     this.panel.hidden = false;
   };
 
-  Stepper.prototype.openTry = function () {
+  Stepper.prototype.openTry = function (line) {
     var self = this;
     var frame = this.frames[this.index];
     if (frame.opens === null) return;
@@ -183,7 +209,8 @@
             options: kept.options, position: kept.positions[frame.opens], player: frame.player, seat: frame.seat,
           })));
           self.engine = engine;
-          self.tried = [];
+          self.picked = [];
+          if (line && answer.ok !== false) answer = JSON.parse(engine.follow(line));
           self.render(answer);
         });
       })
@@ -198,12 +225,57 @@
     this.tryButton.focus();
   };
 
+  // The moves using every place clicked so far (their numbers in the list).
+  function using(shown, picked) {
+    var found = [];
+    shown.moves.forEach(function (move, index) {
+      var places = move.places || [];
+      if (picked.every(function (place) { return places.indexOf(place) >= 0; })) found.push(index);
+    });
+    return found;
+  }
+
+  // A click on the board: the smallest place under it that a move uses, added to those clicked before (a card,
+  // then the tile it goes on); one move left is played, several are listed alone.
+  Stepper.prototype.pick = function (event, image) {
+    var shown = this.moves;
+    var places = (shown && shown.places) || {};
+    var box = image.getBoundingClientRect();
+    var x = (event.clientX - box.left) / box.width * this.board.width;
+    var y = (event.clientY - box.top) / box.height * this.board.height;
+    var found = null;
+    Object.keys(places).forEach(function (name) {
+      var b = places[name];
+      var inside = x >= b[0] && x <= b[0] + b[2] && y >= b[1] && y <= b[1] + b[3];
+      if (inside && (!found || b[2] * b[3] < places[found][2] * places[found][3])) found = name;
+    });
+    if (!found) return;
+    var picked = this.picked.concat([found]);
+    if (!using(shown, picked).length) picked = [found];
+    var chosen = using(shown, picked);
+    if (chosen.length === 1) {
+      var self = this;
+      this.call(function () { return self.engine.play(chosen[0]); });
+      return;
+    }
+    this.picked = picked;
+    this.render(this.answer);
+  };
+
   Stepper.prototype.call = function (run) {
+    this.picked = [];
     var started = performance.now();
     var answer = JSON.parse(run());
     timings.moves.push(performance.now() - started);
     this.render(answer);
   };
+
+  function button(className, text, run) {
+    var made = element("button", className, text);
+    made.type = "button";
+    made.addEventListener("click", run);
+    return made;
+  }
 
   Stepper.prototype.render = function (answer) {
     var self = this;
@@ -211,20 +283,34 @@
     var panel = this.panel;
     panel.textContent = "";
     panel.hidden = false;
+    function engine(name, argument) {
+      return function () {
+        self.call(function () { return argument === undefined ? self.engine[name]() : self.engine[name](argument); });
+      };
+    }
     var result = element("div", "rp-try-result");
     result.setAttribute("aria-live", "polite");
-    if (answer.svg !== undefined) {
+    if (answer.svg !== undefined && (!this.board || this.board.svg !== answer.svg)) {
+      if (this.board) URL.revokeObjectURL(this.board.url);
+      var size = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(answer.svg) || [0, 1, 1];
+      this.board = { svg: answer.svg, url: URL.createObjectURL(new Blob([answer.svg], { type: "image/svg+xml" })),
+                     width: Number(size[1]), height: Number(size[2]) };
+    }
+    if (answer.svg !== undefined) this.board.alt = answer.alt || "";
+    if (this.board) {
       var figure = element("figure", "rp-figure");
       figure.tabIndex = 0;
-      var image = element("img", "rp-frame");
-      if (this.blob) URL.revokeObjectURL(this.blob);
-      this.blob = URL.createObjectURL(new Blob([answer.svg], { type: "image/svg+xml" }));
-      image.src = this.blob;
-      image.alt = answer.alt || "";
+      var image = element("img", "rp-frame rp-try-board");
+      image.src = this.board.url;
+      image.alt = this.board.alt;
+      image.addEventListener("click", function (event) { self.pick(event, image); });
       figure.appendChild(image);
       result.appendChild(figure);
+    }
+    if (answer.svg !== undefined && answer.narration) {
       result.appendChild(element("p", "rp-try-played", (words.try_played || "") + " " + answer.narration));
     }
+    (answer.dealt || []).forEach(function (said) { result.appendChild(element("p", "rp-try-dealt", said)); });
     if (answer.ok === false) {
       var refusal = element("p", "rp-try-refusal");
       if (answer.rule) {
@@ -240,22 +326,34 @@
     }
     panel.appendChild(result);
     if (answer.moves) this.moves = answer;
-    var shown = this.moves || { moves: [], more: 0, depth: 0 };
+    this.answer = answer;
+    var shown = this.moves || { moves: [], more: 0, depth: 0, line: [], ahead: 0 };
+    var only = this.picked.length ? using(shown, this.picked) : null;
     if (shown.player) panel.appendChild(element("p", "rp-try-seat", fill(words.try_seat || "", { player: shown.player })));
+    if (shown.turn) {
+      // Another seat is to move: the reader takes it (what it cannot see dealt again) or the engine plays it.
+      var turn = element("div", "rp-try-turn");
+      turn.appendChild(element("p", "rp-try-turn-said", fill(words.try_turn || "", { player: shown.turn })));
+      var choices = element("div", "rp-controls");
+      choices.appendChild(button("md-button rp-try-take-seat", fill(words.try_take_seat || "", { player: shown.turn }),
+        engine("take_seat")));
+      choices.appendChild(button("md-button rp-try-auto", fill(words.try_auto || "", { player: shown.turn }),
+        engine("auto")));
+      turn.appendChild(choices);
+      panel.appendChild(turn);
+    }
     var heading = element("h3", "rp-try-heading", words.try_moves || "");
     heading.id = "rp-try-heading-" + Math.random().toString(36).slice(2);
     panel.appendChild(heading);
-    if (!shown.moves.length) panel.appendChild(element("p", "rp-try-none", words.try_none || ""));
+    if (!shown.moves.length && !shown.turn) panel.appendChild(element("p", "rp-try-none", words.try_none || ""));
     var list = element("ul", "rp-try-moves");
     list.setAttribute("aria-labelledby", heading.id);
+    if (Object.keys(shown.places || {}).length) panel.appendChild(element("p", "rp-try-hint", words.try_board || ""));
+    if (only) panel.appendChild(element("p", "rp-try-picked", fill(words.try_picked || "", { count: only.length })));
     shown.moves.forEach(function (move, index) {
+      if (only && only.indexOf(index) < 0) return;
       var item = element("li");
-      var button = element("button", "rp-try-move", move.words);
-      button.type = "button";
-      button.addEventListener("click", function () {
-        self.call(function () { return self.engine.play(index); });
-      });
-      item.appendChild(button);
+      item.appendChild(button("rp-try-move", move.words, engine("play", index)));
       list.appendChild(item);
     });
     panel.appendChild(list);
@@ -280,19 +378,30 @@
       self.call(function () { return self.engine.judge(text); });
     });
     panel.appendChild(form);
-    var buttons = element("div", "rp-controls");
-    if (shown.depth > 0) {
-      var undo = element("button", "md-button rp-try-undo", words.try_undo || "");
-      undo.type = "button";
-      undo.addEventListener("click", function () {
-        self.call(function () { return self.engine.back(); });
+    if ((shown.line || []).length || shown.ahead) {
+      // The line tried so far, as a chess viewer lists it: each entry goes back (or forward) to it.
+      panel.appendChild(element("h3", "rp-try-line-heading", words.try_line || ""));
+      var line = element("ol", "rp-try-line");
+      shown.line.forEach(function (said, index) {
+        var entry = element("li");
+        var go = button("rp-try-entry", said, engine("go", index + 1));
+        if (index + 1 === shown.depth) go.setAttribute("aria-current", "step");
+        if (index + 1 > shown.depth) entry.className = "rp-try-ahead";
+        entry.appendChild(go);
+        line.appendChild(entry);
       });
-      buttons.appendChild(undo);
+      panel.appendChild(line);
     }
-    var close = element("button", "md-button rp-try-close", words.try_close || "");
-    close.type = "button";
-    close.addEventListener("click", function () { self.closeTry(); });
-    buttons.appendChild(close);
+    var buttons = element("div", "rp-controls");
+    if (shown.depth > 0) buttons.appendChild(button("md-button rp-try-undo", words.try_undo || "", engine("back")));
+    if (shown.ahead > 0) buttons.appendChild(button("md-button rp-try-redo", words.try_redo || "", engine("forward")));
+    buttons.appendChild(button("md-button rp-try-close", words.try_close || "", function () { self.closeTry(); }));
+    if (shown.path !== null && shown.path !== undefined) {
+      var link = element("a", "rp-try-link", words.try_link || "");
+      link.href = this.link(shown.path);
+      buttons.appendChild(link);
+      this.remember(shown.path);
+    }
     panel.appendChild(buttons);
   };
 
@@ -345,8 +454,14 @@
   }
 
   function ready() {
-    Array.prototype.forEach.call(document.querySelectorAll("[data-rp-stepper]"), function (root) {
-      if (!root.rpStepper) root.rpStepper = new Stepper(root);
+    Array.prototype.forEach.call(document.querySelectorAll("[data-rp-stepper]"), function (root, number) {
+      if (root.rpStepper) return;
+      root.rpStepper = new Stepper(root);
+      if (number === 0) {
+        root.rpStepper.owner = true;
+        root.rpStepper.follow(window.location.hash);
+        window.addEventListener("hashchange", function () { root.rpStepper.follow(window.location.hash); });
+      }
     });
   }
 
