@@ -229,8 +229,23 @@ def interrupt_behind(exc: BaseException) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `rulepress questions | head` ends quietly
+    """The command line.  While a command runs, SIGPIPE has its default action, so `rulepress questions | head`
+    ends quietly when head has read enough; it is given back on return, so a process that calls this (a test, a
+    tool) keeps its own: Python's, under which a write to a closed pipe is an error, not the silent end of the
+    whole process."""
+    if not hasattr(signal, "SIGPIPE"):
+        return _run(argv)
+    previous = signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        code = _run(argv)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # still under the default action: a reader gone ends the process quietly here
+        return code
+    finally:
+        signal.signal(signal.SIGPIPE, previous)
+
+
+def _run(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
     try:
         environment.check()  # a bad variable is one line, before any work

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 
@@ -142,3 +143,16 @@ def test_unlogged_rule_change_warns_and_strict_fails(mini: Path, capsys: pytest.
     changelog.write_text(changelog.read_text() + "- edition: v2\n  entries:\n    - title: Plainer numbers\n"
                          "      rules: [mini.play.take]\n      why: Words read better than digits here.\n")
     assert main(["--root", str(mini), "build", "--strict"]) == 0
+
+
+def test_the_command_line_gives_its_sigpipe_back(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """main() takes SIGPIPE's default action only while it runs: a test worker that called it and later wrote to
+    a pipe whose reader was gone (a killed PDF worker, a browser's driver) died of SIGPIPE, silently."""
+    before = signal.getsignal(signal.SIGPIPE)
+    assert before != signal.SIG_DFL  # Python's own: a closed pipe is an error, not the end of the process
+    assert run(capsys, "--root", str(mini), "questions")[0] == 0
+    assert signal.getsignal(signal.SIGPIPE) == before
+    with pytest.raises(SystemExit):
+        main(["--no-such-option"])
+    assert signal.getsignal(signal.SIGPIPE) == before
+
