@@ -338,6 +338,11 @@ class BaseGame(ABC):
     def action_step(self, state: Any, action: Any) -> dict[str, Any]:
         return action.step()
 
+    def setup_events(self, state: Any) -> list[Event]:
+        """What setup did, as events, for a state no action has been applied to yet (the analysis counts the
+        components and rules they touch): none, unless the game says (Lantern Moths tells its deal)."""
+        return []
+
     def format_action(self, state: Any, action: Any) -> str:
         return f"{action.player}: {' '.join([action.do, *(f'{key} {value}' for key, value in action.args)])}"
 

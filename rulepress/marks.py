@@ -30,7 +30,7 @@ from xml.sax.saxutils import escape
 from rulepress import textwidth
 from rulepress.change import Change, StepChange, place_of
 from rulepress.cmyk import HOUSE, device_cmyk
-from rulepress.placing import Box, Line, Room, Spot, around, first_clear, outline_points, union
+from rulepress.placing import Box, Room, Spot, Stroke, around, first_clear, outline_points, union
 from rulepress.routes import Route, bow, curve_between, head_points, quadratic, way
 
 __all__ = ["Box", "Marks", "draw_marks", "attempt_places", "callout", "outline", "ranges", "refused_arrow"]
@@ -279,11 +279,11 @@ class Ring:
     stroke: float
 
     @property
-    def line(self) -> Line:
-        return Line(self.points, self.stroke / 2)
+    def line(self) -> Stroke:
+        return Stroke(self.points, self.stroke / 2)
 
     @property
-    def own(self) -> tuple[Line, ...]:
+    def own(self) -> tuple[Stroke, ...]:
         """What a number placed on it may lie on: its own line."""
         return (self.line,) if self.points else ()
 
@@ -324,7 +324,7 @@ def _ring(held: Box, room: Room, caps: Mapping[str, float] | None = None) -> Rin
     caps = caps or {}
     near = [label for label in room.labels if label.meets(held.grown(8))]
 
-    def clear(line: Line) -> bool:
+    def clear(line: Stroke) -> bool:
         return not any(line.near(label, 0.2) for label in near)
 
     x0, y0, x1, y1 = held.x, held.y, held.right, held.bottom  # a side's run (the whole outline is checked after)
@@ -333,18 +333,18 @@ def _ring(held: Box, room: Room, caps: Mapping[str, float] | None = None) -> Rin
              "left": lambda by: ((held.x - by, y0), (held.x - by, y1)),
              "right": lambda by: ((held.right + by, y0), (held.right + by, y1))}
     for stroke in STROKES:
-        found = {side: next((by for by in _offsets(caps.get(side)) if clear(Line(run(by), stroke / 2))), None)
+        found = {side: next((by for by in _offsets(caps.get(side)) if clear(Stroke(run(by), stroke / 2))), None)
                  for side, run in sides.items()}
         if None in found.values():
             continue
         top, bottom, left, right = (found[side] or 0.0 for side in ("top", "bottom", "left", "right"))
         ring = Box(held.x - left, held.y - top, held.width + left + right, held.height + top + bottom)
         points = tuple(outline_points(ring))
-        if ring.width > 0 and ring.height > 0 and clear(Line(points, stroke / 2)):
+        if ring.width > 0 and ring.height > 0 and clear(Stroke(points, stroke / 2)):
             return Ring(ring, points, stroke)
     for x in (held.x - 3, held.right + 3):
         bar = ((x, held.y), (x, held.bottom))
-        if clear(Line(bar, RING / 2)):
+        if clear(Stroke(bar, RING / 2)):
             return Ring(Box(x, held.y, 0, held.height), bar, RING)
     return Ring(held.grown(3.0), (), RING)  # no line: its number alone marks it
 
@@ -443,7 +443,7 @@ def _arrow(source: Box, target: Box, number: int, colour: str, bend: float,
     spot = _on_route(route, (0.5, 0.38, 0.62, 0.28, 0.72, 0.2, 0.8), room)
     if spot is not None:
         room.take(spot)
-    room.take_line(Line(route.points, HALO / 2))
+    room.take_line(Stroke(route.points, HALO / 2))
     line = (f'<path d="{route.d}" fill="none" stroke="{PAPER}" stroke-width="{HALO}" stroke-linecap="round" '
             f'stroke-linejoin="round"/><path d="{route.d}" fill="none" stroke="{colour}" stroke-width="2.6"/>'
             f'{_head(route.control, route.end, colour)}')
@@ -459,9 +459,9 @@ def _cross(x: float, y: float, size: float) -> str:
             f'<path d="{strokes}" fill="none" stroke="{INK}" stroke-width="2.2" stroke-linecap="round"/>')
 
 
-def _cross_lines(x: float, y: float, size: float) -> list[Line]:
-    return [Line(((x - size, y - size), (x + size, y + size)), 2.5),
-            Line(((x + size, y - size), (x - size, y + size)), 2.5)]
+def _cross_lines(x: float, y: float, size: float) -> list[Stroke]:
+    return [Stroke(((x - size, y - size), (x + size, y + size)), 2.5),
+            Stroke(((x + size, y - size), (x - size, y + size)), 2.5)]
 
 
 def _cross_clear(x: float, y: float, size: float, room: Room) -> bool:
@@ -510,7 +510,7 @@ def _refusal(source: Box, target: Box, number: int, bend: float, room: Room) -> 
     ring = _on_route(route, (0.62, 0.74, 0.84, 0.26, 0.16, 0.9), room)
     if ring is not None:
         room.take(ring)
-    room.take_line(Line(route.points, REFUSED_HALO / 2))
+    room.take_line(Stroke(route.points, REFUSED_HALO / 2))
     drawn = _refused_line(route) + _cross(cross[0], cross[1], CROSS)
     return drawn, refused_callout(*ring.box.centre, number) if ring else "", cross
 
@@ -529,7 +529,7 @@ def _refused_at(box: Box, numbers: Sequence[int], room: Room) -> Refusal | None:
     dashed = len(found.points) == 5  # an outline clear of the text (never a bar): drawn dashed, in ink
     ring = found.box if found.box.width else box.grown(2)
     crossing = _cross_lines(*cross, size)
-    own = [*crossing, Line(tuple(outline_points(ring)), 0.8)] if dashed else crossing
+    own = [*crossing, Stroke(tuple(outline_points(ring)), 0.8)] if dashed else crossing
     for line in own:
         room.take_line(line)
     wide, high, x, y = len(numbers) * STEP - 2, 2 * CALLOUT, cross[0], cross[1]

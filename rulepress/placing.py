@@ -38,7 +38,7 @@ def outline_points(box: Box) -> list[Point]:
 
 
 @dataclass(frozen=True)
-class Line:
+class Stroke:
     """A placed line: its points, and half its stroke's width (its halo's, for an arrow)."""
 
     points: tuple[Point, ...]
@@ -90,12 +90,12 @@ class Room:
     labels: Sequence[Box]  # the drawing's text
     parts: Sequence[Box] = ()  # where the drawing's parts are (a label keeps off them where it can)
     numbers: list[Spot] = field(default_factory=list)  # the marks' numbers, tags and words placed
-    lines: list[Line] = field(default_factory=list)  # outlines, arrows, crosses placed
+    lines: list[Stroke] = field(default_factory=list)  # outlines, arrows, crosses placed
 
     def on_canvas(self, box: Box) -> bool:
         return box.x >= GAP and box.y >= GAP and box.right <= self.width - GAP and box.bottom <= self.height - GAP
 
-    def clear(self, spot: Spot, *, lines: bool = True, own: Sequence[Line] = (), parts: Sequence[Box] = ()) -> bool:
+    def clear(self, spot: Spot, *, lines: bool = True, own: Sequence[Stroke] = (), parts: Sequence[Box] = ()) -> bool:
         """Whether a number or tag at ``spot`` stays on the canvas and clear of the drawing's text and of the
         numbers placed, (``lines``) of the lines placed but its ``own`` (the outline or arrow it numbers), and of
         the drawing's ``parts`` given."""
@@ -109,7 +109,7 @@ class Room:
             return False
         return not (lines and any(line.near(spot.box) for line in self.lines if line not in own))
 
-    def route_clear(self, line: Line, *, numbers: bool = True) -> bool:
+    def route_clear(self, line: Stroke, *, numbers: bool = True) -> bool:
         """Whether a line keeps clear of the drawing's text, and (``numbers``) of the numbers placed."""
         if any(line.near(label) for label in self.labels):
             return False
@@ -118,14 +118,14 @@ class Room:
     def take(self, spot: Spot) -> None:
         self.numbers.append(spot)
 
-    def take_line(self, line: Line) -> None:
+    def take_line(self, line: Stroke) -> None:
         self.lines.append(line)
 
 
 BAND, ON_PART, ON_LINE = 10, 6, 12  # what a spot costs: each band farther out, lying on a part, lying on a line
 
 
-def first_clear(room: Room, spots: Sequence[Spot] | Sequence[Sequence[Spot]], own: Sequence[Line] = (),
+def first_clear(room: Room, spots: Sequence[Spot] | Sequence[Sequence[Spot]], own: Sequence[Stroke] = (),
                 parts: Sequence[Box] = (), strict: bool = False) -> Spot | None:
     """The best spot clear of the drawing's text and the numbers placed: the first one clear of everything else
     too (the lines placed but its ``own``, the drawing's ``parts`` given) in the nearest band; one that lies on a

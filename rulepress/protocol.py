@@ -481,6 +481,39 @@ class Observer(Protocol):
         gate and the tests draw a seat's diagram from it to show that nothing hidden from the seat is printed."""
 
 
+# What a game may give beyond the protocol's methods.  A game on the bare protocol (rulepress's own
+# tests/fixtures/mini) gives none of these; the base class (rulepress.basegame.BaseGame) gives each.  The tool asks
+# for one through :func:`provided`, the one place that looks a game's methods up by name, so a name misspelt in the
+# tool is an error here rather than a capability silently absent (an engine's misspelt method: the loader's "did you
+# mean", rulepress/verify/engines.py).
+OPTIONAL_METHODS: dict[str, str] = {
+    "action_step": "action_step(state, action): the step that names an action, the inverse of parse_action",
+    "unused_chance": "unused_chance(state): the forced outcomes no drawing has used yet (needed to force chance)",
+    "setup_events": "setup_events(state): what setup did, for a state no action has been applied to yet",
+    "decisions_made": "decisions_made(state): how often each engine decision took effect (protocol.decided)",
+    "actions_by_place": "actions_by_place(state, actions, places): which listed actions use each drawn place",
+    "against": "against(spec): the game's own declaration (CHANCE, PLAYERS, OPTIONS) held to its EngineSpec",
+    "derived_schemas": "derived_schemas(): the action and state schemas derived from ACTIONS and STATE_KEYS",
+    "legend": "legend(): the key to the diagrams' symbols",
+    "component_pictures": "component_pictures(): a picture of every kind of component",
+    "cover_art": "cover_art(width, height): the front cover's artwork",
+}
+
+
+def provided(game: Any, name: str) -> Callable[..., Any] | None:
+    """The game's method ``name`` (one of :data:`OPTIONAL_METHODS`), or None when the game does not give it."""
+    if name not in OPTIONAL_METHODS:
+        raise KeyError(f"{name!r} is not an optional method of a game (protocol.OPTIONAL_METHODS)")
+    found = getattr(game, name, None)
+    return found if callable(found) else None
+
+
+def setup_events(game: Any, state: Any) -> list[Event]:
+    """What setup did (the game's ``setup_events``), none for a game that does not say."""
+    told = provided(game, "setup_events")
+    return list(told(state)) if told is not None else []
+
+
 def observer_of(game: Any) -> Observer | None:
     """The game's observer (``game.observer``), when it has one: None for a game in which every seat sees all."""
     found = getattr(game, "observer", None)

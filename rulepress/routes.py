@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rulepress.placing import GAP, Box, Line, Point, Room
+from rulepress.placing import GAP, Box, Point, Room, Stroke
 
 
 def quadratic(start: Point, control: Point, end: Point, t: float) -> Point:
@@ -105,8 +105,8 @@ def rounded(points: Sequence[tuple[float, float]], radius: float = 10.0) -> Rout
 def clear_way(route: Route, room: Room, halo: float, head: float, numbers: bool = True) -> bool:
     """Whether the route's line (``halo`` wide) and its head (``head`` long) keep clear of the drawing's text and
     (``numbers``) of the numbers placed."""
-    tip = Line(head_points(route.control, route.end, head) + (route.end,), 1.0)
-    return room.route_clear(Line(route.points, halo / 2), numbers=numbers) and room.route_clear(tip, numbers=numbers)
+    tip = Stroke(head_points(route.control, route.end, head) + (route.end,), 1.0)
+    return room.route_clear(Stroke(route.points, halo / 2), numbers=numbers) and room.route_clear(tip, numbers=numbers)
 
 
 def way(source: Box, target: Box, bend: float, room: Room, halo: float, head: float) -> Route | None:
@@ -224,7 +224,7 @@ def _pulled(points: list[Point], room: Room, half: float) -> list[Point]:
     at = 0
     while at < len(turns) - 1:
         reach = next((j for j in range(len(turns) - 1, at, -1)
-                      if room.route_clear(Line((turns[at], turns[j]), half))), at + 1)
+                      if room.route_clear(Stroke((turns[at], turns[j]), half))), at + 1)
         kept.append(turns[reach])
         at = reach
     return kept

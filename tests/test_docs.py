@@ -11,7 +11,9 @@ import pytest
 
 from .conftest import ROOT
 
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# The guides are the installed tool's own pages (`rulepress guide NAME`): held to the same line limit and links.
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+         *sorted((ROOT / "rulepress" / "guides").glob("*.md"))]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 
@@ -43,7 +45,7 @@ def broken_links(page: Path, root: Path = ROOT) -> list[str]:
     return broken
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(ROOT)) for page in PAGES])
 def test_every_relative_link_resolves(page: Path) -> None:
     assert not broken_links(page), f"{page.relative_to(ROOT)}: broken links {broken_links(page)}"
 
@@ -72,7 +74,7 @@ def long_lines(page: Path) -> list[int]:
     return [number for number, line in enumerate(lines, 1) if len(line) > LINE_LIMIT]
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(ROOT)) for page in PAGES])
 def test_every_page_keeps_to_the_line_limit(page: Path) -> None:
     assert not long_lines(page), f"{page.relative_to(ROOT)}: lines over {LINE_LIMIT} characters: {long_lines(page)}"
 

@@ -54,10 +54,10 @@ def _line(project: Path, text: str) -> int:
 
 def test_the_engine_guide_lists_exactly_the_fields_in_order() -> None:
     text = GUIDE.read_text(encoding="utf-8")
-    table = text[text.index("| field | required | what it is |"):]
-    table = table[:table.index("\n\n")]
-    rows = [re.findall(r"`([a-z_]+)`", row.split("|")[1]) + [row.split("|")[2].strip()]
-            for row in table.splitlines()[2:]]
+    listing = text[text.index("- `book_id` (required)"):]  # one item a field: "- `name` (required): what it is"
+    listing = listing[:listing.index("\n\n")]
+    items = re.findall(r"^- (.+?) \((required|optional)[^)]*\):", listing, re.M)
+    rows = [re.findall(r"`([a-z_]+)`", names) + ["yes" if kind == "required" else "no"] for names, kind in items]
     listed = [name for *names, _ in rows for name in names]
     assert listed == list(SPEC_FIELDS)
     assert [name for *names, required in rows for name in names if required == "yes"] == list(REQUIRED_FIELDS)

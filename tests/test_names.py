@@ -31,12 +31,14 @@ RETIRED = {
     "_KeptTemplates": "incremental._CachedTemplates",
     "_keep_compiled": "incremental._cache_compiled",
     "GAMES_KEPT": "replay.GAMES_CACHED",
+    "PLACEMENTS_KEPT": "last_lantern.legal.PLACEMENTS_CACHED",
+    "REROLLS_KEPT": "lantern.solver.REROLLS_CACHED",
 }
 RETIRED_IN_STORE = {**{name: RETIRED[name] for name in ("kept_data", "remembered")},
                     "forget": "store.clear_process_cache"}
 # A def or class named in an old family (``keep_x``, ``x_kept``, ``KeptX``, ``remembered``), retired or new.
 OLD_FAMILY = re.compile(r"^_?(keep|kept)_|_kept$|^_?Kept[A-Z]|remembered")
-CODE = [path for folder in ("rulepress", "tools", "benchmarks", "tests")
+CODE = [path for folder in ("rulepress", "engine", "samples", "tools", "benchmarks", "tests")
         for path in sorted((ROOT / folder).rglob("*.py"))
         if "vendor" not in path.relative_to(ROOT).parts and path != Path(__file__)] + [ROOT / "noxfile.py"]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),

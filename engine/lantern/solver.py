@@ -29,7 +29,7 @@ from .combination import FACES, Combination, Dice
 
 Cost = tuple[int, int, int]
 INFINITE = 1 << 20
-REROLLS_KEPT = 40_000  # positions whose re-roll plans are remembered, then forgotten at once (memory stays bounded)
+REROLLS_CACHED = 40_000  # positions whose re-roll plans are remembered, then forgotten at once (memory stays bounded)
 
 ABILITY_NAMES = {"critical_strike": "Critical Strike", "counterattack": "Counterattack",
                  "magic_spell": "Magic Spell", "constitution": "Constitution"}
@@ -420,7 +420,7 @@ class Solver:
                min(budget.magic_spell, len(dice)), budget.constitution > 0)
         hit = self._rerolls.get(key)
         if hit is None:
-            if len(self._rerolls) >= REROLLS_KEPT:
+            if len(self._rerolls) >= REROLLS_CACHED:
                 self._rerolls.clear()  # a long simulation would keep tens of MB more: start again instead
             hit = self._rerolls[key] = self._list_rerolls(dice, combination, budget)
         return hit

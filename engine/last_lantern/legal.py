@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .game import LastLantern
     from .state import State
 
-PLACEMENTS_KEPT = 2_000  # lists of placements remembered per rules object (the latest games), then forgotten at once
+PLACEMENTS_CACHED = 2_000  # lists of placements remembered per rules object (the latest games), then forgotten at once
 _NEW = tuple.__new__  # _NEW(Action, fields): an Action from all its fields, in order
 _DRAW, _DONE = Action("draw"), Action("done")  # values, listed again each time (not rebuilt)
 
@@ -77,7 +77,7 @@ def _tree_placements(g: LastLantern, occ: int, p: int, tile: str, touch: int) ->
     known = g.placements.get(key)
     if known is not None:
         return known
-    if len(g.placements) >= PLACEMENTS_KEPT:
+    if len(g.placements) >= PLACEMENTS_CACHED:
         g.placements.clear()
     pieces = g.pieces
     sig = pieces.signature[tile]

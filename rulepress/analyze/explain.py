@@ -34,6 +34,7 @@ from rulepress.protocol import (
     RuleViolation,
     narrator_of,
     observer_of,
+    provided,
 )
 from rulepress.verify.engines import engine_folder
 from rulepress.verify.gate import load_book_engine
@@ -236,7 +237,7 @@ def describe(position: Position, engine: EngineSpec, action: Mapping[str, Any] |
                 for line in said.splitlines():
                     out("  " + ("now: (the state as it sees it, above)" if line.startswith("now: ") else line))
         legal = list(game.legal_actions(state))
-        step_of = getattr(game, "action_step", None)
+        step_of = provided(game, "action_step")
         if seat is not None:  # another player's actions would tell what they hold; one nobody owns (a draw) is public
             legal = [move for move in legal if step_of is not None and step_of(state, move).get("player", seat) == seat]
             out(f"{seat}'s legal actions ({len(legal)}):" if legal else

@@ -46,6 +46,7 @@ from rulepress.protocol import (
     Game,
     RuleViolation,
     observer_of,
+    provided,
 )
 from rulepress.verify.gate import load_book_engine
 from rulepress.verify.replay import lookup, make_game, replay
@@ -391,7 +392,7 @@ def _moves(root: Path, args: argparse.Namespace) -> list[dict[str, Any]] | None:
 
 def _chooser(game: Game, engine: EngineSpec, args: argparse.Namespace, book: Book) -> tuple[Chooser, str]:
     moves = _moves(book.root, args)
-    step_of = getattr(game, "action_step", None)
+    step_of = provided(game, "action_step")
     if moves is not None:
         if args.policy is not None:
             raise RecordError("give either --policy or moves, not both")

@@ -14,7 +14,7 @@ from typing import Any
 
 from rulepress.analyze import refusals
 from rulepress.analyze.tally import Tally
-from rulepress.protocol import EngineSpec, Game
+from rulepress.protocol import EngineSpec, Game, provided, setup_events
 
 Policy = Callable[[Game, Any, random.Random], Any]
 
@@ -51,7 +51,7 @@ ActionKind = Callable[[Any, Any], str]
 def action_kinds(game: Game) -> ActionKind:
     """A function naming an action's kind (``draw``, ``plant``...): the engine's ``do`` field or ``kind``
     attribute, through ``game.action_step`` when the kind is a bare number (learned once per kind)."""
-    step_of = getattr(game, "action_step", None)
+    step_of = provided(game, "action_step")
     learned: dict[Any, str] = {}
 
     def kind(state: Any, action: Any) -> str:
@@ -121,8 +121,7 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
     elsewhere = sorted({name for names in _inventory(engine, components).values() for name in names}, key=repr)
     kind_of = action_kinds(game)
-    setup_events = getattr(game, "setup_events", None)
-    decisions_made = getattr(game, "decisions_made", None)  # engine decisions that took effect (protocol.decided)
+    decisions_made = provided(game, "decisions_made")  # engine decisions that took effect (protocol.decided)
     tally = Tally()
     for index in indices:
         seed = game_seed(base_seed, label, index)
@@ -134,7 +133,7 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         touched: set[str] = set()
         offered: set[str] = set()
         chosen: set[str] = set()
-        for event in setup_events(state) if setup_events else ():
+        for event in setup_events(game, state):
             record.seen(event)
             touched |= touched_names(event.data, kinds)
         played = 0

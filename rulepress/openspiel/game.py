@@ -31,7 +31,7 @@ import pyspiel
 from rulepress.basegame import BaseGame, Move
 from rulepress.openspiel.chance import ExplicitChance, NeedChance
 from rulepress.openspiel.kind import GameKind, game_kind, returns, spec_of
-from rulepress.protocol import PUBLIC, Game, observer_of
+from rulepress.protocol import PUBLIC, Game, observer_of, provided, setup_events
 
 INDEXED_ACTIONS = 1 << 12  # the bound on an indexed action's id: legal actions a state may have
 CHANCE_OUTCOMES = 1 << 12
@@ -230,7 +230,7 @@ class RulepressState(pyspiel.State):
             if now.before is None:
                 assert isinstance(engine, BaseGame)
                 native = engine.begin_memory(engine.start(engine.check_players(players), chance))
-                events = tuple(getattr(engine, "setup_events", lambda s: ())(native))
+                events = tuple(setup_events(engine, native))
             else:
                 native = engine.clone(now.before)
                 if now.forced:  # outcomes chosen at chance nodes: a state without a Chance never stops at one
@@ -264,8 +264,9 @@ class RulepressState(pyspiel.State):
         state's ``current``, else the first seat (a solo game)."""
         engine, players = self.shared.engine, self.shared.players
         who = getattr(action, "player", None)
-        if who is None and hasattr(engine, "action_step"):
-            who = engine.action_step(native, action).get("player")
+        step_of = provided(engine, "action_step")
+        if who is None and step_of is not None:
+            who = step_of(native, action).get("player")
         if who is None:
             who = getattr(native, "current", None)
         if isinstance(who, str) and who in players:

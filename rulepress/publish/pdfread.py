@@ -70,7 +70,7 @@ class Run(NamedTuple):  # tuples: a book has tens of thousands (a diagram's labe
     font: str = ""  # its font's name, read only for a run some check reports (too small, or too near the trim)
 
 
-class Box(NamedTuple):
+class PageObject(NamedTuple):
     """A page object's bounds: a text object, a path, an image, a shading or a form (drawn as one)."""
 
     kind: str
@@ -112,7 +112,7 @@ class Page:
     width: float  # the trim box, in points
     height: float
     runs: list[Run] = field(default_factory=list)  # every text object, inside forms too
-    boxes: list[Box] = field(default_factory=list)  # the page's own objects (a form is one)
+    boxes: list[PageObject] = field(default_factory=list)  # the page's own objects (a form is one)
     lines: list[str] = field(default_factory=list)  # the text block's text, line by line, in reading order
     head: str = ""  # the running head: the text above the text block, whitespace collapsed
     foot: str = ""  # the folio: the text below it
@@ -127,12 +127,12 @@ class Page:
         return BOTTOM_MM * MM, self.height - TOP_MM * MM
 
     @functools.cached_property
-    def inside(self) -> list[Box]:
+    def inside(self) -> list[PageObject]:
         """The objects of the text block: not the running head above it nor the folio below it."""
         bottom, top = self.block
         return [box for box in self.boxes if box.y0 >= bottom - 1 and box.y1 <= top + 1]
 
-    def _reach(self, boxes: list[Box]) -> float:
+    def _reach(self, boxes: list[PageObject]) -> float:
         bottom, top = self.block
         return (top - min(box.y0 for box in boxes)) / (top - bottom) if boxes else 0.0
 
@@ -385,7 +385,7 @@ def _objects(page: pypdfium2.PdfPage, found: Page, x0: float, y0: float) -> None
         obj = get_object(raw, j)
         kind = kind_of(obj)
         bounds(obj, left, bottom, right, top)
-        boxes.append(Box(KINDS.get(kind, "other"), left.value - x0, bottom.value - y0, right.value - x0,
+        boxes.append(PageObject(KINDS.get(kind, "other"), left.value - x0, bottom.value - y0, right.value - x0,
                          top.value - y0))
         if kind == text_kind:
             run(obj, None, right.value - left.value)

@@ -18,6 +18,7 @@ package's attributes: everything else reads the :class:`~rulepress.protocol.Engi
 from __future__ import annotations
 
 import ast
+import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -39,11 +40,13 @@ from rulepress.load.yamlsrc import line_of
 from rulepress.project import find_root
 from rulepress.protocol import (
     OLD_EXPORTS,
+    OPTIONAL_METHODS,
     EngineSpec,
     EngineSpecError,
     Information,
     declare_rules,
     observer_of,
+    provided,
     register_engine,
 )
 from rulepress.verify.limits import EngineFault, Place, engine_guard, import_seconds
@@ -362,10 +365,33 @@ def game_problems(spec: EngineSpec, game: Any, root: Path) -> list[str]:
                              f"{'has' if has_observer else 'has no'} observer (a seat that cannot see a part of "
                              f"the state is imperfect information)")
     # A game on the base class holds the declaration to its own CHANCE, PLAYERS and OPTIONS (BaseGame.against).
-    against = getattr(game, "against", None)
-    for field_name, message in against(spec) if callable(against) else ():
+    against = provided(game, "against")
+    for field_name, message in against(spec) if against is not None else ():
         wrong(field_name, message)
+    problems += misspelt_methods(type(game), root)
     return problems
+
+
+def misspelt_methods(kind: type, root: Path) -> list[str]:
+    """The game's own methods named close to an optional method of the protocol (``acton_step``, ``legnd``): the tool
+    looks a capability up by its name (protocol.provided), so a misspelt one is a capability silently lost."""
+    found = []
+    ours = [owner for owner in kind.__mro__ if owner.__module__.split(".")[0] in ("rulepress", "builtins")]
+    known = {name for owner in ours for name in vars(owner)}  # the base class's methods, overridden or not
+    for owner in kind.__mro__:
+        if owner in ours:
+            continue
+        for name, member in vars(owner).items():
+            if name in OPTIONAL_METHODS or name in known or name.startswith("_") or not callable(member):
+                continue
+            close = difflib.get_close_matches(name, OPTIONAL_METHODS, n=1, cutoff=0.8)
+            if close:
+                code = getattr(member, "__code__", None)
+                file = relative(Path(code.co_filename), root) if code is not None else owner.__module__
+                found.append(str(SourceError(file, code.co_firstlineno if code is not None else None,
+                                             f"the game's method {name!r} is no method the tool calls: did you mean "
+                                             f"{close[0]!r}? ({OPTIONAL_METHODS[close[0]]})")))
+    return found
 
 
 def engine_module(spec: EngineSpec) -> ModuleType:

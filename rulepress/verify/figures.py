@@ -24,7 +24,7 @@ from rulepress.load.rules import rule_hint
 from rulepress.load.yamlsrc import line_of
 from rulepress.marks import MARK as _MARK
 from rulepress.marks import Box, callout, outline, refused_arrow
-from rulepress.protocol import PUBLIC, EngineSpec, narrator_of, observer_of
+from rulepress.protocol import PUBLIC, EngineSpec, narrator_of, observer_of, provided
 from rulepress.verify import diagram
 from rulepress.verify.limits import EngineFault, engine_guard, replay_seconds
 from rulepress.verify.replay import engine_folder, make_game
@@ -81,12 +81,12 @@ def book_figures(book: Book, engine: EngineSpec, examples: list[Example]) -> tup
 
     placement = _placement(book, problems)
     found.components_after, found.setup_after = placement
-    if hasattr(game, "component_pictures"):
-        pictures = drawing("component_pictures()", lambda: {lang: _in(lang, game.component_pictures)
+    if (component_pictures := provided(game, "component_pictures")) is not None:
+        pictures = drawing("component_pictures()", lambda: {lang: _in(lang, component_pictures)
                                                             for lang in languages})
         if pictures:
             found.components = _components(pictures, languages, problems, book)
-    if hasattr(game, "legend"):
+    if provided(game, "legend") is not None:
         legend = drawing("legend()", lambda: {lang: _in(lang, lambda lang=lang: _legend(game, lang))
                                               for lang in languages})
         if legend:
@@ -100,8 +100,8 @@ def book_figures(book: Book, engine: EngineSpec, examples: list[Example]) -> tup
         drawn_by = diagram.drawn_by(game, book.root)  # the engine's line, as an example's diagram names it
         problems += [f"{book.id}: the setup diagram ({lang}) from {drawn_by} {wrong}"
                      for lang, svg in found.setup.items() if (wrong := diagram.problem(svg))]
-    if hasattr(game, "cover_art"):
-        art = drawing("cover_art()", lambda: game.cover_art(*COVER_SIZE))
+    if (cover_art := provided(game, "cover_art")) is not None:
+        art = drawing("cover_art()", lambda: cover_art(*COVER_SIZE))
         if art:
             width, height = COVER_SIZE
             svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}mm" height="{height:g}mm" '

@@ -30,6 +30,7 @@ from rulepress.protocol import (
     Observer,
     RuleViolation,
     observer_of,
+    provided,
 )
 from rulepress.verify import diagram, hidden
 from rulepress.verify import steps as shapes
@@ -511,7 +512,7 @@ class _Replay:
                 f"(not drawn yet): {_listed(left)}, forced by {forcing.place}{late}")
 
     def unused(self, game: Game, state: Any) -> list[Any]:
-        unused = getattr(game, "unused_chance", None)
+        unused = provided(game, "unused_chance")
         if unused is None:
             raise _Broken(f"{self.where}: the engine has no unused_chance(state) (rulepress guide engine), so the gate "
                           f"cannot tell whether the forced chance outcomes were drawn")

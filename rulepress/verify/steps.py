@@ -27,7 +27,7 @@ from jsonschema.exceptions import SchemaError
 from rulepress.errors import SourceError
 from rulepress.load import schema as schemas
 from rulepress.load.examples import Example
-from rulepress.protocol import EngineSpec
+from rulepress.protocol import EngineSpec, provided
 
 GATE_KEYS = ("do", "player", "illegal", "note")
 """What every action step may say whatever the engine: the action, who acts, the rule expected to refuse it, and
@@ -73,8 +73,8 @@ def _declared(engine: EngineSpec, game: Any, root: Path) -> Declared:
     origin = field_place(engine, "action_schema" if actions is not None else "state_schema", root)[0]
     # What the declaration leaves out, a game on the base class derives (BaseGame.derived_schemas: from ACTIONS and
     # STATE_KEYS); a game on the bare protocol derives none.
-    derived = getattr(game, "derived_schemas", None)
-    if callable(derived) and (actions is None or state is None):
+    derived = provided(game, "derived_schemas")
+    if derived is not None and (actions is None or state is None):
         own_actions, own_state = derived()
         if actions is None:
             actions, origin = own_actions, f"{origin} (ACTIONS)"

@@ -42,6 +42,7 @@ from rulepress.protocol import (
     RuleViolation,
     narrator_of,
     observer_of,
+    provided,
     register_engine,
 )
 
@@ -188,7 +189,7 @@ class Referee:
             except RuleViolation as exc:  # some engines can only name an action by checking it
                 self._mine(step.get("player"))
                 return json.dumps(self._refusal(exc, ", ".join(f"{k}: {v}" for k, v in step.items())))
-            step_of = getattr(game, "action_step", None)
+            step_of = provided(game, "action_step")
             self._mine(step_of(trial, action).get("player") if step_of is not None else step.get("player"))
             try:
                 listed = self._legal(game, state)
@@ -215,7 +216,7 @@ class Referee:
     def moves(self) -> dict[str, Any]:
         game, state = self._now()
         legal = self._legal(game, state)
-        step_of = getattr(game, "action_step", None)
+        step_of = provided(game, "action_step")
         listed = [{"words": self._say(lambda move=move: words(game, state, move)),
                    "step": _flow(step_of(state, move)) if step_of else ""} for move in legal[:MOST_SHOWN]]
         boxes, uses = self._board(game, state, legal[:MOST_SHOWN])
@@ -233,7 +234,7 @@ class Referee:
         """Where the diagram draws each place a listed move uses (``[x, y, width, height]`` in its viewBox's units),
         and which moves use it (``BaseGame.actions_by_place``): a click on the board picks the moves there.  None
         for an engine that does not say where it draws."""
-        by_place = getattr(game, "actions_by_place", None)
+        by_place = provided(game, "actions_by_place")
         if by_place is None or not legal:
             return {}, {}
         seat = (self.seat or PUBLIC) if observer_of(game) is not None else None
@@ -257,7 +258,7 @@ class Referee:
         game, state = self._now()
         if self.player is None or game.is_terminal(state):
             return None
-        step_of = getattr(game, "action_step", None)
+        step_of = provided(game, "action_step")
         if step_of is None:
             return None
         seats = {step_of(state, move).get("player") for move in game.legal_actions(state)}
@@ -350,7 +351,7 @@ class Referee:
         legal = list(game.legal_actions(state))
         if self.player is None:
             return legal
-        step_of = getattr(game, "action_step", None)  # another player's moves would tell what they hold
+        step_of = provided(game, "action_step")  # another player's moves would tell what they hold
         return [move for move in legal if step_of is not None and step_of(state, move).get("player") == self.player]
 
     def _read(self, written: str, game: Game, state: Any) -> dict[str, Any]:
@@ -369,7 +370,7 @@ class Referee:
 
     def _example_step(self, game: Game, state: Any, do: Any = None) -> str:
         """A move of this book written as a step: the first one legal here (one that does ``do``, when one does)."""
-        step_of = getattr(game, "action_step", None)
+        step_of = provided(game, "action_step")
         if step_of is None:
             return "{do: ...}"
         steps = [step_of(state, move) for move in self._legal(game, state)]
