@@ -498,12 +498,22 @@ OPTIONAL_METHODS: dict[str, str] = {
     "component_pictures": "component_pictures(): a picture of every kind of component",
     "cover_art": "cover_art(width, height): the front cover's artwork",
 }
+# What an observer (``game.observer``, :func:`observer_of`) may give beyond ``hidden``, ``view`` and ``resample``;
+# the base class (rulepress.basegame.BaseObserver) gives ``information_state``.
+OPTIONAL_OBSERVER_METHODS: dict[str, str] = {
+    "information_state": "information_state(state, seat): what the seat has seen so far (OpenSpiel's string)",
+    "event_view": "event_view(event, seat): an event (as plain data) as the seat saw it",
+    "result_view": "result_view(state, seat): the result as the seat sees it",
+    "tensor": "tensor(state, seat): the seat's observation as numbers (OpenSpiel's observation tensor)",
+}
 
 
 def provided(game: Any, name: str) -> Callable[..., Any] | None:
-    """The game's method ``name`` (one of :data:`OPTIONAL_METHODS`), or None when the game does not give it."""
-    if name not in OPTIONAL_METHODS:
-        raise KeyError(f"{name!r} is not an optional method of a game (protocol.OPTIONAL_METHODS)")
+    """The method ``name`` of a game (one of :data:`OPTIONAL_METHODS`) or of an observer (one of
+    :data:`OPTIONAL_OBSERVER_METHODS`), or None when it does not give it (or is None: a game with no observer)."""
+    if name not in OPTIONAL_METHODS and name not in OPTIONAL_OBSERVER_METHODS:
+        raise KeyError(f"{name!r} is not an optional method of a game or an observer (protocol.OPTIONAL_METHODS, "
+                       f"OPTIONAL_OBSERVER_METHODS)")
     found = getattr(game, name, None)
     return found if callable(found) else None
 

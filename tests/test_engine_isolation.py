@@ -352,6 +352,10 @@ def test_limit_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RULEPRESS_REPLAY_TIMEOUT", raising=False)
     monkeypatch.delenv("RULEPRESS_IMPORT_TIMEOUT", raising=False)
     assert (limits.replay_seconds(), limits.import_seconds()) == (10, 10)
+    assert limits.replay_seconds(51) == 61  # a long example: 1 s more a step (a recorded game drawn at every step)
+    monkeypatch.setenv("RULEPRESS_REPLAY_TIMEOUT", "4")
+    assert limits.replay_seconds(51) == 4  # set, it is the whole limit
+    monkeypatch.delenv("RULEPRESS_REPLAY_TIMEOUT")
     monkeypatch.setenv("RULEPRESS_IMPORT_TIMEOUT", " 2.5 ")
     assert limits.import_seconds() == 2.5
     for bad in ("-1", "nan", "inf"):

@@ -15,24 +15,33 @@ from typing import Any
 import pytest
 
 import rulepress
-from rulepress.basegame import BaseGame
+from rulepress.basegame import BaseGame, BaseObserver
 from rulepress.load.book import load_book
-from rulepress.protocol import OPTIONAL_METHODS, provided, setup_events
+from rulepress.protocol import OPTIONAL_METHODS, OPTIONAL_OBSERVER_METHODS, provided, setup_events
 from rulepress.verify.engines import game_problems, load_engine, misspelt_methods
 
 from .conftest import ROOT
 
 PACKAGE = Path(rulepress.__file__).parent
-GAME_NAMES = {"game", "engine"}  # what the tool calls a game object
+GAME_NAMES = {"game", "engine", "observer"}  # what the tool calls a game or its observer
 
 
 def test_the_base_class_gives_every_optional_method() -> None:
     assert [name for name in OPTIONAL_METHODS if not callable(getattr(BaseGame, name, None))] == []
 
 
+def test_the_base_observer_gives_the_information_state() -> None:
+    assert callable(BaseObserver.information_state) and "information_state" in OPTIONAL_OBSERVER_METHODS
+    assert not set(OPTIONAL_METHODS) & set(OPTIONAL_OBSERVER_METHODS)  # one name, one meaning
+
+
 def test_a_name_the_protocol_does_not_list_is_an_error_in_the_tool() -> None:
-    with pytest.raises(KeyError, match="'acton_step' is not an optional method of a game"):
+    with pytest.raises(KeyError, match="'acton_step' is not an optional method of a game or an observer"):
         provided(object(), "acton_step")
+
+
+def test_a_game_without_an_observer_gives_no_observer_method() -> None:
+    assert provided(None, "event_view") is None
 
 
 class _Bare:
@@ -76,8 +85,8 @@ def test_no_module_but_the_protocol_looks_a_games_method_up_by_name() -> None:
 
 def test_the_scan_finds_a_look_up_by_name() -> None:
     source = ("def f(game, self):\n    getattr(game, 'action_step', None)\n    hasattr(self.engine, 'legend')\n"
-              "    getattr(state, 'memory', None)\n")
-    assert lookups_by_name(source, "m.py") == ["m.py:2", "m.py:3"]
+              "    getattr(state, 'memory', None)\n    hasattr(observer, 'tensor')\n")
+    assert lookups_by_name(source, "m.py") == ["m.py:2", "m.py:3", "m.py:5"]
 
 
 def test_a_misspelt_optional_method_is_refused_at_its_line() -> None:

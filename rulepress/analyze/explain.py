@@ -227,7 +227,7 @@ def describe(position: Position, engine: EngineSpec, action: Mapping[str, Any] |
             out(f"  {narrator.narrate_state(game, snapshot)}")
         out("  " + yaml.safe_dump(plain(snapshot), sort_keys=False, allow_unicode=True, width=110).rstrip()
             .replace("\n", "\n  "))
-        strings = getattr(observer, "information_state", None)
+        strings = provided(observer, "information_state")
         if seat is not None and strings is not None:
             said = str(strings(state, seat))
             if "\n" not in said:  # a short string of the engine's own (OpenSpiel's Kuhn poker: '1b')

@@ -196,7 +196,7 @@ def play(game: Game, players: Sequence[str], seed: int, chooser: Chooser, when: 
     recording.moments.append(Moment("end", number, caption, final, len(game.legal_actions(state)), last,
                                     _public(game, state)))
     recording.result = _plain(game.result(state))
-    result_view = getattr(observer_of(game), "result_view", None)
+    result_view = provided(observer_of(game), "result_view")
     recording.public_result = _plain(result_view(state, PUBLIC)) if result_view is not None else None
     # What the result says that the snapshot shows too (who won, why, the score): each checkpoint's first values.
     recording.result_keys = tuple(k for k in recording.result if isinstance(k, str) and k in final)

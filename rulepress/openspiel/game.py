@@ -80,7 +80,7 @@ class _Shared:
         self.observer = observer_of(engine)
         self.table = _move_table(engine)
         self.ids = {entry: i for i, entry in enumerate(self.table)} if self.table is not None else None
-        self.recall = self.observer is not None and not hasattr(self.observer, "information_state")
+        self.recall = self.observer is not None and provided(self.observer, "information_state") is None
 
     def __deepcopy__(self, memo: Any) -> _Shared:
         return self
@@ -161,7 +161,7 @@ class RulepressGame(pyspiel.Game):
         kind = game_kind(engine, count)
         self.shared = _Shared(engine, kind, [f"P{i + 1}" for i in range(count)])
         observer = self.shared.observer
-        tensor = observer is not None and hasattr(observer, "tensor")
+        tensor = provided(observer, "tensor") is not None
         game_type = _game_type(engine.book_id, kind, fewest, most, tensor)
         actions = len(self.shared.table) if self.shared.table is not None else INDEXED_ACTIONS
         info = pyspiel.GameInfo(num_distinct_actions=actions,
@@ -381,10 +381,10 @@ class RulepressState(pyspiel.State):
             return f"history: {history}\n{_json(self.view(seat))}"
         if not self.shared.recall and native is not None:
             return str(observer.information_state(native, players[seat]))
-        seen = []
+        seen, event_view = [], provided(observer, "event_view")
         for actor, said, events in self.now.trail:
-            viewed = [observer.event_view(event.as_dict(), players[seat]) if hasattr(observer, "event_view")
-                      else event.as_dict() for event in events]
+            viewed = [event_view(event.as_dict(), players[seat]) if event_view is not None else event.as_dict()
+                      for event in events]
             seen.append(_json({"you": said} if actor == seat else {}) + _json(viewed))
         return f"{players[seat]}\n" + "\n".join(seen) + "\n" + _json(self.view(seat))
 
@@ -448,7 +448,7 @@ def register(engine: Game, counts: tuple[int, int] | None = None) -> str:
         # interpreter at exit).
         made = type(f"{name}_game", (RulepressGame,), {"__init__": _made_by(name)})
         pyspiel.register_game(_game_type(engine.book_id, kind, fewest, most,
-                                         observer is not None and hasattr(observer, "tensor")), made)
+                                         provided(observer, "tensor") is not None), made)
     _REGISTERED[name] = (engine, counts)
     return name
 

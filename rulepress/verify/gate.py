@@ -128,6 +128,7 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True, site
     project's site sources too (its ``mkdocs.yml``, the folders it names and their files: load/site_folders.py);
     by default when every book is checked.
     """
+    root = root.resolve()  # a relative root read the engine's catalogs from elsewhere: "narrate.po: file not found"
     report = Report()
     if site if site is not None else only is None:
         report.problems.extend(str(problem) for problem in site_folders.site_problems(root))

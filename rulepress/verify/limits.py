@@ -34,17 +34,23 @@ IMPORT_SECONDS = 10.0
 """How long importing one engine package may take (``$RULEPRESS_IMPORT_TIMEOUT`` overrides; 0: no limit)."""
 
 REPLAY_SECONDS = 10.0
-"""How long replaying one example may take (``$RULEPRESS_REPLAY_TIMEOUT`` overrides; 0: no limit).
+"""How long replaying one example may take, plus :data:`STEP_SECONDS` a step (``$RULEPRESS_REPLAY_TIMEOUT``
+overrides the whole; 0: no limit).
 
 The slowest bundled example replays in about 0.3 s, so the limit only catches engines that never answer."""
+
+STEP_SECONDS = 1.0
+"""What each step of an example adds to its limit: a long example (a recorded game of 51 actions, drawn at every step
+in two languages) takes far longer than a short one, and an engine that never answers is caught all the same."""
 
 
 def import_seconds() -> float:
     return environment.import_seconds(IMPORT_SECONDS)
 
 
-def replay_seconds() -> float:
-    return environment.replay_seconds(REPLAY_SECONDS)
+def replay_seconds(steps: int = 0) -> float:
+    """The limit of a replay of ``steps`` steps (``$RULEPRESS_REPLAY_TIMEOUT``, when set, whatever the steps)."""
+    return environment.replay_seconds(REPLAY_SECONDS + STEP_SECONDS * steps)
 
 
 @dataclass

@@ -222,7 +222,7 @@ class _Replay:
         self.forcing: _Forcing | None = None  # the last chance step (or start.chance), its outcomes
         # The position before an action that a chance step follows (checkpoints aside), kept for that chance step.
         self.before_chance: tuple[Step, Any] | None = None
-        self.guard = engine_guard(engine_folder(engine), book.root, replay_seconds())
+        self.guard = engine_guard(engine_folder(engine), book.root, replay_seconds(len(example.steps)))
         self._narrator: Any = _MISSING
         self.changes: Changes | None = None  # what each step changed, for the diagrams (drawn replays only)
         self.diagrams: list[tuple[Checkpoint, Any, int, str]] = []  # each checkpoint to draw, its position, when
@@ -341,7 +341,7 @@ class _Replay:
             self.deterministic(state)
             if self.observer is not None and self.prose:
                 self.outcome.told_final = _frozen(self.observer.view(state, self.told))
-                result_view = getattr(self.observer, "result_view", None)
+                result_view = provided(self.observer, "result_view")
                 self.outcome.told_result = (_frozen(result_view(state, self.told)) if result_view is not None
                                             else self.outcome.result)
         except (_Mismatch, _Broken):
@@ -607,7 +607,7 @@ class _Replay:
         observer = self.observer
         if observer is not None and self.prose:
             checkpoint.told = self.told_view(observer, state, snapshot)
-            event_view = getattr(observer, "event_view", None)
+            event_view = provided(observer, "event_view")
             checkpoint.told_events = ([_frozen(event_view(e, self.told)) for e in pending] if event_view is not None
                                       else pending)
         if step.draws:
@@ -644,7 +644,7 @@ class _Replay:
         if "public_view" in asked:
             snapshot["public_view"] = _frozen(observer.view(state, PUBLIC))
         if "information_state" in asked:
-            strings = getattr(observer, "information_state", None)
+            strings = provided(observer, "information_state")
             if strings is None:
                 raise _Broken(f"{where}: {key('information_state')}: expect asks for information_state, but the "
                               f"{self.book.id} engine's observer has no information_state(state, seat) (`rulepress "
