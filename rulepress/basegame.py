@@ -55,6 +55,7 @@ from rulepress.protocol import (
     Observer,
     OptionSpec,
     RuleViolation,
+    meant,
     resolve_options,
 )
 
@@ -293,7 +294,8 @@ class BaseGame(ABC):
     def parse_action(self, state: Any, step: Mapping[str, Any]) -> Any:
         do = step.get("do")
         if do not in self.ACTIONS:
-            raise DescriptionError("step.do", f"unknown action {do!r} (actions: {', '.join(self.ACTIONS)})")
+            raise DescriptionError("step.do", f"unknown action {do!r} ({meant(do, self.ACTIONS)}actions: "
+                                              f"{', '.join(self.ACTIONS)})")
         wanted = self.ACTIONS[do]
         extra = sorted(str(key) for key in step if key not in wanted and key not in COMMON_KEYS)
         if extra:

@@ -69,6 +69,13 @@ def closest(name: object, known: Iterable[str]) -> str | None:
     return longer[0] if len(longer) == 1 else None
 
 
+def meant(name: object, known: Iterable[str]) -> str:
+    """``"did you mean 'plant'? "`` for a name written close to a known one (:func:`closest`), else nothing: the
+    start of the parenthesis of an "unknown ..." message, before the list of what there is."""
+    close = closest(name, known)
+    return f"did you mean {close!r}? " if close else ""
+
+
 def closest_rule(rule_id: object, known: Iterable[str]) -> str | None:
     """The rule ID ``rule_id`` was most likely meant as, for a "did you mean" wherever a rule ID is written.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from rulepress.protocol import DescriptionError
+from rulepress.protocol import DescriptionError, meant
 
 from .sheet import ABILITIES, POOLS, TARGETS
 
@@ -36,7 +36,7 @@ def parse_step(step: Mapping[str, Any]) -> Action:
     """The action an example step names (see the engine README for the keys)."""
     kind = step.get("do")
     if kind not in KINDS:
-        raise DescriptionError("do", f"unknown action {kind!r} (known: {', '.join(KINDS)})")
+        raise DescriptionError("do", f"unknown action {kind!r} ({meant(kind, KINDS)}known: {', '.join(KINDS)})")
     if kind == ASSIGN:
         target = step.get("to")
         if target not in TARGETS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from rulepress.protocol import DescriptionError, closest
+from rulepress.protocol import DescriptionError, closest, meant
 
 from .state import Action, State
 
@@ -34,7 +34,8 @@ def parse_action(game: LanternMothsGame, state: State, step: Mapping[str, Any]) 
         raise DescriptionError("step", "a step must be a mapping such as {player: Ann, do: light, tile: b2}")
     do = step.get("do")
     if do not in _STEP_KEYS:
-        raise DescriptionError("step.do", f"unknown action {do!r} (actions: {', '.join(_STEP_KEYS)})")
+        raise DescriptionError("step.do", f"unknown action {do!r} ({meant(do, _STEP_KEYS)}actions: "
+                                          f"{', '.join(_STEP_KEYS)})")
     extra = set(step) - _STEP_KEYS[do] - _ALWAYS
     if extra:
         raise DescriptionError(f"step.{sorted(map(str, extra))[0]}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rulepress.protocol import DescriptionError
+from rulepress.protocol import DescriptionError, meant
 
 from .abilities import ABILITY_NAMES, TRIO, removable
 from .actions import Action
@@ -105,7 +105,7 @@ def _payers(s: State, step: Mapping[str, Any], kinds: Sequence[str]) -> tuple[in
 def parse(g: LastLantern, s: State, step: Mapping[str, Any]) -> Action:
     do = str(step.get("do", ""))
     if do not in KNOWN:
-        raise DescriptionError("do", f"unknown action {do!r} (known: {', '.join(sorted(KNOWN))})")
+        raise DescriptionError("do", f"unknown action {do!r} ({meant(do, KNOWN)}known: {', '.join(sorted(KNOWN))})")
     get = step.get
     if do in ("draw", "done"):
         return Action(do)
