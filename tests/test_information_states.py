@@ -16,6 +16,7 @@ class's plumbing as a newcomer's engine meets it, and a checkpoint that states w
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import pickle
 import random
@@ -267,6 +268,27 @@ def test_lantern_moths_moths_seen_captured_stay_known_and_so_does_their_score() 
     assert observer.result_view(state, "Ann")["scores"]["Ben"]["points"] == HIDDEN  # type: ignore[union-attr]
     twin = observer.resample(state, "Ben", "lanterns", random.Random(1))  # type: ignore[union-attr]
     assert game.snapshot(twin)["lanterns"]["Ann"] == ["jade-1", "jade-3"]  # what Ben knows is not dealt again
+
+
+def test_lantern_moths_a_seats_diagram_shows_the_captured_moths_it_saw_face_up() -> None:
+    """What the view remembers, the picture shows: Ben saw Ann's wick capture two jade moths, not the violet one she
+    held before; his diagram draws those two face up and the violet one face down, and her points unknown."""
+    game = game_of("lantern-moths")
+    state = game.state_from_description({"current": "Ben", "taken": ["draw"],
+                                         "garden": {"b2": {"tile": "jade", "moths": ["jade-1", "jade-3"],
+                                                           "wicks": ["Ann"]}},
+                                         "hands": {"Ann": ["violet-1"], "Ben": ["rose-1"]},
+                                         "lanterns": {"Ann": ["violet-2"], "Ben": ["amber-3"]}}, ["Ann", "Ben"], 0)
+    game.apply(state, game.parse_action(state, {"player": "Ben", "do": "draw"}))  # the round ends: Ann's wick takes
+    render = importlib.import_module(type(game).__module__.rpartition(".")[0] + ".render")
+    face_down = f'width="11" height="20" rx="3" fill="{render.FACE_DOWN}"'  # a face-down moth beside a lantern
+    bens, anns = game.render_svg(state, seat="Ben"), game.render_svg(state, seat="Ann")
+    assert bens.count(face_down) == 1 and anns.count(face_down) == 1  # each the other's unseen moth only
+    seen = observer_of(game).view(state, "Ben")  # type: ignore[union-attr]
+    assert sorted(seen["lanterns"]["Ann"], key=str) == sorted(["jade-1", "jade-3", HIDDEN], key=str)
+    assert "Ann 4 points" not in bens and "Ann unknown" in bens  # the text alternative: her points still unknown
+    whole = game.render_svg(state)
+    assert whole.count(face_down) == 0  # the whole table: every lantern face up
 
 
 def test_lantern_moths_the_end_of_round_draw_is_its_drawers_alone() -> None:

@@ -18,6 +18,8 @@ from xml.sax.saxutils import escape
 
 from rulepress.basegame import SMALLEST, ComponentPicture, Figure, LegendEntry, cmyk, painter
 from rulepress.marks import Box
+from rulepress.memory import recall
+from rulepress.protocol import HIDDEN, PUBLIC
 from rulepress.textwidth import text_width
 
 from .state import OVER, UNKNOWN_TILE, State
@@ -258,11 +260,15 @@ def _face_down_chip(x: float, y: float) -> str:
             f'stroke-width="1"/>')
 
 
-def _lantern(game: LanternMothsGame, cards: list[int], x: float, y: float, seen: bool) -> list[str]:
-    """A lantern's captured moths, grouped by colour, each group named under it (face down when not seen)."""
+def _lantern(game: LanternMothsGame, cards: list[int], x: float, y: float, seen: bool,
+             known: list[int] | None = None) -> list[str]:
+    """A lantern's captured moths, grouped by colour, each group named under it; when not seen, face down but for
+    the ``known`` ones (moths the seat saw before their capture: rulepress.memory), face up first."""
     pieces = game.pieces
     if not seen:
-        out = [_face_down_chip(x + i * 12, y) for i in range(min(len(cards), 20))]
+        known = known or []
+        out = [_moth_chip(game, card, x + i * 12, y, 11, 20, 9) for i, card in enumerate(known[:20])]
+        out += [_face_down_chip(x + i * 12, y) for i in range(len(out), min(len(cards), 20))]
         if len(cards) > 20:
             out.append(_text(x + 20 * 12 + 4, y + 14, f"+{len(cards) - 20}", 10))
         return out
@@ -286,8 +292,10 @@ def _lantern(game: LanternMothsGame, cards: list[int], x: float, y: float, seen:
 
 
 def _players(game: LanternMothsGame, state: State, top: float, places: dict[str, Box],
-             sees: Callable[[int], bool] = lambda seat: True) -> list[str]:
-    """The players' table; ``sees(seat)``: whether the diagram's seat sees that player's face-down lantern."""
+             sees: Callable[[int], bool] = lambda seat: True,
+             knows: Callable[[int], list[int]] = lambda seat: []) -> list[str]:
+    """The players' table; ``sees(seat)``: whether the diagram's seat sees that player's face-down lantern, and
+    ``knows(seat)``: the moths in it the diagram's seat knows all the same."""
     from .scoring import final_scores
 
     scores = final_scores(game, state)
@@ -314,9 +322,10 @@ def _players(game: LanternMothsGame, state: State, top: float, places: dict[str,
                        f'stroke-width="1"/>')
         places[f"wicks.{name}"] = Box(148, y + 8, max(lit + state.unlit[seat], 1) * 14 + 2, 16)
         lantern = state.lanterns[seat]
-        seen = sees(seat) or not lantern  # an empty lantern shows that it is empty
+        known = [] if sees(seat) else knows(seat)
+        seen = sees(seat) or not lantern or len(known) == len(lantern)  # an empty lantern shows that it is empty
         if lantern:
-            out += _lantern(game, lantern, 206, y + 4, seen)
+            out += _lantern(game, lantern, 206, y + 4, seen, known)
         else:
             out.append(_text(206, y + 20, "empty", 10, fill=SOFT, style="italic"))
         places[f"lanterns.{name}"] = Box(204, y + 2, WIDTH - 250, ROW_H - 8)
@@ -355,6 +364,18 @@ def draw(game: LanternMothsGame, state: State, seat: str | None = None) -> Figur
     def sees(owner: int) -> bool:
         return everything or scored or state.players[owner] == seat
 
+    def knows(owner: int) -> list[int]:
+        """The moths of ``owner``'s face-down lantern the seat knows: seen before their capture (the observer's view
+        of the lantern, rulepress.memory), each matched to a card of its kind."""
+        names = [pieces.kind_names[pieces.card_kind[card]] for card in state.lanterns[owner]]
+        left, found = list(state.lanterns[owner]), []
+        for name in recall(state, seat or PUBLIC, f"lanterns.{state.players[owner]}", names):
+            card = next((c for c in left if name != HIDDEN and pieces.kind_names[pieces.card_kind[c]] == name), None)
+            if card is not None:
+                left.remove(card)
+                found.append(card)
+        return found
+
     places: dict[str, Box] = {}
     initials = _initials(state.players)
     if state.phase == OVER:
@@ -373,10 +394,10 @@ def draw(game: LanternMothsGame, state: State, seat: str | None = None) -> Figur
         body += _hand(game, state, holder, top, places)
         places[f"hand_sizes.{state.players[holder]}"] = places[f"hands.{state.players[holder]}"]
         top += 56
-    body += _players(game, state, top + 10, places, sees)
+    body += _players(game, state, top + 10, places, sees, knows)
     height = top + 18 + len(state.players) * ROW_H
     # The page prints the caption under the figure, once: the SVG carries only what the engine can say.
-    scores = ", ".join(f"{name} {score.points if sees(s) or not state.lanterns[s] else 'unknown'}"
+    scores = ", ".join(f"{name} {score.points if sees(s) or len(knows(s)) == len(state.lanterns[s]) else 'unknown'}"
                        for s, (name, score) in enumerate(zip(state.players, final_scores(game, state), strict=True)))
     desc = (f"{status}; deck {len(state.deck)} cards; Dusk cards out {len(state.dusk_row)}; "
             f"points: {scores}.")
