@@ -42,6 +42,22 @@ def test_unlisted_actions_take_values_no_legal_action_has() -> None:
     assert Move("done", 0, "rabbit") in tried  # another kind of action, not legal now
     assert not tried & set(legal) and Move("choose", 0, "rabbit") not in tried
     assert len(refusals.unlisted(legal, ["wolf"], random.Random(0), 2)) == 2
+    drawn = refusals.some_unlisted(legal, ["wolf"], random.Random(0), 6)  # in play: a few, none listed
+    assert drawn and not set(drawn) & set(legal)
+    assert all(any(sum(a != b for a, b in zip(move, one, strict=True)) == 1 for one in legal) for move in drawn)
+
+
+def test_the_kinds_offered_read_from_do_are_the_kinds_named() -> None:
+    from rulepress.analyze.simulate import action_kinds, kinds_offered
+
+    legal = [Move("choose", 0, "rabbit"), Move("done", 1, "")]
+    named = action_kinds(object())  # type: ignore[arg-type]
+    assert kinds_offered(None, legal, named) == {named(None, a) for a in legal} == {"choose", "done"}
+
+    class Numbered(NamedTuple):
+        kind: int
+
+    assert kinds_offered(None, [Numbered(0), Numbered(3)], lambda state, a: f"k{a.kind}") == {"k0", "k3"}
 
 
 def test_the_wolf_is_refused_at_the_examples_positions_with_fewer_than_four_players(last: BookCheck,

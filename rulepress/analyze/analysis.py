@@ -517,8 +517,8 @@ def unprovoked_refusals(root: Path, check: BookCheck, runs: list[Run], alpha: fl
         arose = {name: games for name, games in arose.items() if games}
         if arose:
             said = ", ".join(f"decision {name} took effect in {games} games" for name, games in arose.items())
-            why = (f"yet its situation does arise ({said}): the probes never met it there, so this says "
-                   "nothing about the rule")
+            why = (f"yet a decision bearing on it does take effect in play ({said}): the probes (one game in "
+                   f"{refusals.PROBED_GAMES}) never met a position it refuses, so this says nothing about the rule")
         else:
             why = "the situation it forbids may never arise"
         verdicts.findings.append(Finding(

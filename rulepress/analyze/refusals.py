@@ -82,7 +82,35 @@ def probe(game: Any, state: Any, legal: Sequence[Any], rng: random.Random, elsew
     """The rules that refuse near misses of ``legal`` in ``state`` (tried on copies; ``state`` is not touched);
     ``elsewhere``: values no legal action need have (the book's components, by name)."""
     return tried(game, state, [*near_misses(legal, rng, most - most // 2, elsewhere),
-                               *unlisted(legal, elsewhere, rng, most // 2)])
+                               *some_unlisted(legal, elsewhere, rng, most // 2)])
+
+
+def some_unlisted(legal: Sequence[Any], values: Sequence[Any], rng: random.Random, most: int) -> list[Any]:
+    """A few of :func:`unlisted`'s actions, drawn without listing them all (in play, where a game is probed at
+    every state and the book's components number hundreds): a legal action, a field, a value of its type."""
+    listed = set(legal)
+    by_type: dict[type, list[Any]] = {}
+    for value in values:
+        by_type.setdefault(type(value), []).append(value)
+    found: list[Any] = []
+    for _ in range(most * 4):
+        if len(found) >= most or not legal:
+            break
+        action = legal[rng.randrange(len(legal))]
+        fields = getattr(action, "_fields", ())
+        if not fields:
+            break
+        name = fields[rng.randrange(len(fields))]
+        value = getattr(action, name)
+        pool = by_type.get(type(value), [])
+        if isinstance(value, int) and not isinstance(value, bool):
+            pool = [*pool, value - 1, value + 1]
+        if not pool:
+            continue
+        candidate = action._replace(**{name: pool[rng.randrange(len(pool))]})
+        if candidate not in listed and candidate not in found:
+            found.append(candidate)
+    return found
 
 
 def unlisted(legal: Sequence[Any], values: Sequence[Any], rng: random.Random, most: int) -> list[Any]:
