@@ -330,6 +330,10 @@ def test_dashboard_ranks_findings_names_the_engine_and_speaks_the_editions_langu
     assert "every interval at 97.5% (5% spread over 2 looks)" in en  # 20 games, up to 40: two looks, not "95%"
     assert "### Who played, and what competent play shows" in en  # each player's figures (analysis["play"])
     assert "| greedy play | the book's own policy 'greedy' |" in en
+    assert "### Decisiveness: lead changes, ties and draws" in en  # Lantern Moths is scored as it goes
+    lead = {row["label"]: row for row in moths_analysis["play"]}["greedy play"]["lead_changes"]["2"]
+    low, high = lead["ci95"]
+    assert f"| greedy play | 2 | {lead['games']} | {lead['mean']:.2f} ({low:.2f}–{high:.2f}) |" in en
     assert "| rule 6.4 (The deck runs out) | 0 | 0.0% |" in en  # an ending never reached, at 0%
     assert "<svg" in en and "#4a6fa5" in en
     press = designer_markdown(tmp_path, "lantern-moths", strings("en"), moths.book, cmyk=True)
@@ -341,6 +345,7 @@ def test_dashboard_ranks_findings_names_the_engine_and_speaks_the_editions_langu
             "`rulepress analyze lantern-moths` brings them up to date.") in stale
     fr = designer_markdown(tmp_path, "lantern-moths", strings("fr"), moths.book)
     assert fr.startswith("## Ce qu'ont révélé les parties simulées")
+    assert "### Suspense : changements de tête, égalités et parties nulles" in fr
     for english in ("games per configuration", "Findings", "fair share", "How games end", "tracked by"):
         assert english not in fr
     assert "| règle 6.4 (The deck runs out) | 0 | 0,0\u202f% |" in fr

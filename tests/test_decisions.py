@@ -173,9 +173,11 @@ def test_a_refusal_nothing_provokes_is_reported(root: Path) -> None:
     verdicts = Verdicts([], [])
     unprovoked_refusals(root, check, [Run(Config("greedy play", "greedy"), tally)], 0.05, verdicts)
     found = {f.rules[0]: f for f in verdicts.findings}
-    assert found["lm.edge.own-wicks"].kind == "refusal-never-provoked"
-    assert found["lm.edge.own-wicks"].severity == "info"
-    assert "2 games probed" in found["lm.edge.own-wicks"].message
+    # Lighting beside one's own wick is refused at an example's position, never at a probed game's.
+    assert found["lm.edge.own-wicks"].kind == "refusal-only-in-examples"
+    assert found["lm.edge.own-wicks"].evidence["examples"] and found["lm.edge.own-wicks"].severity == "info"
+    assert all("2 games probed" in f.message and "greedy play 2 probed games" in f.message
+               for f in found.values() if f.kind == "refusal-never-provoked")  # Lantern's cap: test_analysis_refusals
     assert "lm.turn.plant" not in found
 
 

@@ -223,14 +223,23 @@ def test_analyze_players_plays_competent_players_and_every_finding_names_its_pla
     project = tmp_path / "ttt"
     shutil.copytree(SAMPLES / "tic-tac-toe", project, ignore=shutil.ignore_patterns(".rulepress-cache", "reports"))
     assert main(["--root", str(project), "analyze", "tic-tac-toe", "--games", "8", "--budget", "8", "--workers",
-                 "0", "--json", "--players", "random,mcts:20,mcts:20 vs random"]) == 0
+                 "0", "--json", "--players", "random,mcts:20,mcts:20 vs random,mcts:20 vs mcts:2"]) == 0
     analysis = json.loads(capsys.readouterr().out)
     played = {row["player"]: row for row in analysis["play"]}
-    assert set(played) == {"random", "mcts:20", "mcts:20 vs random"}
+    assert set(played) == {"random", "mcts:20", "mcts:20 vs random", "mcts:20 vs mcts:2"}
     assert "tree search" in played["mcts:20"]["about"]
     skill = played["mcts:20 vs random"]["skill"]
     assert skill["games"] == 8 and skill["fair"] == 0.5 and skill["level"] == pytest.approx(0.95)
     assert skill["rate"] > 0.5  # playing better wins more than its share against random play
+    assert skill["by_players"]["2"]["games"] == 8 and skill["strong"] == "mcts:20"
+    weaker = played["mcts:20 vs mcts:2"]["skill"]  # the gradient's second step: against a weaker search
+    assert weaker["against"] == "mcts:2" and weaker["games"] == 8
+    # Tic-tac-toe is scored only at its end: no lead to change; its draws are the games its result calls drawn.
+    lead = played["mcts:20"]["lead_changes"]["2"]
+    assert lead["games"] == 8 and lead["led_before_end"]["count"] == 0
+    summaries = {c["label"]: c["summary"] for c in analysis["configs"]}
+    for row in played.values():
+        assert 100 * row["draws"]["2"]["rate"] == pytest.approx(summaries[row["label"]]["draw %"], abs=0.05)
     assert played["random"]["branching"]["mean"] > 1
     simulated = [f for f in analysis["findings"] if f["kind"] not in ("lint",) and f["evidence"].get("played_by")]
     assert simulated and all("[played by " in f["message"] for f in simulated)

@@ -108,25 +108,28 @@ def analyse(workers: Pool, root: Path, check: BookCheck, games: int = DEFAULT_GA
 
 
 def play_figures(check: BookCheck, runs: list[Run], alpha: float) -> list[dict[str, Any]]:
-    """What a designer asks of each player of the text's game (its own rules, every player count): who it is, the
-    skill gradient (how often the first player's seat wins against the other players, against its fair share),
-    seats, ties, length, legal actions per decision, and the actions it never chose though they were legal."""
+    """What a designer asks of each player of the text's game (its own rules, every player count) and of each
+    challenge played competently: who it is, the skill gradient (how often the first player's seat wins against
+    the other players, against its fair share, overall and at each player count), seats, ties, draws, lead
+    changes a game (decisiveness), length, legal actions per decision, and the actions it never chose though they
+    were legal."""
     rows = []
     for run in runs:
         config, tally = run.config, run.tally
-        if config.role != "policy" or not tally.games:
-            continue
+        if not tally.games or not (config.role == "policy" or config.role == "variant" and config.competent):
+            continue  # each player of the text's game, and each challenge played competently
         row: dict[str, Any] = {"player": config.policy, "label": config.label, "games": tally.games,
-                               "about": _about(check, config.policy)}
+                               "setting": config.setting, "about": _about(check, config.policy)}
         row.update({key: value for key, value in figures.balance(tally, check, alpha, config).items()
-                    if key in ("seats", "ties", "length", "win", "win_by_players")})
+                    if key in ("seats", "ties", "draws", "lead_changes", "length", "win", "win_by_players")})
         flag = "first player's seat won"
         if tally.flag_games[flag]:
             seats = sorted(set(tally.players))
-            fair = sum(1 / n for n in tally.players) / len(tally.players) if "won" not in tally.flag_games else \
-                None
+            competitive = "won" not in tally.flag_games
+            fair = sum(1 / n for n in tally.players) / len(tally.players) if competitive else None
             row["skill"] = {**figures.share(tally.flags[flag], tally.flag_games[flag], alpha), "fair": fair,
-                            "against": config.seats[1], "players": seats}
+                            "strong": config.seats[0], "against": config.seats[1], "players": seats,
+                            "by_players": figures.skill_by_players(tally, flag, alpha, competitive)}
         if "branching" in tally.numbers:
             mean, error = tally.mean("branching")
             row["branching"] = {"mean": mean, "error": error}
@@ -451,13 +454,42 @@ def rare_endings(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verd
 
 
 def refusal_table(root: Path, check: BookCheck, runs: list[Run]) -> dict[str, Any]:
-    """Each refusal rule of the engine (rulepress.analyze.refusals): where it is raised, and in how many of the
-    probed games a near miss provoked it."""
+    """Each refusal rule of the engine (rulepress.analyze.refusals): where it is raised, the literals of its
+    condition, in how many probed games an action no legal action was provoked it (in all, and by who played), and
+    at positions of which of the book's examples."""
     book = check.book
-    places = refusals.refusal_rules(root / "engine" / book.engine_package, root, book.prefix)
+    folder = root / "engine" / book.engine_package
+    places = refusals.refusal_rules(folder, root, book.prefix)
     probed = sum(run.tally.probed for run in runs)
-    return {rule: {"engine": where, "probed_games": probed, "provoked_in": sum(r.tally.refused[rule] for r in runs)}
+    by_player: dict[str, list[Run]] = {}
+    for run in runs:
+        if run.tally.probed:
+            by_player.setdefault(run.config.policy, []).append(run)
+    shown = _examples_provoking(root, check)
+    condition = refusals.conditions(folder, book.prefix)
+    return {rule: {"engine": where, "probed_games": probed, "provoked_in": sum(r.tally.refused[rule] for r in runs),
+                   "condition": [v for v in condition.get(rule, []) if isinstance(v, str | int)],
+                   "by_player": {name: [sum(r.tally.refused[rule] for r in group), sum(r.tally.probed for r in group)]
+                                 for name, group in by_player.items()},
+                   "examples": shown[0].get(rule, []), "examples_probed": shown[1]}
             for rule, where in sorted(places.items()) if rule in book.rules}
+
+
+_PROVOKING: dict[int, tuple[dict[str, list[str]], int]] = {}
+
+
+def _examples_provoking(root: Path, check: BookCheck) -> tuple[dict[str, list[str]], int]:
+    """The examples at a position of which each refusal rule refuses an unlisted action, and how many examples
+    were walked (worked out once per check: the examples do not depend on the games played)."""
+    if id(check) not in _PROVOKING:
+        _PROVOKING.clear()
+        inventory = check.engine.inventory
+        named = {n for names in (inventory(check.book.components) if inventory else {}).values() for n in names
+                 if isinstance(n, str | int)}
+        values = [*refusals.condition_values(root / "engine" / check.book.engine_package), *sorted(named, key=repr)]
+        found = refusals.from_examples(check.book, check.engine, check.examples, list(dict.fromkeys(values)))
+        _PROVOKING[id(check)] = found, len(check.examples)
+    return _PROVOKING[id(check)]
 
 
 def unprovoked_refusals(root: Path, check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:
@@ -468,21 +500,36 @@ def unprovoked_refusals(root: Path, check: BookCheck, runs: list[Run], alpha: fl
         if entry["provoked_in"] or any(run.tally.fired[rule_id] for run in runs) or not entry["probed_games"]:
             continue
         file, line = _where(check.book, rule_id)
+        players = list(entry["by_player"])
+        probes = "; ".join(f"{name} play {games} probed games" for name, (_, games) in entry["by_player"].items())
+        if entry["examples"]:  # the book shows the situation; the players never come to it
+            shown = ", ".join(entry["examples"][:3]) + (" ..." if len(entry["examples"]) > 3 else "")
+            verdicts.findings.append(Finding(
+                "refusal-only-in-examples", f"{check.book.rules[rule_id].label} refuses actions at positions of the "
+                f"book's examples ({shown}), but no simulated player came to such a position ({probes}): what the "
+                "games say about the rule rests on the examples alone (the limit of the evidence)", [rule_id], file,
+                line, "info", subject=f"refusal:{rule_id}",
+                evidence={"probed_games": entry["probed_games"], "provoked_in": 0, "examples": entry["examples"],
+                          "played_by": players, "by_player": entry["by_player"]}))
+            continue
         arose = {d.id: sum(run.tally.decided[d.id] for run in runs) for d in declared(check.engine)
                  if rule_id in d.rules}
         arose = {name: games for name, games in arose.items() if games}
         if arose:
             said = ", ".join(f"decision {name} took effect in {games} games" for name, games in arose.items())
-            why = (f"yet its situation does arise ({said}): the probes never met it there, so this says "
-                   "nothing about the rule")
+            why = (f"yet a decision bearing on it does take effect in play ({said}): the probes (one game in "
+                   f"{refusals.PROBED_GAMES}) never met a position it refuses, so this says nothing about the rule")
         else:
             why = "the situation it forbids may never arise"
         verdicts.findings.append(Finding(
             "refusal-never-provoked", f"{check.book.rules[rule_id].label} refuses actions that no simulated player "
-            f"came one change away from taking, nor one with a value no legal action had ({entry['probed_games']} "
-            f"games probed, every policy and answer): {why}", [rule_id], file, line, "info",
+            f"came one change away from taking, nor one with a value no legal action had or its condition names "
+            f"({entry['probed_games']} games probed, every policy and answer: {probes}), at no position of the "
+            f"book's {entry['examples_probed']} examples either: {why}", [rule_id], file, line, "info",
             subject=f"refusal:{rule_id}", evidence={"probed_games": entry["probed_games"], "provoked_in": 0,
-                                                     "situation_arose": arose}))
+                                                     "situation_arose": arose, "played_by": players,
+                                                     "by_player": entry["by_player"],
+                                                     "examples_probed": entry["examples_probed"]}))
 
 
 def unused_components(check: BookCheck, runs: list[Run], alpha: float, verdicts: Verdicts) -> None:

@@ -48,6 +48,9 @@ def balance(tally: Tally, check: BookCheck | None, alpha: float = stats.ALPHA,
     if tally.count_games:
         found["seats"] = seat_table(tally, alpha)
         found["ties"] = {str(n): share(tally.ties[n], tally.count_games[n], alpha) for n in sorted(tally.count_games)}
+        found["draws"] = draws(tally, alpha)
+        if tally.leads:
+            found["lead_changes"] = decisiveness(tally, alpha)
     elif "won" in tally.flag_games:
         found["win"] = share(tally.flags["won"], tally.flag_games["won"], alpha)
         counts = sorted(set(tally.players))
@@ -71,6 +74,54 @@ def balance(tally: Tally, check: BookCheck | None, alpha: float = stats.ALPHA,
         found["margin"] = {"mean": mean, "ci95": [mean - z * error, mean + z * error],
                            "histogram": {str(k): v for k, v in sorted(tally.histograms.get("margin", {}).items())}}
     return found
+
+
+def draws(tally: Tally, alpha: float = stats.ALPHA) -> dict[str, dict[str, Any]]:
+    """Per player count, the competitive games no one won (a drawn game; a shared win is a tie, ``ties``)."""
+    counts: dict[int, list[int]] = {}
+    for players, outcome in zip(tally.players, tally.outcomes, strict=True):
+        if tally.count_games[players]:
+            entry = counts.setdefault(players, [0, 0])
+            entry[0] += outcome == 0  # the winning seats' bit mask: 0 when no seat won
+            entry[1] += 1
+    return {str(n): share(drawn, games, alpha) for n, (drawn, games) in sorted(counts.items())}
+
+
+def decisiveness(tally: Tally, alpha: float = stats.ALPHA) -> dict[str, dict[str, Any]]:
+    """Per player count, in games whose result gives a score to lead by: how often the lead changed hands a game
+    (the mean, with its normal interval at ``1 - alpha``, and the histogram), the share of games it never did, and
+    the share in which anyone led alone before the last turn (none: the score is given only at the end, so "never
+    changed" says nothing there)."""
+    z = stats.z_for(alpha)
+    found = {}
+    for players in sorted({n for n, _ in tally.leads}):
+        counts = {changes: games for (n, changes), games in tally.leads.items() if n == players}
+        games = sum(counts.values())
+        mean, error = stats.mean_difference(games, float(sum(c * g for c, g in counts.items())),
+                                            float(sum(c * c * g for c, g in counts.items())))
+        found[str(players)] = {"games": games, "mean": mean, "ci95": [max(mean - z * error, 0.0), mean + z * error],
+                               "level": round(1 - alpha, 6), "never_changed": share(counts.get(0, 0), games, alpha),
+                               "led_before_end": share(tally.led_early[players], games, alpha),
+                               "histogram": {str(c): g for c, g in sorted(counts.items())}}
+    return found
+
+
+def skill_by_players(tally: Tally, flag: str, alpha: float = stats.ALPHA,
+                     competitive: bool = True) -> dict[str, dict[str, Any]]:
+    """Per player count, how often the seat of the stronger player (``flag``, a yes/no metric per game) won, with
+    its interval; ``fair``: that count's share of one seat (1/n) in a competitive game, None otherwise (everyone
+    wins or loses together)."""
+    column = tally.values.get(flag)
+    if column is None:
+        return {}
+    counts: dict[int, list[int]] = {}
+    for players, value in zip(tally.players, column, strict=True):
+        if not math.isnan(value):
+            entry = counts.setdefault(players, [0, 0])
+            entry[0] += value == 1.0
+            entry[1] += 1
+    return {str(n): {**share(won, games, alpha), "fair": 1 / n if competitive else None}
+            for n, (won, games) in sorted(counts.items())}
 
 
 def ends(tally: Tally, check: BookCheck, alpha: float = stats.ALPHA, config: Config | None = None) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """What ``rulepress analyze`` plays: every configuration, and which one each is compared with.
 
 * every player with the text's options: random play, each of the engine's ``policies`` and, with OpenSpiel installed,
-  a competent player with no policy code (MCTS, or IS-MCTS for a game with hidden information: ``competent``) and
-  that player against random ones (the skill gradient); ``analyze --players`` names them instead;
+  a competent player with no policy code (MCTS, or IS-MCTS for a game with hidden information: ``competent``),
+  that player against random ones and against a weaker search (``WEAKER`` simulations a decision): the skill
+  gradient; ``analyze --players`` names them instead;
 * every option set of the engine's ``bench_configs`` that is the text's own game (a challenge, an expansion),
   under its ``default_policy``;
 * every option set that bundles answers other than the text's (Lantern Moths' ``alternatives``): played, but never
@@ -26,6 +27,7 @@ from rulepress.protocol import EngineSpec, Information
 from rulepress.verify.gate import BookCheck
 
 COMPETENT = 50  # simulations a decision of the default competent player
+WEAKER = 10  # and of the weaker player it meets for the skill gradient (a fifth of its search: playing better)
 COMPETENT_GAMES = 40  # a competent player's first games (a search a decision costs ~100-1000 random games)
 COMPETENT_BUDGET = 160  # and the most it plays while a finding is undecided
 VERSUS = " vs "  # "ismcts:50 vs random": the first player in one seat (turn about), the second in every other
@@ -172,14 +174,16 @@ def competent(check: BookCheck) -> str:
 def who_plays(check: BookCheck, given: list[str] | None = None, competent_too: bool = False) -> list[str]:
     """The players the text's game is played by: ``given`` (``analyze --players``), else random play and the book's
     own policies, and with ``competent_too`` (the command's default) and OpenSpiel installed, the competent player
-    alone and against random players."""
+    alone, against random players and against a weaker search (the skill gradient)."""
     engine = check.engine
     own = list(engine.policies)
     if given is None:
         found = ["random", *own]
         if competent_too and openspiel_installed():
             strong = competent(check)
-            found += [strong, f"{strong}{VERSUS}random"] if _seats(check) > 1 else [strong]
+            weaker = f"{strong.partition(':')[0]}:{WEAKER}"
+            found += [strong, f"{strong}{VERSUS}random", f"{strong}{VERSUS}{weaker}"] if _seats(check) > 1 \
+                else [strong]
         return found
     for name in given:
         for part in name.split(VERSUS):

@@ -103,9 +103,16 @@ def play_line(row: dict[str, Any], alpha: float) -> str:
                      f"{_pct(row['win']['ci95'][1])})")
     for count, share in (row.get("win_by_players") or {}).items():
         parts.append(f"{count}p won {share['count']} of {share['games']}")
+    for count, share in ((skill or {}).get("by_players") or {}).items():
+        parts.append(f"{count}p its seat won {share['count']} of {share['games']}")
     for count, tie in (row.get("ties") or {}).items():
         if tie["games"]:
-            parts.append(f"{count}p ties {_pct(tie['rate'])}")
+            drawn = (row.get("draws") or {}).get(count)
+            parts.append(f"{count}p ties {_pct(tie['rate'])}" + (f", draws {_pct(drawn['rate'])}" if drawn else ""))
+    for count, lead in (row.get("lead_changes") or {}).items():
+        if lead["led_before_end"]["count"]:
+            parts.append(f"{count}p lead changes {lead['mean']:.2f} a game ({level} interval {lead['ci95'][0]:.2f}-"
+                         f"{lead['ci95'][1]:.2f}), never changed in {_pct(lead['never_changed']['rate'])}")
     if row.get("branching"):
         parts.append(f"{row['branching']['mean']:.1f} legal actions a decision")
     if row.get("never_chosen"):
@@ -319,6 +326,47 @@ def _players(analysis: dict[str, Any], t: Words) -> list[str]:
         branching = _number(row["branching"]["mean"], t) if row.get("branching") else "–"
         never = ", ".join(f"`{kind}`" for kind in row.get("never_chosen") or []) or "–"
         lines.append(f"| {row['label']} | {row['about']} | {row['games']} | {won} | {branching} | {never} |")
+    return lines + [""] + _skill(rows, t) + _decisiveness(rows, t)
+
+
+def _skill(rows: list[dict[str, Any]], t: Words) -> list[str]:
+    """The skill gradient at each player count: how often the stronger player's seat won against random play and
+    against a weaker search, against the seat's fair share (none in a cooperative game: everyone wins together)."""
+    found = [(row, count, share) for row in rows for count, share in
+             ((row.get("skill") or {}).get("by_players") or {}).items()]
+    if not found:
+        return []
+    lines = [f"\n### {t('analysis_skill')}\n", t("analysis_skill_columns"), "|---|---|---|---|---|---|---|"]
+    for row, count, share in found:
+        skill = row["skill"]
+        fair = "–" if share.get("fair") is None else _share(share["fair"], t)
+        lines.append(f"| {_setting(row.get('setting', ''), t)} | {skill['strong']} | {skill['against']} | {count} | "
+                     f"{share['count']} / {share['games']} ({_share(share['rate'], t)}) | {fair} | "
+                     f"{_share(share['ci95'][0], t)}–{_share(share['ci95'][1], t)} |")
+    return lines + [""]
+
+
+def _decisiveness(rows: list[dict[str, Any]], t: Words) -> list[str]:
+    """Per player and player count: lead changes a game (the lead held by the engine's score after each turn), the
+    share of games whose lead never changed hands, and the ties (a shared win) and draws (no winner)."""
+    found = [(row, count) for row in rows if row.get("lead_changes") or row.get("ties")
+             for count in sorted(set(row.get("lead_changes") or {}) | set(row.get("ties") or {}), key=int)]
+    if not found:
+        return []
+    lines = [f"\n### {t('analysis_decisive')}\n", t("analysis_decisive_columns"), "|---|---|---|---|---|---|---|"]
+    for row, count in found:
+        lead = (row.get("lead_changes") or {}).get(count)
+        if lead:
+            low, high = lead["ci95"]
+            changes = f"{_number(lead['mean'], t, 2)} ({_number(low, t, 2)}–{_number(high, t, 2)})"
+            never = _share(lead["never_changed"]["rate"], t)
+            if not lead["led_before_end"]["count"]:
+                changes = never = t("analysis_scored_at_end")
+        else:
+            changes = never = "–"
+        tie, drawn = (row.get("ties") or {}).get(count), (row.get("draws") or {}).get(count)
+        lines.append(f"| {row['label']} | {count} | {(lead or tie or {}).get('games', '–')} | {changes} | {never} | "
+                     f"{_share(tie['rate'], t) if tie else '–'} | {_share(drawn['rate'], t) if drawn else '–'} |")
     return lines + [""]
 
 

@@ -72,6 +72,15 @@ def action_kinds(game: Game) -> ActionKind:
     return kind
 
 
+def kinds_offered(state: Any, legal: Sequence[Any], kind_of: ActionKind) -> set[str]:
+    """The kinds of ``legal``, as ``kind_of`` names them: read straight from their ``do`` fields when every one is
+    a name (a journey lists hundreds of placements, a call each was a tenth of random play's own cost)."""
+    found = {getattr(action, "do", None) for action in legal}
+    if all(isinstance(do, str) for do in found):
+        return found  # type: ignore[return-value]
+    return {kind_of(state, action) for action in legal}
+
+
 _ABSENT = object()
 
 
@@ -108,6 +117,49 @@ def winner_seats(result: Mapping[str, Any], players: Sequence[str]) -> list[int]
     return None
 
 
+def standing(result: Mapping[str, Any], players: Sequence[str]) -> list[float] | None:
+    """Each seat's score as the engine gives it now, for who leads: ``returns`` (a number per seat) or ``scores`` (a
+    number per player's name, or a mapping holding its ``points``, ``score`` or ``total``); None when the result
+    gives neither (a game with no score to lead by)."""
+    returns = result.get("returns")
+    if isinstance(returns, list | tuple) and len(returns) == len(players) and \
+            all(isinstance(v, int | float) for v in returns):
+        return [float(v) for v in returns]
+    scores = result.get("scores")
+    if not isinstance(scores, Mapping) or set(scores) != set(players):
+        return None
+    found = []
+    for name in players:
+        value = scores[name]
+        if isinstance(value, Mapping):
+            value = next((value[k] for k in ("points", "score", "total") if isinstance(value.get(k), int | float)),
+                         None)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return None
+        found.append(float(value))
+    return found
+
+
+def leader(values: Sequence[float]) -> int:
+    """The seat ahead of every other, or -1 when the best score is shared (no one leads)."""
+    best = max(values)
+    ahead = [seat for seat, value in enumerate(values) if value == best]
+    return ahead[0] if len(ahead) == 1 else -1
+
+
+def lead_changes(leaders: Sequence[int]) -> int:
+    """How often the lead passed from one seat to another, given who led after each turn (-1: shared, no one). A
+    shared lead takes it from no one: ``0, -1, 0`` holds it, ``0, -1, 1`` changes it once; the first lead taken
+    is no change."""
+    changes, last = 0, -1
+    for seat in leaders:
+        if seat < 0:
+            continue
+        changes += last >= 0 and seat != last
+        last = seat
+    return changes
+
+
 def observe_chunk(root: str, package: str, components: dict[str, Any], options: dict[str, Any], policy_name: str,
                   base_seed: int, label: str, indices: range, counts: list[int]) -> Tally:
     """Play games ``indices`` of configuration ``label`` and tally them (runs on a Dask worker)."""
@@ -120,9 +172,11 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
     searching = "mcts:" in policy_name  # a search costs far more than a look at the legal actions: count them too
     kinds = {kind: set(map(str, names)) for kind, names in _inventory(engine, components).items()}
     elsewhere = sorted({name for names in _inventory(engine, components).values() for name in names}, key=repr)
+    elsewhere += [v for v in refusals.condition_values(Path(root) / "engine" / package) if v not in elsewhere]
     kind_of = action_kinds(game)
     decisions_made = provided(game, "decisions_made")  # engine decisions that took effect (protocol.decided)
     tally = Tally()
+    scored_at: dict[int, bool] = {}  # players -> whether the engine's result gives a score to lead by
     for index in indices:
         seed = game_seed(base_seed, label, index)
         players = [f"P{i + 1}" for i in range(counts[index % len(counts)])]
@@ -142,6 +196,11 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         refused: set[str] = set()
         seen: set[Any] = set()
         legal_seen = 0
+        if len(players) not in scored_at:  # learned from the first game at each count
+            scored_at[len(players)] = len(players) > 1 and _standing_now(game, state, players) is not None
+        scored = scored_at[len(players)]
+        leaders: list[int] = []  # who led after each turn (a turn ends when the seat to play changes)
+        turn = getattr(state, "current", None)
         while not game.is_terminal(state) and played < MAX_ACTIONS:
             if probe_rng is not None:
                 legal_now = game.legal_actions(state)
@@ -152,12 +211,12 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
                             if isinstance(v, str | int))  # values legal earlier in this game: tried again later
             if policy is None:
                 legal = game.legal_actions(state)
-                offered.update(kind_of(state, a) for a in legal)
+                offered.update(kinds_offered(state, legal, kind_of))
                 legal_seen += len(legal)
                 action = legal[rng.randrange(len(legal))]
             elif searching:
                 legal = game.legal_actions(state)
-                offered.update(kind_of(state, a) for a in legal)
+                offered.update(kinds_offered(state, legal, kind_of))
                 legal_seen += len(legal)
                 action = policy(game, state, rng) if len(chooser) == 1 else \
                     _by_seat(game, state, rng, chooser, players, strong)
@@ -176,6 +235,11 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
                 if kinds:
                     touched |= touched_names(event.data, kinds)
             played += 1
+            if scored:
+                now = getattr(state, "current", None)
+                if now is None or now != turn or game.is_terminal(state):
+                    leaders.append(_leader_now(game, state, players))
+                turn = now
         metrics = dict(game.metrics(state))
         metrics["actions"] = played
         metrics["finished"] = game.is_terminal(state)
@@ -192,6 +256,8 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
         tally.touched.update(touched)
         tally.offered.update(offered)
         tally.chosen.update(chosen)
+        if scored and winners is not None:
+            tally.add_leads(len(players), lead_changes(leaders), any(seat >= 0 for seat in leaders[:-1]))
         if probing:
             tally.probed += 1
             tally.refused.update(refused)
@@ -201,6 +267,24 @@ def observe_chunk(root: str, package: str, components: dict[str, Any], options: 
 
 
 MAX_ACTIONS = 100_000
+
+
+def _standing_now(game: Game, state: Any, players: list[str]) -> list[float] | None:
+    """Each seat's score in ``state`` by the engine's result.  Scoring a game before its end may mark decisions
+    (Lantern Moths' tie-breaks) that take effect only at the end: the state's count of them is put back as it
+    was."""
+    made = getattr(state, "decisions", None)
+    before = dict(made) if isinstance(made, dict) else None
+    values = standing(game.result(state), players)
+    if before is not None and made != before:
+        made.clear()
+        made.update(before)
+    return values
+
+
+def _leader_now(game: Game, state: Any, players: list[str]) -> int:
+    values = _standing_now(game, state, players)
+    return leader(values) if values else -1
 
 
 def _policy(engine: EngineSpec, name: str, counts: tuple[int, int]) -> Policy:

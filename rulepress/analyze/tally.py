@@ -40,6 +40,9 @@ class Tally:
     seat_wins: Counter[tuple[int, int]] = field(default_factory=Counter)  # (players, seat) -> games it won
     winners: Counter[int] = field(default_factory=Counter)  # players -> winners summed over games
     ties: Counter[int] = field(default_factory=Counter)  # players -> games won by more than one
+    # Decisiveness, in games whose result gives a score to lead by (rulepress.analyze.simulate.standing).
+    leads: Counter[tuple[int, int]] = field(default_factory=Counter)  # (players, lead changes) -> games
+    led_early: Counter[int] = field(default_factory=Counter)  # players -> games someone led alone before the end
     # Per game, in game order.
     traces: array[int] = field(default_factory=_longs)  # a digest of the game's events and final metrics
     outcomes: array[int] = field(default_factory=_longs)  # won (1/0), or the winning seats as a bit mask
@@ -102,6 +105,12 @@ class Tally:
             if by_game is not None and isinstance(won, bool):
                 self._game_links(by_game, won)
 
+    def add_leads(self, seats: int, changes: int, led_early: bool) -> None:
+        """One scored game's lead changes (how often the lead passed from one seat to another, turn by turn), and
+        whether anyone led alone before its last turn (a game scored only at its end has no lead to change)."""
+        self.leads[seats, changes] += 1
+        self.led_early[seats] += led_early
+
     def _per_game(self, metrics: dict[str, Any]) -> None:
         """Every metric of this game in its per-game column (a column a game lacks holds nan or "")."""
         before = self.games - 1
@@ -138,7 +147,8 @@ class Tally:
                              (self.offered, other.offered), (self.chosen, other.chosen), (self.flags, other.flags),
                              (self.flag_games, other.flag_games), (self.count_games, other.count_games),
                              (self.seat_wins, other.seat_wins), (self.winners, other.winners),
-                             (self.ties, other.ties), (self.decided, other.decided), (self.refused, other.refused)):
+                             (self.ties, other.ties), (self.leads, other.leads), (self.led_early, other.led_early),
+                             (self.decided, other.decided), (self.refused, other.refused)):
             mine.update(theirs)
         for key, (n, total, squares) in other.numbers.items():
             entry = self.numbers.setdefault(key, [0, 0.0, 0.0])
