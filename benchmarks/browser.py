@@ -69,10 +69,9 @@ def report_sizes(with_engine: Path, without: Path) -> None:
     print("\n## The site's size (no PDFs)")
     pyodide = _size(with_engine / in_browser.PYODIDE)
     referees = sum(_size(folder) for folder in with_engine.rglob("referee") if folder.is_dir())
-    frames = sum(_size(folder) for folder in with_engine.rglob("frames") if folder.is_dir())
     print(f"with the in-browser engine: {_mb(_size(with_engine))} (Pyodide {_mb(pyodide)}, the books' bundles and "
-          f"positions {_mb(referees)})")
-    print(f"without it (try_moves: false): {_mb(_size(without))}; the step-through's frames, in both: {_mb(frames)}")
+          f"positions {_mb(referees)}; the step-through's frames are packed in their pages)")
+    print(f"without it (try_moves: false): {_mb(_size(without))}")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -117,10 +116,10 @@ def cpython_moves(root: Path, book: str, example: str) -> float:
     return statistics.median(times)
 
 
+# Pyodide started as the site's pages start it (its interpreter unpacked from the site's gzipped files).
 _BARE = """async (base) => {
   const started = performance.now();
-  const module = await import(base + "pyodide.mjs");
-  await module.loadPyodide({indexURL: base, packages: []});
+  await window.rulepressStepper.pyodide(base);
   return performance.now() - started;
 }"""
 

@@ -4,6 +4,7 @@ example's seat in the positions it may be tried from.  tests/test_site_stepper.p
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.util
 import io
@@ -113,9 +114,18 @@ def test_the_block_names_each_frame_and_its_refusal(mini: Path) -> None:
     assert 'data-rule="../rules/mini.play.html#mini.play.take"' in items[1]
     assert "Not allowed (rule 1.1)" in items[1]
     assert "The pile is empty" in items[3]  # the checkpoint's caption, with the position it shows
+    [packed] = re.findall(r'data-frames="([^"]+)"', block)
+    pack = stepper.decode_pack(packed)
+    # Each piece of SVG is kept once: the frames after the first are mostly runs of the pieces it has.
+    used = sum(length for runs in pack["frames"] for length in runs[1::2])
+    assert len(pack["frames"]) == 4 and len(pack["pieces"]) < used / 2
     for item, frame in zip(items, result.frames, strict=True):
-        svg = re.search(r'data-svg="\.\./frames/([^"]+)"', item)
-        assert svg and files[f"mini/frames/{svg.group(1)}"] == check.proof.svg(frame.svgs["en"])
+        number = re.search(r'data-frame="(\d+)"', item)
+        assert number and stepper.unpack_frame(pack, int(number.group(1))) == check.proof.svg(frame.svgs["en"])
+    # The frames' SVGs go along for the player-text check alone: the page carries them.
+    assert {name for name in files if stepper.is_frame(name)} == {
+        f"mini/frames/{stepper.frame_name(result.example.id, check.proof.svg(frame.svgs['en']))}"
+        for frame in result.frames}
     positions = json.loads(files["mini/referee/mini-last-stone.json"])
     assert len(positions["positions"]) == 3  # the refused step opens the start's position again
     without, files = stepper.example_block(result, check.book, t, page, None, False, check.proof)
@@ -408,8 +418,17 @@ def test_pyodide_is_carried_once_and_only_when_a_book_tries_moves(mini: Path, tm
     report = verify(mini, draw=True)
     assert report.ok, report.failures()
     render_site(mini, report, {}, tmp_path / "with")
-    wasm = tmp_path / "with" / in_browser.PYODIDE / "pyodide.asm.wasm"
-    assert wasm.read_bytes() == (in_browser.pyodide_folder() / "pyodide.asm.wasm").read_bytes()
+    carried = tmp_path / "with" / in_browser.PYODIDE
+    for name in in_browser.PACKED:  # the interpreter gzipped, which the page unpacks to the vendored file
+        assert not (carried / name).exists()
+        vendored = (in_browser.pyodide_folder() / name).read_bytes()
+        assert gzip.decompress((carried / f"{name}.gz").read_bytes()) == vendored
+    lock = json.loads((carried / "pyodide-lock.json").read_text())
+    assert lock["packages"] == {} and lock["info"]["python"] == "3.14.2"  # none is carried: none is listed
+    # What no reader's browser asks for stays out: the theme's source maps, the search's other languages.
+    assert not list((tmp_path / "with").rglob("*.map"))
+    lunr = tmp_path / "with" / "assets" / "javascripts" / "lunr"
+    assert not lunr.exists() or not list(lunr.rglob("*.js")), "an English site searches with lunr's own English"
     assert (tmp_path / "with" / "mini" / "referee" / "bundle.zip").is_file()
     book = mini / "rules_src" / "mini" / "book.yaml"
     book.write_text(book.read_text() + "try_moves: false\n")

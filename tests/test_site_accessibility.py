@@ -50,7 +50,7 @@ def sample(site: Path) -> list[str]:
                 chosen.append(str(max(pages_of, key=lambda p: p.read_text(encoding="utf-8").count(most))
                                   .relative_to(site)))
         if examples := of_kind(own, "examples"):  # and the example with the fewest steps (one refused at its setup)
-            chosen.append(str(min(examples, key=lambda p: p.read_text(encoding="utf-8").count("<li data-svg"))
+            chosen.append(str(min(examples, key=lambda p: p.read_text(encoding="utf-8").count("<li data-frame"))
                               .relative_to(site)))
         chosen += [str(p.relative_to(site)) for p in (own[-1] / "examples" / "index.html", own[-1] / "glossary.html")
                    if p.is_file()]

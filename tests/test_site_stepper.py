@@ -23,12 +23,12 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 import pytest
 
 from rulepress.analyze import explain
 from rulepress.load import given
+from rulepress.render import stepper
 from rulepress.render.stepper import _said
 from rulepress.render.strings import strings
 from rulepress.render.typography import typeset
@@ -116,8 +116,10 @@ def _expected(book: str, example_id: str, lang: str) -> list[dict[str, str]]:
     return shown
 
 
-def _shown_svg(site: Path, url: str) -> str:
-    return (site / unquote(urlparse(url).path).lstrip("/")).read_text(encoding="utf-8")
+def _shown_svg(page: Any) -> str:
+    """The diagram the page shows, as the page's script rebuilt it from the packed frames (a blob: URL)."""
+    page.wait_for_selector(".rp-frame[src^='blob:']")
+    return str(page.evaluate("async () => await (await fetch(document.querySelector('.rp-frame').src)).text()"))
 
 
 @pytest.mark.parametrize(("book", "example", "lang"), STEPPED)
@@ -134,8 +136,8 @@ def test_every_frame_is_the_replays(browser: Any, fetched: list[str], served: st
             page.focus(".rp-next")
             page.keyboard.press("ArrowRight")  # the keys step as the buttons do
         assert page.get_attribute("[data-rp-stepper]", "data-rp-step") == str(index)
-        image = page.eval_on_selector(".rp-frame", "i => ({src: i.src, alt: i.alt})")
-        assert _shown_svg(real_site, image["src"]) == frame["svg"], f"frame {index}: another diagram"
+        image = page.eval_on_selector(".rp-frame", "i => ({alt: i.alt})")
+        assert _shown_svg(page) == frame["svg"], f"frame {index}: another diagram"
         assert image["alt"] == frame["alt"], f"frame {index}"
         assert " ".join(page.inner_text(".rp-narration").split()) == " ".join(frame["said"].split()), f"frame {index}"
         assert page.inner_text(".rp-count") == strings(lang)("stepper_position", n=index + 1, total=len(expected))
@@ -150,31 +152,40 @@ def test_every_frame_is_the_replays(browser: Any, fetched: list[str], served: st
 
 @pytest.mark.parametrize("book", sorted({case[0] for case in EVERY_BOOK}))
 def test_every_example_page_steps_through_checked_diagrams(real_site: Path, book: str) -> None:
-    """Not only the examples stepped through above: every example page of every book has its frames, each a file
-    of the site that passes the gate's diagram check, with words for it, and where the referee's position is."""
+    """Not only the examples stepped through above: every example page of every book, in every language, has its
+    frames, each rebuilt from the page's pack exactly as the engine drew it (what the gate's diagram check passed),
+    with words for it, and where the referee's position is.  The frames are in no file of their own."""
     check = _check(book)
-    for example in check.examples:
-        page = (real_site / book / "examples" / f"{example.id}.html").read_text(encoding="utf-8")
-        items = re.findall(r'<li data-svg="([^"]+)"([^>]*)>(.*?)</li>', page, re.DOTALL)
-        steps = sum(step.kind == "action" for step in example.steps)
-        if "refused" in example.start:  # a setup the rules refuse: no position to step through
-            assert not items, example.id
-            continue
-        assert len(items) == steps + 1, example.id
-        for svg, attributes, words in items:
-            drawn = (real_site / book / "examples" / unquote(svg)).resolve()
-            assert drawn.is_relative_to(real_site.resolve()) and diagram.problem(drawn.read_text()) is None
-            assert re.search(r'<span class="rp-alt">[^<]+</span>', words), f"{example.id}: a frame without words"
-            assert 'data-opens="' in attributes, f"{example.id}: a frame no move can be tried from"
-        assert 'data-referee="' in page
+    results = {result.example.id: result for result in check.results}
+    assert not (real_site / book / "frames").exists()
+    for lang in sorted({lang for result in check.results for frame in result.frames for lang in frame.svgs}):
+        folder = real_site if lang == "en" else real_site / lang
+        for example in check.examples:
+            page = (folder / book / "examples" / f"{example.id}.html").read_text(encoding="utf-8")
+            items = re.findall(r'<li data-frame="(\d+)"([^>]*)>(.*?)</li>', page, re.DOTALL)
+            steps = sum(step.kind == "action" for step in example.steps)
+            if "refused" in example.start:  # a setup the rules refuse: no position to step through
+                assert not items, example.id
+                continue
+            assert len(items) == steps + 1, example.id
+            [packed] = re.findall(r'data-frames="([^"]+)"', page)
+            pack = stepper.decode_pack(packed)
+            frames = results[example.id].frames
+            for (number, attributes, words), frame in zip(items, frames, strict=True):
+                drawn = stepper.unpack_frame(pack, int(number))
+                assert drawn == check.proof.svg(frame.svgs[lang]), f"{example.id} ({lang}): another diagram"
+                assert diagram.problem(drawn) is None
+                assert re.search(r'<span class="rp-alt">[^<]+</span>', words), f"{example.id}: a frame without words"
+                assert 'data-opens="' in attributes, f"{example.id}: a frame no move can be tried from"
+            assert 'data-referee="' in page
 
 
 
 def test_every_language_uses_the_root_sites_pyodide(real_site: Path) -> None:
-    """Pyodide is carried once (about 13 MiB): the French site's pages point at the root site's copy."""
+    """Pyodide is carried once (about 6 MiB): the French site's pages point at the root site's copy."""
     from rulepress.render.in_browser import PYODIDE
 
-    assert (real_site / PYODIDE / "pyodide.asm.wasm").is_file()
+    assert (real_site / PYODIDE / "pyodide.asm.wasm.gz").is_file()
     assert not (real_site / "fr" / PYODIDE).exists()
     page = real_site / "fr" / "last-lantern" / "examples" / "ll-first-tile-path.html"
     [said] = re.findall(r'data-referee="([^"]+)"', page.read_text(encoding="utf-8"))
@@ -187,7 +198,7 @@ _ADD_BOOK = """async ([url]) => {
   const found = new DOMParser().parseFromString(text, "text/html").querySelector("[data-rp-stepper]");
   const absolute = (value) => value ? new URL(value, url).href : value;
   for (const item of found.querySelectorAll("li")) {
-    for (const name of ["data-svg", "data-rule"]) item.setAttribute(name, absolute(item.getAttribute(name)));
+    item.setAttribute("data-rule", absolute(item.getAttribute("data-rule")));
   }
   const referee = JSON.parse(found.getAttribute("data-referee"));
   for (const key of ["bundle", "config", "positions", "pyodide"]) referee[key] = absolute(referee[key]);
@@ -201,10 +212,9 @@ _ADD_BOOK = """async ([url]) => {
 def test_a_move_tried_in_each_book(browser: Any, fetched: list[str], served: str) -> None:
     """One page, one Pyodide: the first book's example page, then the other books' step-throughs added to it."""
     page = _page(browser, fetched)
-    first = CASES[0]
+    first, before = CASES[0], len(fetched)  # the pages of the tests above started Pyodide too, each its own
     page.goto(f"{served}/{first[0]}/examples/{first[1]}.html")
     page.wait_for_selector(".rp-view")
-    assert not [url for url in fetched if "pyodide" in url], "Pyodide was loaded before a reader asked"
     for number, (book, example, _lang, illegal) in enumerate(CASES):
         if number:
             assert page.evaluate(_ADD_BOOK, [f"{served}/{book}/examples/{example}.html"]) == number + 1
@@ -234,7 +244,7 @@ def test_a_move_tried_in_each_book(browser: Any, fetched: list[str], served: str
         assert cited.get_attribute("href", timeout=1000).endswith(f"/rules/{rule.chapter}.html#{rule.id}")
     timings = page.evaluate("window.rulepressTimings")
     assert timings["ready"] is not None and len(timings["moves"]) >= 3 * len(CASES)
-    assert sum(1 for url in fetched if url.endswith("pyodide.asm.wasm")) == 1  # one start for every book
+    assert sum(1 for url in fetched[before:] if url.endswith("pyodide.asm.wasm.gz")) == 1  # one start, every book
     assert not page.rp_errors
     page.close()
 
@@ -246,10 +256,25 @@ def test_from_the_file_system_stepping_works_and_trying_says_to_serve(browser: A
     page.wait_for_selector(".rp-view")
     page.click(".rp-next")
     assert page.get_attribute("[data-rp-stepper]", "data-rp-step") == "1"
-    assert page.eval_on_selector(".rp-frame", "i => i.complete && i.naturalWidth > 0")
+    # The diagram is unpacked from the page itself: no file to read, which file:// would refuse to a script.
+    page.wait_for_function("() => { const i = document.querySelector('.rp-frame');"
+                           " return i.src.startsWith('blob:') && i.complete && i.naturalWidth > 0; }")
     page.click(".rp-try-open")
     assert "served over HTTP" in page.inner_text(".rp-try-message")
     assert not [url for url in fetched if url.startswith("file:") and "pyodide" in url]
+    page.close()
+
+
+def test_the_engine_starts_once_the_page_is_idle(browser: Any, fetched: list[str], served: str) -> None:
+    """Nothing clicked: once the page is idle, Pyodide (unpacked from its gzipped files) and the referee start, so
+    that "Try a move" finds them ready."""
+    page = _page(browser, fetched)
+    page.goto(f"{served}/lantern/examples/ln-critical-strike.html")
+    page.wait_for_function("() => window.rulepressTimings.pyodide !== null", timeout=WAIT)
+    assert any(url.endswith("pyodide.asm.wasm.gz") for url in fetched)
+    page.click(".rp-try-open")
+    page.wait_for_selector(".rp-try-move", timeout=WAIT)
+    assert not page.rp_errors
     page.close()
 
 

@@ -10,12 +10,19 @@ labels out with (``rulepress/textwidth.py``) go along as a table, its fonts and 
 itself is ``rulepress/render/browser/referee.py``.  The gate has already refused an engine that imports what the
 browser lacks (``closure.browser_problems``).
 
+An example's positions are gzipped in the site too (:func:`is_positions`).  Pyodide goes into the site lighter than it
+is vendored (:func:`site_file`): its interpreter (``pyodide.asm.wasm``,
+``pyodide.asm.mjs``) gzipped, which the page unpacks as it starts it (theme/assets/stepper.js), and its lock without
+the packages it lists, none of which the site carries or loads.  Any static host serves these as plain files.
+
 Colours on screen come from the book's own output intent (its proof, ``BookCheck.proof``): the build converts every
 ink the book's diagrams and palette use, and the referee maps the diagrams it draws through that table.
 """
 
 from __future__ import annotations
 
+import functools
+import gzip
 import importlib.util
 import io
 import json
@@ -36,6 +43,7 @@ from rulepress.verify.replay import ExampleResult
 
 PYODIDE = "assets/vendor/pyodide"  # in the site (the root site's; a language's site points there)
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+PACKED = ("pyodide.asm.wasm", "pyodide.asm.mjs")  # gzipped in the site (``<name>.gz``): the page unpacks them
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # every entry's date: the same sources give the same bundle, byte for byte
 
 
@@ -46,6 +54,34 @@ def wanted(book: Book) -> bool:
 
 def pyodide_folder() -> Path:
     return package_path("render", "theme", *PYODIDE.split("/"))
+
+
+def site_file(name: str) -> tuple[str, bytes] | None:
+    """A vendored Pyodide file as the site carries it: its name there and its bytes, or None to copy it as it is."""
+    if name in PACKED:
+        return f"{name}.gz", _packed(name)
+    if name == "pyodide-lock.json":  # what the loader reads at start: the version, and no package to fetch
+        lock = json.loads((pyodide_folder() / name).read_text(encoding="utf-8"))
+        return name, json.dumps({"info": lock["info"], "packages": {}}, sort_keys=True).encode()
+    return None
+
+
+@functools.cache  # once a process: the build and every rebuild of rulepress serve
+def _packed(name: str) -> bytes:
+    return gzipped((pyodide_folder() / name).read_bytes())
+
+
+def gzipped(data: bytes) -> bytes:
+    """``data`` gzipped with no date in its header: the same sources, the same site."""
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+def is_positions(path: str) -> bool:
+    """Whether a generated file is an example's positions (``<book>/referee/<example>.json``), which the site
+    carries gzipped (``.json.gz``, unpacked by the page, theme/assets/stepper.js): they repeat a game's state step
+    after step."""
+    parts = path.split("/")
+    return len(parts) == 3 and parts[1] == "referee" and parts[2].endswith(".json") and parts[2] != "config.json"
 
 
 def bundle(engine: EngineSpec, book: Book) -> bytes:

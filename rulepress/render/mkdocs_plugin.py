@@ -71,6 +71,40 @@ def _published_from_inside(files: Files, config: MkDocsConfig) -> None:
             raise PluginError(f"rulepress: {file.src_uri}: not a regular file, and only files are published")
 
 
+_LUNR = "assets/javascripts/lunr/"  # mkdocs-material's search languages, of which the search loads its site's own
+
+
+def _needed(path: str, languages: list[str]) -> bool:
+    """Whether a file the theme brings is one a reader's browser can ask for: not a source map (read by a
+    developer's tools only), nor the search's support for a language the site does not search in (what
+    mkdocs-material's search worker loads for ``languages``, and only that)."""
+    if path.endswith(".map") and path.startswith("assets/"):
+        return False
+    if not path.startswith(_LUNR):
+        return True
+    wanted = {f"min/lunr.{lang}.min.js" for lang in languages if lang != "en"}
+    wanted |= {"tinyseg.js" for lang in languages if lang == "ja"} | {"wordcut.js" for lang in languages
+                                                                       if lang in ("hi", "th")}
+    if len(languages) > 1:
+        wanted.add("min/lunr.multi.min.js")
+    if wanted:
+        wanted.add("min/lunr.stemmer.support.min.js")
+    return path.removeprefix(_LUNR) in wanted
+
+
+def _search_languages(config: MkDocsConfig) -> list[str]:
+    for name, plugin in config.plugins.items():
+        if name in ("search", "material/search"):
+            return list(plugin.config.get("lang") or [config.theme["language"]])
+    return []
+
+
+def _material_folder() -> Path:
+    import material
+
+    return Path(material.__file__).resolve().parent
+
+
 class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
     """The books' pages and diagrams, each book's title, colour and mark, and the language switcher."""
 
@@ -119,16 +153,29 @@ class RulepressPlugin(BasePlugin):  # type: ignore[type-arg]
                 if existing is not None and existing.abs_src_path and Path(existing.abs_src_path) == source:
                     files.remove(existing)  # the docs folder is the theme's (see below): it collected Pyodide too
                 continue
-            if existing is not None and existing.abs_src_path and Path(existing.abs_src_path) == source:
+            # Pyodide's interpreter goes gzipped, its lock without packages (in_browser.py).
+            lighter = in_browser.site_file(source.name) if path.startswith(f"{in_browser.PYODIDE}/") else None
+            theirs = existing is not None and existing.abs_src_path and Path(existing.abs_src_path) == source
+            if theirs and lighter is None:
                 continue  # a project without pages of its own: the docs folder is the theme's
-            if existing is not None and existing.inclusion.is_included():
+            if existing is not None and not theirs and existing.inclusion.is_included():
                 raise PluginError(f"rulepress: {Path(config.docs_dir).name}/{path}: rulepress ships a file of this "
                                   "name; give yours another name (and list it under extra_css or extra_javascript)")
             if existing is not None:
                 files.remove(existing)
-            files.append(File.generated(config, path, abs_src_path=str(source)))
+            if lighter is not None:
+                files.append(File.generated(config, f"{in_browser.PYODIDE}/{lighter[0]}", content=lighter[1]))
+            else:
+                files.append(File.generated(config, path, abs_src_path=str(source)))
         for path, content in generated.items():
-            files.append(File.generated(config, path, content=content))
+            if in_browser.is_positions(path):  # gzipped: the page unpacks them (in_browser.py)
+                files.append(File.generated(config, f"{path}.gz", content=in_browser.gzipped(content.encode())))
+            else:
+                files.append(File.generated(config, path, content=content))
+        languages, theme_files = _search_languages(config), _material_folder()
+        for file in [file for file in files if file.abs_src_path and not _needed(file.src_uri, languages)
+                     and Path(file.abs_src_path).resolve().is_relative_to(theme_files)]:
+            files.remove(file)
         for check in site.site_checks(self.prepared.report, self.prepared.lang):  # the referee's bundle (a zip)
             if f"{stepper.referee_folder(check.book.id)}/config.json" in generated:
                 files.append(File.generated(config, f"{stepper.referee_folder(check.book.id)}/bundle.zip",

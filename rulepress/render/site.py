@@ -126,8 +126,10 @@ def _checked_pages(report: Report, check: BookCheck, impact: dict[str, Any] | No
     kept = store.load(PAGES, key, _pages) if key is not None else None
     if kept is not None:
         return kept, []
-    generated = _book_pages(check, impact, lang)
-    problems = player_problems(check.book, generated, _where(lang))
+    made = _book_pages(check, impact, lang)
+    problems = player_problems(check.book, made, _where(lang))
+    # The frames' SVGs were made to be read by the check: the pages carry them packed (render/stepper.py).
+    generated = {path: text for path, text in made.items() if not stepper.is_frame(path)}
     if key is not None and not problems:
         store.put(PAGES, key, json.dumps(generated, ensure_ascii=False).encode())
     return generated, problems

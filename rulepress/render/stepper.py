@@ -1,12 +1,17 @@
 """The site's step-through of a worked example, and the files the in-browser referee reads.
 
 Each example page gets a block the page's script (theme/assets/stepper.js) turns into a step-through: every frame
-the replay kept (rulepress/verify/frames.py) as a diagram file of its own (``<book>/frames/``, named by its content,
-so a position shown twice is one file), its text alternative, the narration of the step that led to it, a refusal's
-rule, and the captions of the checkpoints reached there.  The frames are a hidden list whose words are escaped HTML
-text, so the player-text check reads them as it reads the rest of the page (render/player_text.py); what is not text
-(file names, links, the referee's settings) is in attributes, escaped, JSON where it is structured.  The script puts
+the replay kept (rulepress/verify/frames.py), its text alternative, the narration of the step that led to it, a
+refusal's rule, and the captions of the checkpoints reached there.  The frames are a hidden list whose words are
+escaped HTML text, so the player-text check reads them as it reads the rest of the page (render/player_text.py); what
+is not text (links, the referee's settings) is in attributes, escaped, JSON where it is structured.  The script puts
 all of it on the page as text only (``textContent``), never as markup.
+
+The diagrams themselves travel in the block, packed (:func:`pack_frames`): one step changes little of a position, so
+every piece of SVG (a tag and the text after it) is kept once and each frame is the runs of pieces it is made of,
+gzipped and in base64 (``data-frames``), which the script unpacks into each frame's SVG, byte for byte the one the
+engine drew.  The page needs no other file to step through, from a server or from the file system.  Each frame's
+full SVG is still read by the player-text check (as ``<book>/frames/…svg``, :func:`is_frame`), never published.
 
 Where the book lets readers try moves (``try_moves``, rulepress/render/in_browser.py), the block also says where the
 referee's files are: the bundle, its settings, this example's positions and Pyodide (the root site's, which every
@@ -15,6 +20,8 @@ language's site shares).
 
 from __future__ import annotations
 
+import base64
+import gzip
 import hashlib
 import json
 import posixpath
@@ -52,15 +59,62 @@ def frame_name(example_id: str, svg: str) -> str:
     return f"{example_id}--{hashlib.sha256(svg.encode()).hexdigest()[:16]}.svg"
 
 
+def is_frame(path: str) -> bool:
+    """Whether a generated file is a frame's SVG, read by the player-text check but published only packed."""
+    parts = path.split("/")
+    return len(parts) == 3 and parts[1] == "frames" and parts[2].endswith(".svg")
+
+
+_PIECE = re.compile(r"(?=<)")  # a piece starts at each tag: the tag, then the text up to the next one
+
+
+def pack_frames(svgs: list[str]) -> dict[str, list[Any]]:
+    """Frames that share what they have in common: each distinct piece once (``pieces``, in the order first met), and
+    each frame as runs into that table (``frames``: start, length, start, length...).  The first frame is one run;
+    a later one is mostly runs of pieces an earlier frame already has, and the few pieces its step changed."""
+    table: dict[str, int] = {}
+    frames: list[list[int]] = []
+    for svg in svgs:
+        runs: list[int] = []
+        for piece in _PIECE.split(svg):
+            if not piece:
+                continue
+            index = table.setdefault(piece, len(table))
+            if runs and runs[-2] + runs[-1] == index:
+                runs[-1] += 1
+            else:
+                runs += [index, 1]
+        frames.append(runs)
+    return {"pieces": list(table), "frames": frames}
+
+
+def unpack_frame(pack: dict[str, list[Any]], index: int) -> str:
+    """Frame ``index`` of a pack, as stepper.js rebuilds it."""
+    pieces, runs = pack["pieces"], pack["frames"][index]
+    return "".join("".join(pieces[start:start + length]) for start, length in zip(runs[::2], runs[1::2], strict=True))
+
+
+def encode_pack(pack: dict[str, list[Any]]) -> str:
+    """A pack as the page carries it: JSON, gzipped (no date in its header: the same frames, the same page), base64."""
+    data = json.dumps(pack, ensure_ascii=False, separators=(",", ":")).encode()
+    return base64.b64encode(gzip.compress(data, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def decode_pack(text: str) -> dict[str, list[Any]]:
+    pack: dict[str, list[Any]] = json.loads(gzip.decompress(base64.b64decode(text)))
+    return pack
+
+
 def referee_folder(book_id: str) -> str:
     return f"{book_id}/referee"
 
 
 def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang: str | None,
                   tries: bool, screen: Proof) -> tuple[str, dict[str, str]]:
-    """The example page's step-through block (raw HTML in the Markdown), and the files it points at (frame SVGs in
-    screen colours, the example's positions for the referee) by path in the site.  Nothing for an example with no
-    position to step through (its setup is refused): an empty step-through would show an image of nothing."""
+    """The example page's step-through block (raw HTML in the Markdown, its frames packed in it), and the files that
+    go with it by path in the site: the example's positions for the referee, and each frame's SVG in screen colours
+    for the player-text check (:func:`is_frame`: not published).  Nothing for an example with no position to step
+    through (its setup is refused): an empty step-through would show an image of nothing."""
     if not result.frames:
         return "", {}
     here = posixpath.dirname(page)
@@ -75,12 +129,13 @@ def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang
         root = "../" * page.count("/") + ("../" if lang is not None else "")
         referee = {"bundle": posixpath.relpath(f"{referee_folder(book.id)}/bundle.zip", here),
                    "config": posixpath.relpath(f"{referee_folder(book.id)}/config.json", here),
-                   "positions": posixpath.relpath(target, here), "pyodide": f"{root}{in_browser.PYODIDE}/"}
+                   "positions": posixpath.relpath(f"{target}.gz", here), "pyodide": f"{root}{in_browser.PYODIDE}/"}
     items = []
+    drawn: dict[str, int] = {}  # each distinct frame's SVG -> its number in the pack (a position shown twice: once)
     for index, frame in enumerate(result.frames):
         svg = screen.svg(_in(frame.svgs, t.lang))
-        path = f"{book.id}/frames/{frame_name(result.example.id, svg)}"
-        files[path] = svg
+        files[f"{book.id}/frames/{frame_name(result.example.id, svg)}"] = svg  # for the player-text check only
+        number = drawn.setdefault(svg, len(drawn))
         line = result.transcript[index - 1] if index else None
         said = _said(frame.narrations, line, t) if line is not None else t("stepper_start")
         parts = [f'<span class="rp-said">{escape(said)}</span>']
@@ -94,12 +149,13 @@ def example_block(result: ExampleResult, book: Book, t: Strings, page: str, lang
         if moment:  # what the frame shows ("After step 3"): its diagram's title says the same
             parts.append(f'<span class="rp-moment">{escape(moment)}</span>')
         parts += [f'<span class="rp-note">{escape(caption)}</span>' for caption in captions]
-        attributes = _attributes({"data-svg": posixpath.relpath(path, here),
+        attributes = _attributes({"data-frame": str(number),
                                   "data-rule": _rule_link(frame.rejected_by, book, here),
                                   "data-opens": "" if opens[index] is None else str(opens[index]),
                                   "data-player": frame.player or "", "data-seat": frame.seat or ""})
         items.append(f"<li{attributes}>{' '.join(parts)}</li>")
-    settings = {"data-words": embedded_json({key: t.table[key] for key in WORDS})}
+    settings = {"data-words": embedded_json({key: t.table[key] for key in WORDS}),
+                "data-frames": encode_pack(pack_frames(list(drawn)))}
     if referee is not None:
         settings["data-referee"] = embedded_json(referee)
     # Out of the search index: the frames repeat the example's words, step after step.

@@ -1,9 +1,10 @@
 /* rulepress: step through a worked example, and try a move from any step (rulepress/render/stepper.py).
  *
- * The page holds the example's frames as a hidden list (one <li> a step: the diagram's file, its text alternative,
- * what the step did, a refusal, the checkpoints' captions) and, where the book lets readers try moves, where the
- * in-browser referee's files are.  Everything a book says is put on the page with textContent, never as markup;
- * a diagram the referee draws is shown as an image (a blob: URL), which runs nothing.
+ * The page holds the example's frames as a hidden list (one <li> a step: its diagram's number, its text alternative,
+ * what the step did, a refusal, the checkpoints' captions), the diagrams packed (data-frames: every piece of SVG
+ * once, each diagram the runs of pieces it is made of, gzipped, in base64; stepper.py's pack_frames) and, where the
+ * book lets readers try moves, where the in-browser referee's files are.  Everything a book says is put on the page
+ * with textContent, never as markup; a diagram is shown as an image (a blob: URL), which runs nothing.
  *
  * Trying a move loads Pyodide (vendored in the site, never fetched from the network) when a reader first asks.
  * Browsers do not run WebAssembly modules from file://, so there the page says the site must be served.
@@ -47,7 +48,7 @@
         return found ? found.textContent : "";
       }
       return {
-        svg: item.getAttribute("data-svg") || "",
+        drawn: Number(item.getAttribute("data-frame") || 0),
         rule: item.getAttribute("data-rule") || "",
         opens: item.hasAttribute("data-opens") ? Number(item.getAttribute("data-opens")) : null,
         player: item.getAttribute("data-player") || null,
@@ -69,8 +70,28 @@
     this.referee = readJSON(root.getAttribute("data-referee"), null);
     this.frames = readFrames(root.querySelector(".rp-frames"));
     this.index = 0;
+    this.urls = [];
     this.build();
     this.show(0, false);
+    var self = this;
+    unpack(root.getAttribute("data-frames") || "").then(function (svgs) {
+      self.urls = svgs.map(function (svg) { return URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" })); });
+      self.image.src = self.urls[self.frames[self.index].drawn] || "";
+    });
+  }
+
+  // The diagrams of a pack (stepper.py's pack_frames), each rebuilt from its runs of pieces.
+  function unpack(encoded) {
+    var bytes = Uint8Array.from(atob(encoded), function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(function (text) {
+      var pack = JSON.parse(text);
+      return pack.frames.map(function (runs) {
+        var parts = [];
+        for (var i = 0; i < runs.length; i += 2) parts.push(pack.pieces.slice(runs[i], runs[i] + runs[i + 1]).join(""));
+        return parts.join("");
+      });
+    });
   }
 
   var LINK = /^#step-(\d+)(?:\/try(?:\/(.*))?)?$/;
@@ -146,7 +167,7 @@
     this.index = index;
     var frame = this.frames[index];
     var words = this.words;
-    this.image.src = frame.svg;
+    if (this.urls.length) this.image.src = this.urls[frame.drawn];  // else once the pack is unpacked
     this.image.alt = frame.alt || "";
     // The moment the frame shows ("After step 3"), as the printed captions lead with it, then the checkpoints' captions.
     this.notes.textContent = "";
@@ -415,18 +436,52 @@
   }
 
   function positions(settings) {
-    if (!settings.kept) settings.kept = fetched(settings.positions, "json");
+    if (!settings.kept) {
+      settings.kept = unpacked(settings.positions.replace(/\.gz$/, ""), "application/json").then(function (response) {
+        return response.json();
+      }).catch(function (error) {
+        settings.kept = null;
+        throw error;
+      });
+    }
     return settings.kept;
+  }
+
+  // Pyodide's interpreter and the examples' positions are in the site gzipped ("<name>.gz", in_browser.py): unpacked
+  // here as they arrive.  A host that already decoded one (Content-Encoding) hands over the plain file, taken as it is.
+  function unpacked(url, type) {
+    return fetched(url + ".gz").then(function (buffer) {
+      var bytes = new Uint8Array(buffer);
+      var body = bytes[0] === 0x1f && bytes[1] === 0x8b
+        ? new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")) : bytes;
+      return new Response(body, { headers: { "Content-Type": type } });
+    });
   }
 
   function start(base) {
     if (!pyodide) {
       var started = performance.now();
-      pyodide = import(new URL("pyodide.mjs", new URL(base, document.baseURI)).href).then(function (module) {
-        return module.loadPyodide({ indexURL: new URL(base, document.baseURI).href, packages: [] });
+      var index = new URL(base, document.baseURI).href;
+      var wasm = new URL("pyodide.asm.wasm", index).href;
+      var interpreter = unpacked(new URL("pyodide.asm.mjs", index).href, "text/javascript")
+        .then(function (response) { return response.blob(); })
+        .then(function (script) { return import(URL.createObjectURL(script)); });
+      pyodide = Promise.all([import(new URL("pyodide.mjs", index).href), interpreter]).then(function (modules) {
+        // The loader fetches the interpreter's WebAssembly itself: while it starts, that one request is answered
+        // with the unpacked file (compiled as it streams), every other goes through as it is.
+        var plain = window.fetch;
+        window.fetch = function (resource) {
+          var url = resource instanceof Request ? resource.url : String(resource);
+          return url === wasm ? unpacked(wasm, "application/wasm") : plain.apply(this, arguments);
+        };
+        var loading = modules[0].loadPyodide({ indexURL: index, packages: [], createPyodideModule: modules[1].default });
+        return loading.finally(function () { window.fetch = plain; });
       }).then(function (py) {
         timings.pyodide = performance.now() - started;
         return py;
+      }, function (error) {
+        pyodide = null; // the next ask starts again (a preload that failed is not the reader's last word)
+        throw error;
       });
     }
     return pyodide;
@@ -448,9 +503,26 @@
             "from rulepress.render.browser.referee import Referee\n" +
             "rp_referee = Referee(json.loads(rp_config), rp_folder)\n");
           return py.globals.get("rp_referee");
+        })
+        .catch(function (error) {
+          delete engines[bundle];
+          throw error;
         });
     }
     return engines[bundle];
+  }
+
+  // Once the page is idle, the first step-through's referee starts (Pyodide, the bundle, the positions), so that
+  // "Try a move" finds it ready; not from file:// (where it cannot run) nor when the reader asked to save data.
+  function preload(settings) {
+    var connection = navigator.connection;
+    if (window.location.protocol === "file:" || (connection && connection.saveData)) return;
+    var later = window.requestIdleCallback || function (run) { return window.setTimeout(run, 200); };
+    later(function () {
+      referee(settings).then(function () { return positions(settings); }).catch(function () {
+        // said when the reader asks: openTry starts again and shows what went wrong
+      });
+    });
   }
 
   function ready() {
@@ -461,11 +533,14 @@
         root.rpStepper.owner = true;
         root.rpStepper.follow(window.location.hash);
         window.addEventListener("hashchange", function () { root.rpStepper.follow(window.location.hash); });
+        if (root.rpStepper.referee) preload(root.rpStepper.referee);
       }
     });
   }
 
-  window.rulepressStepper = { scan: ready }; // a block added to the page later (the tests add other books')
+  // scan: a block added to the page later (the tests add other books'); pyodide: Pyodide alone, as a page starts it
+  // (benchmarks/browser.py's reference).
+  window.rulepressStepper = { scan: ready, pyodide: start };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();
 })();
