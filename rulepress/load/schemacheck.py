@@ -7,8 +7,9 @@ schema into one test per subschema, made once, that says only yes or no, with th
 rulepress/load/schema.py asks jsonschema for the errors, so every message, line and column is the one it always was;
 when it says yes, jsonschema would have found none.
 
-A keyword the test does not know (``$ref``, ``contains``, ``unevaluatedProperties``, ...) leaves its whole subschema
-to jsonschema, and a schema that names a resource (``$id``, anchors) is left whole to jsonschema.
+A keyword the test does not know (``contains``, ``unevaluatedProperties``, a ``$ref`` other than to one of the
+schema's own ``$defs``, ...) leaves its whole subschema to jsonschema, and a schema that names a resource (``$id``,
+anchors) is left whole to jsonschema.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ Check = Callable[[Any], bool]
 """Whether a value passes one (sub)schema."""
 
 _RESOURCES = ("$id", "$anchor", "$dynamicAnchor")  # a $ref into these resolves against a resource of its own
+_LOCAL = re.compile(r"#/\$defs/[A-Za-z0-9_]+")  # a definition's name with nothing a JSON pointer escapes
+
+
+class _Theirs(Exception):
+    """A subschema left whole to jsonschema."""
 
 
 def _is_integer(value: Any) -> bool:
@@ -81,7 +87,7 @@ class _Compiler:
             "minimum": self.minimum, "maximum": self.maximum, "uniqueItems": self.unique,
             "propertyNames": self.names, "dependentSchemas": self.dependent, "if": self.if_,
             "anyOf": self.any_of, "oneOf": self.one_of, "allOf": self.all_of, "not": self.not_,
-            "x-by-key": self.by_key}
+            "$ref": self.ref, "x-by-key": self.by_key}
 
     def check(self, schema: Any) -> Check:
         """The test of one subschema, made once however many places share it."""
@@ -100,14 +106,30 @@ class _Compiler:
         if not isinstance(schema, dict):  # not a schema: jsonschema says what it makes of it
             return self.validator.evolve(schema=schema).is_valid  # type: ignore[no-any-return]
         keywords = [key for key in schema if key in self.known]
-        if any(key not in self.makers for key in keywords):  # $ref, contains, unevaluated*, ...: all of it theirs
+        try:
+            if any(key not in self.makers for key in keywords):  # contains, unevaluated*, ...: all of it theirs
+                raise _Theirs
+            tests = [test for key in keywords if (test := self.makers[key](schema[key], schema)) is not None]
+        except _Theirs:
             return self.validator.evolve(schema=schema).is_valid  # type: ignore[no-any-return]
-        tests = [test for key in keywords if (test := self.makers[key](schema[key], schema)) is not None]
         if not tests:
             return _yes
-        if len(tests) == 1:
-            return tests[0]
-        return lambda value: all(test(value) for test in tests)
+        return _every(tests)
+
+    def ref(self, ref: Any, schema: Mapping[str, Any]) -> Check:
+        """A ``$ref`` to a definition of the schema's own (``#/$defs/name``: one that refers to itself, which
+        load/schema.py's inlining leaves), its test made when first asked (so a definition may refer to itself);
+        any other reference is jsonschema's."""
+        defs = self.validator.schema.get("$defs") if isinstance(self.validator.schema, dict) else None
+        if not (isinstance(ref, str) and _LOCAL.fullmatch(ref) and isinstance(defs, dict) and ref[8:] in defs):
+            raise _Theirs
+        target, made = defs[ref[8:]], []
+
+        def test(value: Any) -> bool:
+            if not made:
+                made.append(self.check(target))
+            return made[0](value)
+        return test
 
     def type(self, types: Any, schema: Mapping[str, Any]) -> Check:
         kinds = [types] if isinstance(types, str) else list(types)
@@ -122,9 +144,11 @@ class _Compiler:
         tests = [(name, self.check(sub)) for name, sub in properties.items()]
 
         def test(value: Any) -> bool:
-            if not isinstance(value, dict):
-                return True
-            return all(test(value[name]) for name, test in tests if name in value)
+            if isinstance(value, dict):
+                for name, sub in tests:
+                    if name in value and not sub(value[name]):
+                        return False
+            return True
         return test
 
     def additional(self, extra: Any, schema: Mapping[str, Any]) -> Check | None:
@@ -160,7 +184,14 @@ class _Compiler:
         if items is False:
             return lambda value: not isinstance(value, list) or not value
         sub = self.check(items)
-        return lambda value: not isinstance(value, list) or all(sub(item) for item in value)
+
+        def test(value: Any) -> bool:
+            if isinstance(value, list):
+                for item in value:
+                    if not sub(item):
+                        return False
+            return True
+        return test
 
     def pattern(self, pattern: str, schema: Mapping[str, Any]) -> Check:
         found = re.compile(pattern)
@@ -220,8 +251,7 @@ class _Compiler:
         return lambda value: sum(1 for test in tests if test(value)) == 1
 
     def all_of(self, branches: Any, schema: Mapping[str, Any]) -> Check:
-        tests = [self.check(branch) for branch in branches]
-        return lambda value: all(test(value) for test in tests)
+        return _every([self.check(branch) for branch in branches])
 
     def not_(self, refused: Any, schema: Mapping[str, Any]) -> Check:
         sub = self.check(refused)
@@ -239,6 +269,19 @@ class _Compiler:
             name = value.get(key)
             return not (isinstance(name, str) and name in cases) or cases[name](value)
         return test
+
+
+def _every(tests: list[Check]) -> Check:
+    """All of ``tests`` (a loop: the calls a generator adds are most of what such a test costs)."""
+    if len(tests) == 1:
+        return tests[0]
+
+    def test(value: Any) -> bool:
+        for one in tests:
+            if not one(value):
+                return False
+        return True
+    return test
 
 
 def _counted(kind: type, *, min_count: bool) -> Callable[[Any, Mapping[str, Any]], Check]:
