@@ -23,6 +23,7 @@ from jsonschema.exceptions import ValidationError
 
 from rulepress import store
 from rulepress.errors import SourceError, excerpt
+from rulepress.load.schemacheck import Check, compiled
 from rulepress.load.yamlsrc import column_of, line_of, parse_yaml, plain
 
 # Matched whole (fullmatch), as every ID and name is: "$" matches before a final newline, so "mini\n" would pass.
@@ -173,7 +174,12 @@ def validate(data: Any, name: str, shown: str, prefix: str | None = None) -> lis
 def validate_with(data: Any, schema: dict[str, Any], shown: str, prefix: str | None = None) -> list[SourceError]:
     """Every way ``data`` breaks ``schema`` (already checked with ``Draft202012Validator.check_schema``), as
     :func:`validate` says it: an engine's declared step shapes are checked this way (verify/steps.py)."""
-    validator = _validator(schema, prefix)
+    validator, passes = _validator(schema, prefix)
+    try:
+        if passes(data):  # nothing wrong (nearly every source): jsonschema, asked for errors, would find none
+            return []
+    except Exception:  # a test that cannot answer (a key that is no text, against a pattern): jsonschema does
+        pass
     found: dict[tuple[int, str], SourceError] = {}
     for error in validator.iter_errors(data):
         for problem in _problems(error, data, shown, prefix):
@@ -181,18 +187,20 @@ def validate_with(data: Any, schema: dict[str, Any], shown: str, prefix: str | N
     return [found[key] for key in sorted(found)]
 
 
-_VALIDATORS: dict[tuple[int, str | None], tuple[dict[str, Any], Any]] = {}
+_VALIDATORS: dict[tuple[int, str | None], tuple[dict[str, Any], tuple[Any, Check]]] = {}
 
 
-def _validator(schema: dict[str, Any], prefix: str | None) -> Any:
-    """The validator of ``schema`` for a book's ``prefix``, made once: every example of a book is checked against the
-    same few schemas, and a validator keeps what it resolved (``$ref``s) from one instance to the next."""
+def _validator(schema: dict[str, Any], prefix: str | None) -> tuple[Any, Check]:
+    """The validator of ``schema`` for a book's ``prefix`` and its yes/no test (load/schemacheck.py), made once:
+    every example of a book is checked against the same few schemas, and a validator keeps what it resolved
+    (``$ref``s) from one instance to the next."""
     key = (id(schema), prefix)
     found = _VALIDATORS.get(key)
     if found is None or found[0] is not schema:  # (the schema is held: its id is not reused while it is here)
         if len(_VALIDATORS) >= 64:
             del _VALIDATORS[next(iter(_VALIDATORS))]
-        found = _VALIDATORS[key] = (schema, Validator(schema, format_checker=_format_checker(prefix)))
+        validator = Validator(schema, format_checker=_format_checker(prefix))
+        found = _VALIDATORS[key] = (schema, (validator, compiled(validator)))
     return found[1]
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import gc
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from rulepress.load.translations import Translation
 from rulepress.load.yamlsrc import line_of
 from rulepress.proof import Proof
 from rulepress.protocol import EngineSpec
+from rulepress.store import enabled as store_enabled
 from rulepress.store import key_of, sources_digest, watched_digest
 from rulepress.verify import closure, decisions, diagram, figures, trace, translated
 from rulepress.verify.cached import catalog_problems, replay_all, replay_inputs
@@ -40,7 +44,8 @@ class BookCheck:
     # A digest of the files this check was made from (the book's sources and examples, its engine), when none
     # of them changed while it was made; None otherwise.  What is made from the check alone (its site pages, its
     # translations' findings) is kept under it: a serve session keeps a book's last good check while the files
-    # on disk say something else, so the files' digest now would be the wrong key for it.
+    # on disk say something else, so the files' digest now would be the wrong key for it.  None too with
+    # RULEPRESS_CACHE=0 (nothing is kept).
     inputs: str | None = None
     # The book in each language it is translated into, checked with it (rulepress/verify/translated.py); the
     # renderers read these, never the translation's files.
@@ -120,6 +125,35 @@ def load_every_example(book: Book) -> tuple[list[Example], list[str]]:
     return examples, problems + ([f"... and {found.more} more problem(s) not shown"] if found.more else [])
 
 
+FULL_COLLECTIONS_HELD = 1_000_000
+"""Python's third threshold while a verification runs (see :func:`full_collections_held`)."""
+_HOLDING = threading.Lock()
+_holders: list[tuple[int, int, int]] = []  # the thresholds to restore, one per verification running
+
+
+@contextmanager
+def full_collections_held() -> Iterator[None]:
+    """Python's full garbage collections held off inside the block, its thresholds restored when the last such
+    block ends.  A verification builds a report that lives to its end (every example's snapshots, transcripts,
+    sources: hundreds of thousands of objects), and a full collection walks all of it each time the heap grows by
+    a quarter: a tenth of the gate's time, to find nothing.  The young generations are still collected as ever
+    (a cycle made and dropped meanwhile goes soon after); what reaches the old one waits for the next full
+    collection after the block."""
+    with _HOLDING:
+        saved = gc.get_threshold()
+        _holders.append(saved)
+        if len(_holders) == 1:
+            gc.set_threshold(saved[0], saved[1], max(saved[2], FULL_COLLECTIONS_HELD))
+    try:
+        yield
+    finally:
+        with _HOLDING:
+            first = _holders[0]
+            _holders.pop()
+            if not _holders:
+                gc.set_threshold(*first)
+
+
 def verify(root: Path, only: list[str] | None = None, *, draw: bool = True, site: bool | None = None) -> Report:
     """Check every book (or ``only`` these) and replay every example; every problem is reported, not the first.
 
@@ -129,7 +163,13 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True, site
     by default when every book is checked.
     """
     root = root.resolve()  # a relative root read the engine's catalogs from elsewhere: "narrate.po: file not found"
+    with full_collections_held():
+        return _verify(root, only, draw=draw, site=site)
+
+
+def _verify(root: Path, only: list[str] | None, *, draw: bool, site: bool | None) -> Report:
     report = Report()
+    keeping = store_enabled()
     if site if site is not None else only is None:
         report.problems.extend(str(problem) for problem in site_folders.site_problems(root))
     try:
@@ -145,10 +185,12 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True, site
         if book_id not in ids:
             report.problems.append(bounded(f"rules_src/{book_id}: no such book (books: {', '.join(ids)})"))
             continue
-        sources = book_sources_digest(root, book_id)  # before anything is read
+        # Before anything is read, what the check is made from, to keep what is made of it under (nothing is kept
+        # with RULEPRESS_CACHE=0: no digest to work out).
+        sources = book_sources_digest(root, book_id) if keeping else None
         try:
             book = load_book(root, book_id)
-            engine_files = watched_digest(root / "engine" / book.engine_package)
+            engine_files = watched_digest(root / "engine" / book.engine_package) if keeping else None
             engine = load_book_engine(book)
         except SourceError as exc:
             report.problems.extend(lines_of(exc))  # every problem of the book's sources, one line each
@@ -183,7 +225,8 @@ def verify(root: Path, only: list[str] | None = None, *, draw: bool = True, site
                 check.trace.rules[rule_id].decisions = inside
         # Its translations, over these replays: a bad translation file is a problem here, at its line.
         report.problems.extend(translated.translate(check))
-        if (book_sources_digest(root, book_id), watched_digest(root / "engine" / book.engine_package)) \
+        if keeping and sources is not None and engine_files is not None and (
+                book_sources_digest(root, book_id), watched_digest(root / "engine" / book.engine_package)) \
                 == (sources, engine_files):  # nothing changed meanwhile: the check is of these files
             check.inputs = key_of(book_id, str(root), sources, engine_files)
             for translation in check.translations.values():
