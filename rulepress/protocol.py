@@ -962,11 +962,18 @@ def _check_rule(rule: Any) -> None:
         _undeclared_rule(rule)
 
 
+# Frames between the engine code that names a rule and the check: this module's own, and the trampoline mutation
+# testing puts in front of each mutated function (docs/MUTATION.md: a mutated copy of this module calls its own
+# functions through mutmut's, and a check that stopped there would take mutmut for the caller and never refuse).
+_PASSED_THROUGH = frozenset({__name__, "mutmut.mutation.trampoline"})
+
+
 def _undeclared_rule(rule: Any) -> None:
     """A rule ID no declared book has (or not a string): refused if engine code of a declared book made it."""
     frame = sys._getframe(1)
-    while frame is not None and (frame.f_globals.get("__name__") == __name__ or frame.f_code.co_filename == "<string>"):
-        frame = frame.f_back  # out of this module and the dataclass's generated __init__
+    while frame is not None and (frame.f_globals.get("__name__") in _PASSED_THROUGH
+                                 or frame.f_code.co_filename == "<string>"):
+        frame = frame.f_back  # out of this module, the dataclass's generated __init__ and mutmut's trampolines
     declared = _declared_in(str(frame.f_globals.get("__name__", ""))) if frame is not None else None
     if declared is None or declared.rules is None:
         return  # not an engine's own code (rulepress's, a test's), or its book's rules are not declared here

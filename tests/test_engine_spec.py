@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -345,3 +346,17 @@ def test_rule_ids_are_checked_only_for_an_engine_whose_book_the_gate_declared() 
     load_checked_book(ROOT, "lantern")  # declares Lantern's rules
     assert Event("take", "not.a.rule").rule == "not.a.rule"
     assert RuleViolation("not.a.rule", "said").rule == "not.a.rule"
+
+
+def test_a_rule_named_through_mutmuts_trampoline_is_still_the_engines() -> None:
+    """docs/MUTATION.md: in the mutated copy every function of rulepress.protocol is called through mutmut's
+    trampoline; the check looks past it to the engine code that named the rule, or no mutant run could refuse."""
+    engine = load_checked_book(ROOT, "lantern").engine  # declares Lantern's rules
+    trampoline: dict[str, Any] = {"__name__": "mutmut.mutation.trampoline"}
+    exec(compile("def trampoline(make, *args):\n    return make(*args)\n", "trampoline.py", "exec"), trampoline)
+    engine_code: dict[str, Any] = {"__name__": f"{engine.module_name}.rules", "through": trampoline["trampoline"],
+                                   "RuleViolation": RuleViolation}
+    exec(compile("def refuse():\n    return through(RuleViolation, 'ln.no.such-rule', 'said')\n",
+                 "engine/lantern/rules.py", "exec"), engine_code)
+    with pytest.raises(UndeclaredName, match="book lantern has no rule 'ln.no.such-rule'"):
+        engine_code["refuse"]()
