@@ -54,8 +54,9 @@ def tests(session: nox.Session) -> None:
     session.install(*PINS, "-e", ".[test,openspiel]")
     session.run("ruff", "check", "rulepress", "engine", "tests", "noxfile.py", "benchmarks", "samples", "tools")
     # Both cores; the modules that read the one full build of the bundled books run last and share that one build
-    # between the workers (tests/conftest.py, real_site).
-    session.run("pytest", "-n", "auto", *session.posargs)
+    # between the workers (tests/conftest.py, real_site).  Each module runs on one worker: its module-scoped
+    # fixtures (a browser, a build, an analysis) are made once, not once on each worker.
+    session.run("pytest", "-n", "auto", "--dist", "loadfile", *session.posargs)
 
 
 @nox.session

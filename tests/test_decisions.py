@@ -15,7 +15,9 @@ from rulepress.analyze.refusals import near_misses, refusal_rules
 from rulepress.protocol import Decision, OptionSpec, decided, option_decisions
 from rulepress.render.markdown import Linker, chapter_markdown, coverage_markdown, decision_notes
 from rulepress.verify.decisions import check_decisions, declared, read_facts
-from rulepress.verify.gate import load_checked_book, verify
+from rulepress.verify.gate import Report, load_checked_book, verify
+
+from .conftest import checks_of
 
 BOOKS = ("lantern-moths", "last-lantern", "lantern")
 # The four decisions the engines made where the seeds are silent, that had no designer question before issue 20.
@@ -126,8 +128,8 @@ def test_a_simulation_counts_the_games_each_decision_mattered(root: Path) -> Non
     assert set(rows) == {d.id for d in declared(check.engine)}
 
 
-def test_rules_show_the_decisions_inside_them(root: Path) -> None:
-    report = verify(root, ["last-lantern"], draw=False)
+def test_rules_show_the_decisions_inside_them(bundled: Report) -> None:
+    report = checks_of(bundled, "last-lantern")
     trace = report.books[0].trace
     assert trace is not None
     inside = trace.rules["ll.challenge.blossoms.loss"].decisions

@@ -12,9 +12,10 @@ import json
 import pytest
 
 from rulepress.load.book import book_ids
+from rulepress.verify.gate import Report
 from tools.golden import GOLDEN, ROOT, differences, examples_record, self_play_record
 
-from .conftest import load_books
+from .conftest import checks_of, load_books
 
 _CHECKS, _ = load_books()
 BOOKS = book_ids(ROOT)
@@ -26,8 +27,10 @@ def _recorded(book: str) -> dict:
 
 
 @pytest.mark.parametrize("book", BOOKS)
-def test_examples_narrate_and_draw_as_recorded(book: str) -> None:
-    found = differences(_recorded(book)["examples"], examples_record(_CHECKS[book]), "examples")
+def test_examples_narrate_and_draw_as_recorded(book: str, bundled: Report) -> None:
+    """The gate's replays (what the site and the PDFs are made from) narrate and draw as recorded."""
+    [check] = checks_of(bundled, book).books
+    found = differences(_recorded(book)["examples"], examples_record(check), "examples")
     assert not found, f"tests/golden/{book}.json ({HINT}):\n" + "\n".join(found[:30])
 
 

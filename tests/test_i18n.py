@@ -23,7 +23,8 @@ from rulepress.load.book import load_book
 from rulepress.project import default_root
 from rulepress.render.player_text import check_player_text
 from rulepress.verify.engines import load_engine
-from tests.conftest import make_project
+from rulepress.verify.gate import Report
+from tests.conftest import checks_of, make_project
 
 ROOT = default_root()
 ENGINES = sorted(p.parent.name for p in (ROOT / "engine").glob("*/narrate.py"))
@@ -351,15 +352,12 @@ def ll_book() -> Any:
     return load_book(ROOT, "last-lantern")
 
 
-def test_french_narration_of_every_example(ll_book: Any) -> None:
-    from rulepress.verify.gate import load_checked_book
-    from rulepress.verify.replay import replay
-
-    check = load_checked_book(ROOT, "last-lantern")
+def test_french_narration_of_every_example(ll_book: Any, bundled: Report) -> None:
+    [check] = checks_of(bundled, "last-lantern").books  # the gate's replays, drawn: what the French book shows
     assert i18n.book_languages(check.book.data)[:2] == ["en", "fr"]
+    assert [result.example.id for result in check.results] == [example.id for example in check.examples]
     said, drawn, kinds = [], [], set()
-    for example in check.examples:
-        result = replay(example, check.book, check.engine, draw=True, prose=False)
+    for result in check.results:
         assert result.ok, result.message
         for line in result.transcript:
             if line.narrations:

@@ -10,9 +10,9 @@ import pytest
 
 from rulepress.textwidth import text_width
 from rulepress.verify import diagram, labels
-from rulepress.verify.gate import verify
+from rulepress.verify.gate import Report
 
-from .conftest import ROOT
+from .conftest import checks_of
 
 HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="480" height="120" viewBox="0 0 480 120">'
 TRACK = '<rect x="78" y="10" width="42" height="18" fill="#f0e1d3"/><rect x="122" y="10" width="42" height="18" ' \
@@ -67,11 +67,10 @@ def test_the_gate_refuses_it_through_the_diagram_check() -> None:
     assert problem is not None and "label 'Chemin perdu'" in problem
 
 
-def test_every_bundled_diagram_fits_in_every_language() -> None:
+def test_every_bundled_diagram_fits_in_every_language(bundled: Report) -> None:
     """The gate passed: every checkpoint's diagram, in English and in French, and every step-through frame, was
     measured (the French Last Lantern's track title among them)."""
-    report = verify(ROOT, ["last-lantern"], draw=True)
-    assert report.ok, report.failures()
+    report = checks_of(bundled, "last-lantern")
     drawn = [svg for check in report.books for result in check.results for cp in result.checkpoints.values()
              for svg in (cp.svgs or {}).values()]
     french = [svg for svg in drawn if "Chemin perdu" in svg]

@@ -22,7 +22,7 @@ from rulepress.marks import Box, Marks, draw_marks
 from rulepress.placing import labels_of
 from rulepress.svgboxes import read
 from rulepress.verify import diagram, overlaps
-from rulepress.verify.gate import load_checked_book, verify
+from rulepress.verify.gate import Report, load_checked_book
 from rulepress.verify.replay import replay
 
 from .conftest import ROOT
@@ -212,12 +212,10 @@ def test_a_refusal_label_with_no_room_by_its_marks_is_told_under_the_picture() -
 # --- every bundled diagram ---------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def drawn() -> list[tuple[str, str]]:
+def drawn(bundled: Report) -> list[tuple[str, str]]:
     """Every diagram the three bundled books print or step through, in every language: (where, SVG)."""
-    report = verify(ROOT, None, draw=True, site=False)
-    assert report.ok, report.failures()
     found = []
-    for check in report.books:
+    for check in bundled.books:
         for result in check.results:
             for name, point in result.checkpoints.items():
                 found += [(f"{result.example.id} checkpoint {name} ({lang})", svg)

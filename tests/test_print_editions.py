@@ -20,10 +20,10 @@ from rulepress.publish.preflight import preflight_pdf
 from rulepress.render import cover, palette, pdf
 from rulepress.render.strings import strings
 from rulepress.verify.engines import load_engine
-from rulepress.verify.gate import verify
+from rulepress.verify.gate import Report
 
 from . import pdfpages
-from .conftest import ROOT
+from .conftest import ROOT, checks_of
 
 BOOK = "lantern"
 MM = 72 / 25.4
@@ -34,10 +34,8 @@ pytestmark = pytest.mark.xdist_group("real-build")  # reads the one full build o
 
 
 @pytest.fixture(scope="module")
-def editions(real_site: Path) -> tuple[Path, object]:
-    report = verify(ROOT, [BOOK], draw=True)
-    assert report.ok, report.failures()
-    return real_site / "pdf", report
+def editions(real_site: Path, bundled: Report) -> tuple[Path, object]:
+    return real_site / "pdf", checks_of(bundled, BOOK)
 
 
 @functools.cache

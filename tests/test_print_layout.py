@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -11,9 +12,9 @@ import pytest
 
 from rulepress.publish.pdfchecks import SAFE_MM
 from rulepress.render import pdf, weasyprint_patches
-from rulepress.verify.gate import verify
+from rulepress.verify.gate import Report
 
-from .conftest import ROOT
+from .conftest import ROOT, checks_of
 
 
 def test_the_text_block_keeps_its_width_as_the_gutter_grows() -> None:
@@ -113,22 +114,35 @@ def placed(document: Any) -> list[list[tuple[str, str, float, float]]]:
 
 
 @pytest.fixture(scope="module")
-def lantern() -> Any:
-    report = verify(ROOT, ["lantern"], draw=True)
-    assert report.ok, report.failures()
-    return report.books[0]
+def lantern(bundled: Report) -> Any:
+    return checks_of(bundled, "lantern").books[0]
 
 
-def test_moving_the_gutter_gives_the_layout_made_with_it(lantern: Any, tmp_path: Path) -> None:
+Press = tuple[Path, Any, Any, list[list[tuple[str, str, float, float]]]]
+
+
+@pytest.fixture(scope="module")
+def press(lantern: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Press]:
+    """Lantern's print edition laid out from the first guess at its gutter, as a build lays it out: the folder of
+    its diagrams, the document, its layout, and its boxes' places read at once (``digital_from_press`` moves the
+    document's boxes).  Two tests read it, and each layout costs many seconds; its fonts' scratch folder lives as
+    long as the document."""
+    folder = tmp_path_factory.mktemp("press")
+    with pdf.font_scratch():
+        job = pdf.PrintInput(lantern, folder, edition="print")
+        document, layout, _tail = pdf.lay_out(job, guess=pdf.BASE_GUTTER_MM)
+        yield folder, document, layout, placed(document)
+
+
+def test_moving_the_gutter_gives_the_layout_made_with_it(lantern: Any, press: Press) -> None:
     """The book laid out with the smallest gutter and moved to its own is, box for box, the book laid out with its
     own gutter from the start (the text block's width is the same: so are the page breaks)."""
-    job = pdf.PrintInput(lantern, tmp_path, edition="print")
+    folder, _moved, layout, moved_places = press  # laid out from the smallest gutter, pdf.BASE_GUTTER_MM
     with pdf.font_scratch():
-        moved, layout, _tail = pdf.lay_out(job, guess=pdf.BASE_GUTTER_MM)
         assert layout.gutter_mm > pdf.BASE_GUTTER_MM, "the book needs a wider gutter than the first guess"
-        direct, same, _other = pdf.lay_out(pdf.PrintInput(lantern, tmp_path, edition="print"), guess=layout.gutter_mm)
+        direct, same, _other = pdf.lay_out(pdf.PrintInput(lantern, folder, edition="print"), guess=layout.gutter_mm)
         assert same == layout
-        assert placed(moved) == placed(direct)
+        assert moved_places == placed(direct)
 
 
 def test_index_and_fillers_follow_the_body_page_numbers(lantern: Any, tmp_path: Path) -> None:
@@ -256,18 +270,18 @@ def test_each_example_goes_after_the_last_rule_it_names_from_its_chapter(lantern
     assert moved >= 3  # Lantern's setup and journey examples name later rules of their chapters
 
 
-def test_the_digital_edition_made_from_the_print_layout_is_the_one_its_html_lays_out(lantern: Any,
-                                                                                     tmp_path: Path) -> None:
+def test_the_digital_edition_made_from_the_print_layout_is_the_one_its_html_lays_out(
+        lantern: Any, press: Press, tmp_path: Path) -> None:
     """The digital edition is not laid out: its print edition's pages (the gutter moved in, fillers for a
     multiple of 4) are moved to a centred text block, trimmed, and put between covers of its own.  Box for
     box, anchor for anchor and link for link, they are the pages the digital edition's own HTML lays out."""
-    screen = pdf.PrintInput(lantern, tmp_path, edition="digital")
+    folder, printed, layout, _places = press  # the one test that moves its boxes
+    screen = pdf.PrintInput(lantern, folder, edition="digital")
     with pdf.font_scratch():
         alone, _layout, _tail = pdf.lay_out(screen)
-        press, layout, _press_tail = pdf.lay_out(pdf.PrintInput(lantern, tmp_path, edition="print"))
         # The gutter was moved, and fillers were added if the page count needed them: both are undone.
-        assert layout.gutter_mm > pdf.BASE_GUTTER_MM and len(press.pages) >= len(alone.pages)
-        made = pdf.digital_from_press(press, pdf._render(screen, layout, "covers"), layout)
+        assert layout.gutter_mm > pdf.BASE_GUTTER_MM and len(printed.pages) >= len(alone.pages)
+        made = pdf.digital_from_press(printed, pdf._render(screen, layout, "covers"), layout)
         assert placed(made) == placed(alone)
         assert [page.bleed for page in made.pages] == [page.bleed for page in alone.pages]
         assert [(page.width, page.height) for page in made.pages] == [(p.width, p.height) for p in alone.pages]

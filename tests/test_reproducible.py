@@ -22,9 +22,9 @@ import pytest
 
 from rulepress.render import in_browser, site
 from rulepress.verify.engines import namespace_for
-from rulepress.verify.gate import verify
+from rulepress.verify.gate import Report, verify
 
-from .conftest import ROOT, make_project
+from .conftest import ROOT, checks_of, make_project
 
 SITE_ONLY = """
 import sys
@@ -64,12 +64,13 @@ def test_a_site_built_in_two_folders_is_the_same_byte_for_byte(tmp_path: Path) -
     assert str(tmp_path) not in (here / "built" / "mini" / "referee" / "config.json").read_text()
 
 
-def test_a_bundled_books_pages_and_referee_are_the_same_in_another_folder(tmp_path: Path) -> None:
+def test_a_bundled_books_pages_and_referee_are_the_same_in_another_folder(tmp_path: Path,
+                                                                         bundled: Report) -> None:
     copy = tmp_path / "elsewhere" / "copy"
     for part in ("rules_src/lantern", "engine/lantern", "examples/lantern", "reports"):  # reports: the analysis
         shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "rulepress.yaml", copy / "rulepress.yaml")
-    reports = [verify(root, ["lantern"]) for root in (ROOT, copy)]
+    reports = [checks_of(bundled, "lantern"), verify(copy, ["lantern"])]  # the checkout's, and the copy's
     assert all(report.ok for report in reports), [report.failures() for report in reports]
     pages = [site.pages(site.SiteInput(report)) for report in reports]
     assert sum("/referee/" in name for name in pages[0]) > 20  # config.json and every position

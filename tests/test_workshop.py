@@ -18,9 +18,9 @@ from rulepress.render import markdown as render
 from rulepress.render import turn_summary
 from rulepress.render.languages import translations
 from rulepress.render.strings import strings
-from rulepress.verify.gate import verify
+from rulepress.verify.gate import Report
 
-from .conftest import ROOT
+from .conftest import ROOT, checks_of
 
 
 def test_a_passage_for_the_designer_leaves_the_players_text_whole() -> None:
@@ -54,10 +54,10 @@ def test_a_question_named_in_parentheses_never_reaches_a_players_book(wording: s
     assert "designer question a designer question" not in site and "ln.q" not in site
 
 
-def test_the_french_question_is_named_once() -> None:
+def test_the_french_question_is_named_once(bundled: Report) -> None:
     """French p63 read "La question au concepteur une question de l'auteur demande si…": the language's own
     phrase goes with the ID."""
-    report = verify(ROOT, ["last-lantern"], draw=False)  # the French book is what is read here, not its diagrams
+    report = checks_of(bundled, "last-lantern")  # the French book is what is read here
     french = translations(report)["fr"][0].book
     text = "La question au concepteur ll.q19 demande si les Lucioles comptent."
     assert render.designer_refs(text, french) == "Une question de l'auteur demande si les Lucioles comptent."

@@ -48,11 +48,13 @@ def _state_words(check: Any, result: Any, snapshot: dict[str, Any]) -> dict[str,
 
 
 def examples_record(check: Any) -> dict[str, Any]:
+    """Each example's record, from the replays the gate made of it (``check.results``), else replayed here."""
     from rulepress.verify.replay import replay
 
+    made = {result.example.id: result for result in check.results}
     record: dict[str, Any] = {}
     for example in check.examples:
-        result = replay(example, check.book, check.engine)
+        result = made.get(example.id) or replay(example, check.book, check.engine)
         record[example.id] = {
             "positions": {name: _state_words(check, result, checkpoint.shown)
                           for name, checkpoint in result.checkpoints.items()},
