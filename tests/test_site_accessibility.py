@@ -77,9 +77,9 @@ def _serious(page: Any, axe: str) -> list[str]:
             for v in found if v["impact"] in ("serious", "critical")]
 
 
-def _label_px(svg: Path) -> tuple[float, float]:
-    """The diagram's viewBox width and its smallest label's font size, in its own units."""
-    root = ET.parse(svg).getroot()
+def _label_px(svg: Path | str) -> tuple[float, float]:
+    """The diagram's (a file, or its text) viewBox width and its smallest label's font size, in its own units."""
+    root = ET.parse(svg).getroot() if isinstance(svg, Path) else ET.fromstring(svg)
     width = float(root.get("viewBox", "0 0 0 0").split()[2])
     sizes = [float(re.sub(r"[^\d.]", "", e.get("font-size", ""))) for e in root.iter() if e.get("font-size")]
     return width, min(sizes, default=float("inf"))
@@ -144,7 +144,10 @@ def test_step_through_labels_stay_legible_at_a_phones_width(real_site: Path, bro
         for src, width, focus in shown:
             if not src or width == 0:
                 continue  # a refused setup has no frame to show
-            units, smallest = _label_px((real_site / relative).parent / src)
+            # A frame is rebuilt in the page from its pack and shown as a blob: URL: read it back from the page.
+            drawn = page.evaluate("async src => await (await fetch(src)).text()", src) if src.startswith("blob:") \
+                else (real_site / relative).parent / src
+            units, smallest = _label_px(drawn)
             label = smallest * width / units
             measured += 1
             if label < SMALLEST_LABEL_PX or focus != 0:
