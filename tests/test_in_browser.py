@@ -247,6 +247,23 @@ def test_an_engine_importing_what_the_browser_lacks_is_refused_at_its_line(mini:
     assert not [p for p in verify(mini, draw=False).problems if "in-browser Python" in p]  # no referee: no check
 
 
+def test_the_import_mutmut_adds_to_a_file_it_mutates_is_not_the_engines(mini: Path) -> None:
+    """In ``nox -s mutants`` every mutated file (rulepress.protocol among them) starts with mutmut's trampoline import;
+    the browser check took it for the engine's and refused the site of every test project. One written by hand is
+    still the engine's, and refused."""
+    trampoline = "from mutmut.mutation.trampoline import wrap_in_trampoline as _mutmut_mutated, MutantDict\n"
+    engine = mini / "engine/mini/__init__.py"
+    text = engine.read_text()
+    engine.write_text(text.replace("from typing import Any\n", "from typing import Any\n" + trampoline))
+    found = closure.engine_closure(mini / "engine/mini", "ns")
+    assert "mutmut" not in found.libraries and not found.outside
+    engine.write_text(text.replace("from typing import Any\n",
+                                   "from typing import Any\n" + trampoline.replace(" as _mutmut_mutated", "")))
+    found = closure.engine_closure(mini / "engine/mini", "ns2")
+    assert [(imp.module, needs) for imp, needs in found.outside] == [("mutmut.mutation.trampoline",
+                                                                       "mutmut.mutation.trampoline")]
+
+
 def test_an_engine_importing_a_stage_of_rulepress_is_refused_at_its_line(mini: Path) -> None:
     """An engine imports rulepress's base layer only: the render stage's palette converts through the book's proof
     (LittleCMS, which the browser lacks), and is no module an engine may import however little it takes of it."""
