@@ -32,6 +32,7 @@ import pytest
 import yaml
 
 from rulepress.cli import main
+from rulepress.load import sandbox
 
 from .conftest import ROOT, make_project
 
@@ -243,6 +244,9 @@ def run_in_process(case: Case, places: Places, monkeypatch: pytest.MonkeyPatch,
     for key, value in case.data.get("env", {}).items():
         monkeypatch.setenv(key, places.fill(value))
     monkeypatch.delenv("RULEPRESS_ROOT", raising=False)
+    # The template's wall-clock limit is a backstop behind its operation count; a slowed run (SLOWDOWN) scales it like
+    # every other time bound, so a case that expects the count is not beaten to it by the clock.
+    monkeypatch.setattr(sandbox, "MAX_SECONDS", sandbox.MAX_SECONDS * SLOWDOWN)
     monkeypatch.chdir(places.root)
     capfd.readouterr()
     pipe = signal.getsignal(signal.SIGPIPE)  # main() resets SIGPIPE for the command line; not for pytest's process
