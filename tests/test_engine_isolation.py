@@ -218,12 +218,13 @@ def test_limit_can_be_switched_off_and_bad_values_are_named(mini: Path, monkeypa
 
 def test_no_limit_off_the_main_thread(mini: Path, quick: None) -> None:
     """Signals only reach the main thread: elsewhere the replay runs without a limit (documented)."""
-    _break_apply(mini, "import time; time.sleep(0.5)")
+    # Each of the example's 3 steps sleeps 3/4 of the limit: the whole replay outlasts it, at any slowdown.
+    _break_apply(mini, f"import time; time.sleep({0.75 * QUICK:g})")
     check = load_checked_book(mini, "mini")
     results = []
     worker = threading.Thread(target=lambda: results.append(replay(check.examples[0], check.book, check.engine)))
     worker.start()
-    worker.join(10)
+    worker.join(10 * SLOWDOWN)
     assert [r.status for r in results] == ["passed"]
     assert "did not answer" in replay(check.examples[0], check.book, check.engine).message  # main thread
 
