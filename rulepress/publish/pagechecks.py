@@ -246,7 +246,9 @@ def workshop_pattern(lang: str | None) -> re.Pattern[str]:
 
     words = {word.strip() for one in ([lang] if lang else available())
              for word in strings(one)("workshop_words").split(";") if word.strip()}
-    phrases = sorted(words, key=len, reverse=True)
+    # Longest first, so a phrase wins over a word it starts with; then by spelling, so that the pattern (and the
+    # preflight label it is kept under) is the same in every process, whatever order the set came in.
+    phrases = sorted(words, key=lambda phrase: (-len(phrase), phrase))
     return re.compile(r"(?<!\w)(?:" + "|".join(r"\s+".join(re.escape(part) for part in phrase.split())
                                                 for phrase in phrases) + r")\w*", re.IGNORECASE)
 
