@@ -19,6 +19,11 @@ from rulepress.load.book import book_ids
 from rulepress.publish.build import Timings, build
 from rulepress.publish.pdfpool import workers_wanted
 
+# The goals of issue 32 on a quiet 2-core machine: a cold build at most 0.55 times the bare tools one after another,
+# and a one-rule edit re-verified and its site made again in 1.5 s.
+COLD_GOAL = 0.55
+EDIT_GOAL = 1.5
+
 
 def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
@@ -249,10 +254,11 @@ def bench_author_loop(root: Path, runs: int) -> None:
     print_account(accounts, totals, tools_cpu, cold)
     ratio = _median([c / t for c, t in zip(cold, tools, strict=True)])
     print(f"cold build (empty cache) {_median(cold):.1f} s vs the bare tools one after another "
-          f"{_median(tools):.1f} s: {ratio:.2f}x (goal <= 0.6x): {_verdict(ratio, 0.6)}")
+          f"{_median(tools):.1f} s: {ratio:.2f}x (goal <= {COLD_GOAL}x): {_verdict(ratio, COLD_GOAL)}")
     print(f"rebuild, nothing changed: {_median(again):.1f} s")
     print(f"rebuild after a one-rule edit: {_median(edited):.1f} s in all (the edited book's PDFs included); "
-          f"verification and site {_median(checked):.1f} s (goal <= 2 s): {_verdict(_median(checked), 2.0)}")
+          f"verification and site {_median(checked):.1f} s (goal <= {EDIT_GOAL} s): "
+          f"{_verdict(_median(checked), EDIT_GOAL)}")
     print(f"preview: save of one rule to the re-verified page rebuilt {_median(preview):.1f} s (goal <= 2 s; "
           f"the browser's reload comes on top): {_verdict(_median(preview), 2.0)}")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")

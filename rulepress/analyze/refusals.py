@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,22 @@ def probed(index: int) -> bool:
     return index % PROBED_GAMES == 0
 
 
+def _fields_drawn(legal: Sequence[Any], rng: random.Random, most: int,
+                  found: list[Any]) -> Iterator[tuple[int, Any, str, Any]]:
+    """The draws :func:`near_misses` and :func:`some_unlisted` start from: a legal action and one of its fields (the
+    try's number, the action, the field's name and value), at most four tries for each action wanted.  It stops once
+    ``found`` (the caller's, added to between draws) holds ``most``, or at an action with no fields."""
+    for attempt in range(most * 4):
+        if len(found) >= most or not legal:
+            return
+        action = legal[rng.randrange(len(legal))]
+        fields = getattr(action, "_fields", ())
+        if not fields:
+            return
+        name = fields[rng.randrange(len(fields))]
+        yield attempt, action, name, getattr(action, name)
+
+
 def near_misses(legal: Sequence[Any], rng: random.Random, most: int = PROBES,
                 elsewhere: Sequence[Any] = ()) -> list[Any]:
     """Unlisted actions one field away from listed ones (``NamedTuple`` actions; others give none): the field takes
@@ -50,15 +66,7 @@ def near_misses(legal: Sequence[Any], rng: random.Random, most: int = PROBES,
     of the field's own type."""
     listed = set(legal)
     found: list[Any] = []
-    for attempt in range(most * 4):
-        if len(found) >= most or not legal:
-            break
-        action = legal[rng.randrange(len(legal))]
-        fields = getattr(action, "_fields", ())
-        if not fields:
-            break
-        name = fields[rng.randrange(len(fields))]
-        value = getattr(action, name)
+    for attempt, action, name, value in _fields_drawn(legal, rng, most, found):
         if attempt % 2:
             pool = [v for v in elsewhere if type(v) is type(value)]
             if isinstance(value, int) and not isinstance(value, bool):
@@ -93,15 +101,7 @@ def some_unlisted(legal: Sequence[Any], values: Sequence[Any], rng: random.Rando
     for value in values:
         by_type.setdefault(type(value), []).append(value)
     found: list[Any] = []
-    for _ in range(most * 4):
-        if len(found) >= most or not legal:
-            break
-        action = legal[rng.randrange(len(legal))]
-        fields = getattr(action, "_fields", ())
-        if not fields:
-            break
-        name = fields[rng.randrange(len(fields))]
-        value = getattr(action, name)
+    for _, action, name, value in _fields_drawn(legal, rng, most, found):
         pool = by_type.get(type(value), [])
         if isinstance(value, int) and not isinstance(value, bool):
             pool = [*pool, value - 1, value + 1]

@@ -24,6 +24,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, NoReturn
@@ -121,8 +122,7 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
     """
 
     def __init__(self, folder: Path, root: Path, limit: float, *, crashes: bool = False) -> None:
-        self.folder = folder.resolve()
-        self.root = root.resolve()
+        self._given = folder, root
         self.limit = limit
         self.crashes = crashes
         self._main = False
@@ -135,6 +135,15 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
         self._outer_int: Any = None
         self._interrupted = False
         self._outer_exit: Any = None
+
+    # Resolved only when a fault is placed: a guard is made for every replay, and most never place one.
+    @cached_property
+    def folder(self) -> Path:
+        return self._given[0].resolve()
+
+    @cached_property
+    def root(self) -> Path:
+        return self._given[1].resolve()
 
     def __enter__(self) -> engine_guard:
         # os._exit ends the process without unwinding: stand in for it while engine code runs (restored on exit).

@@ -208,6 +208,22 @@ def _frozen(data: Any) -> Any:
         return copy.deepcopy(data)
 
 
+class _SeatViews:
+    """Each seat's view of one position, asked of the observer once.  A checkpoint wants the view of the seat its
+    example is told from, of its diagram's seat and of every seat ``expect`` asks about, most often the same seat
+    twice or more; an observer's view is a function of the position and the seat, and the position does not move
+    while a checkpoint is read.  Each use gets its own copy (:func:`_frozen`): the told view is added to."""
+
+    def __init__(self, observer: Observer, state: Any) -> None:
+        self.observer, self.state = observer, state
+        self.asked: dict[Seat, Any] = {}
+
+    def __call__(self, seat: Seat) -> Any:
+        if seat not in self.asked:
+            self.asked[seat] = self.observer.view(self.state, seat)
+        return _frozen(self.asked[seat])
+
+
 class _Replay:
     """One example's replay; ``where`` is the part being run, for faults that interrupt it."""
 
@@ -588,9 +604,11 @@ class _Replay:
         expect = step.data.get("expect") or {}
         if "legal_actions" in expect:
             snapshot["legal_actions"] = len(game.legal_actions(state))
+        observer = self.observer
+        views = _SeatViews(observer, state) if observer is not None else None
         asked = {str(path).split(".")[0] for path in expect} & set(hidden.VIEW_KEYS)
         if asked:
-            self.seen_by(snapshot, asked, step, state, [str(path) for path in expect])
+            self.seen_by(snapshot, asked, step, state, [str(path) for path in expect], views)
         for path, wanted in expect.items():
             shown = f"expect key '{path}' ({self.example.file}:{self.key_line(step, path)})"
             actual, unknown = _resolve(snapshot, str(path))
@@ -604,17 +622,16 @@ class _Replay:
         self.outcome.exercised.update(e["rule"] for e in pending)
         _match_events(where, step.data.get("events") or [], pending)
         checkpoint = Checkpoint(name, step.index, snapshot, pending)
-        observer = self.observer
-        if observer is not None and self.prose:
-            checkpoint.told = self.told_view(observer, state, snapshot)
+        if observer is not None and views is not None and self.prose:
+            checkpoint.told = self.told_view(views, snapshot)
             event_view = provided(observer, "event_view")
-            checkpoint.told_events = ([_frozen(event_view(e, self.told)) for e in pending] if event_view is not None
+            checkpoint.told_events = (_frozen([event_view(e, self.told) for e in pending]) if event_view is not None
                                       else pending)
         if step.draws:
             checkpoint.caption = step.caption
-            if observer is not None:
+            if views is not None:
                 seat = checkpoint.seat = self.example.diagram_seat(step) or PUBLIC
-                checkpoint.view = _frozen(observer.view(state, seat))
+                checkpoint.view = views(seat)
             if self.draw:  # drawn at the end, with the steps it illustrates (draw_diagrams)
                 self.diagrams.append((checkpoint, game.clone(state),
                                       len(self.changes.records) if self.changes is not None else 0, where))
@@ -623,7 +640,8 @@ class _Replay:
     def drawn(self, game: Game, state: Any, checkpoint: Checkpoint, change: Any) -> str:
         return diagram.render(game, state, checkpoint.caption, checkpoint.seat, change)
 
-    def seen_by(self, snapshot: dict[str, Any], asked: set[str], step: Step, state: Any, paths: list[str]) -> None:
+    def seen_by(self, snapshot: dict[str, Any], asked: set[str], step: Step, state: Any, paths: list[str],
+                views: _SeatViews | None) -> None:
         """What a checkpoint's ``expect`` may ask of the observer: each player's view (``views``), the public view
         (``public_view``) and each player's information-state string (``information_state``).  One the engine cannot
         give is refused at the ``expect`` key that asks for it (``paths``: the keys, in the file's order)."""
@@ -634,15 +652,15 @@ class _Replay:
             path = next(path for path in paths if path.split(".")[0] == root)
             return f"expect key '{path}' ({self.example.file}:{self.key_line(step, path)})"
 
-        if observer is None:
+        if observer is None or views is None:
             first = next(path.split(".")[0] for path in paths if path.split(".")[0] in asked)
             raise _Broken(f"{where}: {key(first)}: expect asks for {', '.join(sorted(asked))}, but the "
                           f"{self.book.id} engine has no observer: nothing is hidden (`rulepress guide engine`, "
                           f"\"Hidden information\")")
         if "views" in asked:
-            snapshot["views"] = {seat: _frozen(observer.view(state, seat)) for seat in players}
+            snapshot["views"] = {seat: views(seat) for seat in players}
         if "public_view" in asked:
-            snapshot["public_view"] = _frozen(observer.view(state, PUBLIC))
+            snapshot["public_view"] = views(PUBLIC)
         if "information_state" in asked:
             strings = provided(observer, "information_state")
             if strings is None:
@@ -651,11 +669,11 @@ class _Replay:
                               f"guide engine`, \"Hidden information\")")
             snapshot["information_state"] = {seat: strings(state, seat) for seat in players}
 
-    def told_view(self, observer: Observer, state: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
+    def told_view(self, views: _SeatViews, snapshot: dict[str, Any]) -> dict[str, Any]:
         """The checkpoint as the seat the example is told from sees it: the prose prints only what this shows
         (of what ``expect`` added, the seat's own view and string, the public view and the count of legal actions)."""
         seat = self.told
-        told = _frozen(observer.view(state, seat))
+        told = views(seat)
         for key in ("views", "information_state"):
             if key in snapshot:
                 told[key] = {seat: snapshot[key][seat]} if seat in snapshot[key] else {}
@@ -781,8 +799,14 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _equal(left: Any, right: Any) -> bool:
     """Equality as examples mean it: bools only equal bools; lists and tuples item by item; mappings fully."""
+    kind = type(left)
+    if kind is type(right) and kind in _SCALARS:  # most of what is compared: two texts, two whole numbers
+        return bool(left == right)
     if isinstance(left, bool) or isinstance(right, bool):
         return type(left) is type(right) and left == right
     if isinstance(left, Mapping) and isinstance(right, Mapping):

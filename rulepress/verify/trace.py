@@ -57,9 +57,10 @@ def engine_rule_literals(folder: Path, prefix: str, root: Path) -> dict[str, lis
     for path in sorted(folder.rglob("*.py")):
         tree = parsed(path)  # the one parse of the file in this run, which the decisions and the closure read too
         literals = source_facts(tree).strings if tree is not None else _tokens(engine_source.read(path))
+        shown = relative(path, root)
         for line, value in literals:
             if pattern.fullmatch(value):
-                found.setdefault(value, []).append(f"{relative(path, root)}:{line}")
+                found.setdefault(value, []).append(f"{shown}:{line}")
     return found
 
 
