@@ -31,6 +31,9 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
          "--disable-component-update", "--disable-sync"]
 PAGES = {"lantern-moths": "lm-plant", "last-lantern": "ll-first-tile-path", "lantern": "ln-critical-strike"}
 READY_BUDGET, MOVE_BUDGET = 5.0, 0.300
+# Issue 31: ready within 2 s of "Try a move" for a reader who has been on the page a moment (the page starts the
+# engine once it is idle); READING is that moment.
+READ_READY_BUDGET, READING = 2.0, 5.0
 
 
 def _load() -> str:
@@ -102,7 +105,8 @@ def cpython_moves(root: Path, book: str, example: str) -> float:
 
     check = load_checked_book(root, book)
     result = replay(next(e for e in check.examples if e.id == example), check.book, check.engine)
-    referee = Referee(json.loads(referee_config([result], check.book, check.engine, strings("en"), book)),
+    referee = Referee(json.loads(referee_config([result], check.book, check.engine, strings("en"), f"{book}/examples",
+                                                check.proof)),
                       str(root / "engine"))
     kept = in_browser.positions(result)
     referee.open(json.dumps({"options": kept["options"], "position": kept["positions"][kept["opens"][0]],
@@ -142,8 +146,18 @@ def bench_browser(root: Path, runs: int) -> None:
                 context.close()
             print(f"Pyodide alone on an empty page (the reference): median {statistics.median(bare):.2f} s")
             for book, example in PAGES.items():
-                ready, moves = [], []
+                ready, moves, read_first = [], [], []
                 for _ in range(runs):
+                    context = browser.new_context()
+                    page = context.new_page()
+                    page.goto(f"{base}/{book}/examples/{example}.html")
+                    page.wait_for_selector(".rp-view")
+                    page.wait_for_timeout(READING * 1000)
+                    started = time.perf_counter()
+                    page.click(".rp-try-open")
+                    page.wait_for_selector(".rp-try-move", timeout=300_000)
+                    read_first.append(time.perf_counter() - started)
+                    context.close()
                     context = browser.new_context()
                     page = context.new_page()
                     page.goto(f"{base}/{book}/examples/{example}.html")
@@ -167,5 +181,8 @@ def bench_browser(root: Path, runs: int) -> None:
                       f"median {statistics.median(moves) * 1000:.0f} ms, slowest {worst * 1000:.0f} ms "
                       f"(budget {MOVE_BUDGET * 1000:.0f} ms; {statistics.median(moves) / native:.1f} x CPython's "
                       f"{native * 1000:.1f} ms)")
+                read = statistics.median(read_first)
+                print(f"{book}: after {READING:.0f} s on the page, ready in median {read:.2f} s of the click (budget "
+                      f"{READ_READY_BUDGET:.0f} s): {'PASS' if read <= READ_READY_BUDGET else 'FAIL'}")
             browser.close()
     print(f"({_load()} at the end)")
