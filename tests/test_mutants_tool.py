@@ -285,3 +285,44 @@ def test_the_plugin_leaves_out_exactly_the_tests_marked_outside_mutmut() -> None
     plugin.pytest_collection_modifyitems(Config(), items)  # type: ignore[arg-type]
     assert [item.name for item in items] == ["a", "b"]
     assert [item.name for item in Config.hook.left_out] == ["ctrl-c"]
+
+
+# mutmut 3.8.1's (the pinned version's) record of the mutant under test, as mutmut/mutation/trampoline.py has it.
+TRAMPOLINE_STATE = '''
+import os
+_mutant_under_test = None
+def set_mutant_under_test(name):
+    global _mutant_under_test
+    _mutant_under_test = name
+    if name is not None:
+        os.environ["MUTANT_UNDER_TEST"] = name
+def get_mutant_under_test():
+    if "MUTANT_UNDER_TEST" in os.environ:
+        return os.environ["MUTANT_UNDER_TEST"]
+    return _mutant_under_test if _mutant_under_test is not None else ""
+'''
+
+
+@pytest.mark.parametrize(("under_test", "here", "child"), [
+    ("stats", "stats", "None"),  # the stats run: counted here, the code as it is in a child
+    ("engine.lantern.game.x_apply__mutmut_3", "engine.lantern.game.x_apply__mutmut_3",
+     "engine.lantern.game.x_apply__mutmut_3")])  # a mutant run: the mutant everywhere
+def test_in_the_stats_run_a_tests_child_process_runs_the_code_as_it_is(
+        tmp_path: Path, under_test: str, here: str, child: str) -> None:
+    fake = tmp_path / "mutmut" / "mutation"
+    fake.mkdir(parents=True)
+    (tmp_path / "mutmut" / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "trampoline.py").write_text(TRAMPOLINE_STATE)
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        import os, subprocess, sys
+        sys.path[:0] = [{str(tmp_path)!r}, "."]
+        from mutmut.mutation import trampoline
+        from tools.mutmut_plugin import stats_stay_in_this_process
+        trampoline.set_mutant_under_test({under_test!r})
+        print(stats_stay_in_this_process(), trampoline.get_mutant_under_test())
+        print(subprocess.run([sys.executable, "-c", "import os; print(os.environ.get('MUTANT_UNDER_TEST'))"],
+                             capture_output=True, text=True, check=True).stdout.strip())
+    """)], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(under_test == "stats"), here, child]

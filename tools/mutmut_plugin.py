@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib
+import os
 import pkgutil
 import re
 import sys
@@ -155,11 +156,34 @@ def read_sources_as_made(root: Path) -> None:
     engine_source.read = as_made  # type: ignore[assignment]
 
 
+STATS = "stats"  # what MUTANT_UNDER_TEST says while mutmut finds which tests reach which function
+
+
+def stats_stay_in_this_process() -> bool:
+    """In mutmut's stats run, the processes a test starts run the code as it is, not counting.
+
+    A trampoline in stats mode records its hit through mutmut's configuration, which it reads from the working
+    folder: a child process that runs rulepress elsewhere (a wheel installed in a new user's folder, the shared
+    build in its own) stopped with "Could not figure out where the code to mutate is", and with it the run.  A
+    child's hits were never counted anyway (they stay in its process).  The mutant is kept for this process
+    (mutmut's own process-local copy, which its trampolines read when the variable is not set) and taken out of
+    the environment children inherit.  Mutant runs are left alone: there a child runs the mutant, as it should.
+    True when the run is mutmut's stats run."""
+    if os.environ.get("MUTANT_UNDER_TEST") != STATS:
+        return False
+    from mutmut.mutation import trampoline
+
+    trampoline.set_mutant_under_test(STATS)  # this process's copy (it sets the variable too)
+    del os.environ["MUTANT_UNDER_TEST"]
+    return True
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{OUTSIDE}(reason): a test that cannot run inside mutmut's process "
                                        "(tools/mutmut_plugin.py leaves it out of mutation runs)")
     alias_engines(default_root())
     read_sources_as_made(default_root())
+    stats_stay_in_this_process()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
