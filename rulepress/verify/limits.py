@@ -122,7 +122,7 @@ class engine_guard:  # noqa: N801 - used as a context manager, like contextlib's
     """
 
     def __init__(self, folder: Path, root: Path, limit: float, *, crashes: bool = False) -> None:
-        self._given = folder, root
+        self._given = folder.absolute(), root.absolute()  # from this working folder, whatever the engine does
         self.limit = limit
         self.crashes = crashes
         self._main = False
