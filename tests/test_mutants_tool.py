@@ -224,6 +224,21 @@ def test_the_copy_gets_every_file_mutmut_does_not_mutate_up_to_date(tmp_path: Pa
     assert M.refresh_copies(root, copy, ["pkg"], ["tests", "examples", "README.md"]) == []
 
 
+def test_the_copy_gets_the_sources_links_to_folders(tmp_path: Path) -> None:
+    """``rulepress/samples -> ../samples`` is how the wheel ships the samples: mutmut's copy lacked it, so the wheel a
+    test built from the copy had no samples (``rulepress new --from kuhn-poker``: "invalid choice")."""
+    root, copy = tmp_path / "project", tmp_path / "project" / "mutants"
+    (root / "samples" / "kuhn").mkdir(parents=True)
+    (root / "samples" / "kuhn" / "book.yaml").write_text("id: kuhn\n")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "samples").symlink_to("../samples")
+    (copy / "pkg").mkdir(parents=True)
+    assert M.refresh_copies(root, copy, ["pkg"], ["samples"]) == ["pkg/samples", "samples/kuhn/book.yaml"]
+    assert os.readlink(copy / "pkg" / "samples") == "../samples"
+    assert (copy / "pkg" / "samples" / "kuhn" / "book.yaml").read_text() == "id: kuhn\n"
+    assert M.refresh_copies(root, copy, ["pkg"], ["samples"]) == []
+
+
 def test_a_second_campaign_on_the_same_copy_is_refused(tmp_path: Path) -> None:
     lock = tmp_path / "mutants" / "rulepress-campaign.lock"
     with M.campaign_lock(lock):

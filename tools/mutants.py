@@ -166,13 +166,22 @@ def refresh_copies(root: Path, target: Path, sources: Iterable[str], copied: Ite
     mutmut mutates a changed Python source again, but copies any other file (a template, a schema, a test, an
     example) only when the copy lacks it: after a pull, a run would test today's code against yesterday's
     templates and tests, and fail in its clean run.  The sources' other files and every file of the copied
-    folders are refreshed here.
+    folders are refreshed here, and their links to folders made again: mutmut walks past a link to a folder
+    (``rulepress/samples -> ../samples``, how the wheel ships the samples), so the copy's wheel had no samples.
     """
     changed = []
     for folder, every in [(name, False) for name in sources] + [(name, True) for name in copied]:
         base = root / folder
-        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file()) if base.exists() \
-            else []
+        entries = sorted(base.rglob("*")) if base.is_dir() else []
+        for link in (entry for entry in entries if entry.is_symlink() and entry.is_dir()):
+            copy = target / link.relative_to(root)
+            if not copy.is_symlink() or os.readlink(copy) != os.readlink(link):
+                if copy.is_symlink() or copy.is_file():
+                    copy.unlink()
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.symlink_to(os.readlink(link))
+                changed.append(str(link.relative_to(root)))
+        files = [base] if base.is_file() else [p for p in entries if p.is_file()]
         for path in files:
             if "__pycache__" in path.parts or (not every and path.suffix == ".py"):
                 continue
