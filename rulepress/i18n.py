@@ -49,15 +49,21 @@ LOCALE_FOLDER = "locale"
 MAX_CATALOG_BYTES = 512 * 1024  # a whole game's narration is a few kilobytes
 
 _language: ContextVar[str] = ContextVar("rulepress_language", default=SOURCE_LANGUAGE)
+# Each engine folder's catalog in the current ``language`` block, looked up at its first message there: an engine
+# says dozens of messages a move, and looking at the file's time and size for each was most of narrating.  A
+# catalog saved meanwhile is read at the next block (`rulepress serve` narrates each move in its own).
+_in_block: ContextVar[dict[Path, gettext.NullTranslations] | None] = ContextVar("rulepress_catalogs", default=None)
 
 
 @contextmanager
 def language(lang: str | None) -> Iterator[str]:
     """Narrate in ``lang`` inside the block (``None``: the source language)."""
     token = _language.set(lang or SOURCE_LANGUAGE)
+    catalogs = _in_block.set({})
     try:
         yield _language.get()
     finally:
+        _in_block.reset(catalogs)
         _language.reset(token)
 
 
@@ -230,8 +236,14 @@ class Translator:
         lang = _language.get()
         if lang == SOURCE_LANGUAGE:
             return None
-        # Keyed by the file's time and size: `rulepress serve` sees a saved catalog without a restart.
-        return _translations(self.folder, lang, _stamp(catalog_path(self.folder, lang)))
+        in_block = _in_block.get()
+        found = in_block.get(self.folder) if in_block is not None else None
+        if found is None:
+            # Keyed by the file's time and size: `rulepress serve` sees a saved catalog without a restart.
+            found = _translations(self.folder, lang, _stamp(catalog_path(self.folder, lang)))
+            if in_block is not None:
+                in_block[self.folder] = found
+        return found
 
     def gettext(self, message: str) -> str:
         found = self._now()

@@ -12,6 +12,7 @@ The mutations found where the two differ (a tab or a '?' in a plain value, a lon
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,22 @@ def test_plain_sources_are_built_from_the_events_and_the_rest_by_the_composer() 
             continue
         assert yamlsrc._built(text) == value, text
         assert built(text) == shape(yaml.load(text, Loader=yamlsrc._Loader)), text  # noqa: S506 - SafeLoader
+
+
+def test_plain_words_and_counts_are_read_as_the_resolver_and_constructor_read_them() -> None:
+    """The builder reads a plain value starting with a letter from WORDS, and a plain count with int(), without
+    asking the resolver: the tags a letter can start are only bool and null, whose words (read from the
+    resolver's own patterns) are those of WORDS, with the constructor's values; and a count reads as PyYAML
+    reads it, an octal '017', a '1_000' or a sexagesimal '1:30' included."""
+    resolvers = yaml.resolver.Resolver.yaml_implicit_resolvers
+    letters = {tag for first, tags in resolvers.items() if first and first.isalpha() for tag, _ in tags}
+    assert letters == {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"}
+    words = {word for tags in resolvers.values() for tag, pattern in tags if tag in letters
+             for word in re.findall(r"[A-Za-z]+", pattern.pattern)}
+    assert words == set(yamlsrc.WORDS)
+    for word, value in yamlsrc.WORDS.items():
+        assert yaml.load(f"- {word}\n", Loader=yamlsrc._Loader) == [value]  # noqa: S506 - SafeLoader
+        assert yamlsrc._built(f"- {word}\n") == [value]
+    texts = "- nullx\n- Falsey\n- offset\n- tile\n- T05\n- 0\n- 7\n- 017\n- 1_000\n- 1:30\n- 12\n- ０\n- 1e3\n"
+    assert yamlsrc._built(texts) == yaml.load(texts, Loader=yamlsrc._Loader)  # noqa: S506 - SafeLoader
+    assert yamlsrc._built("- 017\n- 1:30\n- 12\n") == [15, 90, 12]

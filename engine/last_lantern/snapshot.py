@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .fireflies import empty_spaces
 from .flow import flowers
 from .state import COLOURS, LOCATIONS
 
@@ -48,6 +47,16 @@ def waiting_for(g: LastLantern, s: State) -> str:
 def snapshot(g: LastLantern, s: State) -> dict[str, Any]:
     c = g.canopy
     area = c.spaces | (c.beyond_mask if g.opt["basilisk"] else 0)
+    taken = s.occ  # a tile or a Firefly on it (fireflies.empty_spaces), found once for every count below
+    for cell in s.fireflies:
+        taken |= 1 << cell
+
+    def empty(mask: int) -> int:
+        return (mask & ~taken).bit_count()
+
+    placed_by: dict[int, list[str]] = {}
+    for t, pl in s.placed.items():
+        placed_by.setdefault(pl.player, []).append(t)
     players: dict[str, Any] = {}
     for p, name in enumerate(s.players):
         players[name] = {
@@ -57,12 +66,10 @@ def snapshot(g: LastLantern, s: State) -> dict[str, Any]:
             "lanterns": sorted(k + 1 for k in s.crossed[p]),
             "flower": s.flower[p],
             "flowers": flowers(g, s, p),
-            "empty": empty_spaces(s, c.path_mask[p]).bit_count(),
+            "empty": empty(c.path_mask[p]),
             # empty spaces between each lantern and the start (what crossing it would draw)
-            "behind": [
-                empty_spaces(s, c.path_mask[p] & sum(c.row_mask[1:row])).bit_count() for row in c.lantern_rows
-            ],
-            "tiles": sorted(t for t, pl in s.placed.items() if pl.player == p),
+            "behind": [empty(c.path_mask[p] & rows) for rows in c.before_rows],
+            "tiles": sorted(placed_by.get(p, ())),
         }
         if s.choices and s.choices[p] is not None:  # hidden from the others until the reveal (observer.py)
             players[name]["choice"] = s.choices[p]
@@ -76,7 +83,7 @@ def snapshot(g: LastLantern, s: State) -> dict[str, Any]:
         "waiting": waiting_for(g, s),
         "black": s.board_black,
         "fireflies_on_board": len(s.fireflies),
-        "empty_spaces": empty_spaces(s, area).bit_count(),
+        "empty_spaces": empty(area),
         "bag": _colours(s.bag),
         "bag_total": sum(s.bag.values()),
         "supply": _colours(s.supply),
@@ -115,7 +122,7 @@ def snapshot(g: LastLantern, s: State) -> dict[str, Any]:
         snap["lake_free"] = (g.lake.spaces & ~s.lake_occ).bit_count()
     if g.opt["basilisk"]:
         snap["basilisk"] = {t: c.names_of(pl.mask) for t, pl in s.placed.items() if pl.abandoned}
-        snap["basilisk_empty"] = empty_spaces(s, c.beyond_mask).bit_count()
+        snap["basilisk_empty"] = empty(c.beyond_mask)
     if s.pending_ability is not None:
         snap["pending_ability"] = {"player": s.players[s.pending_ability[0]], "tile": s.pending_ability[1]}
     return snap

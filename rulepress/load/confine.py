@@ -8,6 +8,7 @@ a hang or a silent read of something outside the project.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -31,15 +32,18 @@ def confined(root: Path, path: Path) -> Path:
     Relative paths are taken relative to ``root``. The path need not exist (a missing file is the caller's
     business), but whatever part of it exists is resolved through its symlinks.
     """
-    base = root.resolve()
-    candidate = path if path.is_absolute() else root / path
-    try:
-        resolved = candidate.resolve()
-    except (OSError, RuntimeError) as exc:  # symlink loops raise RuntimeError on some Pythons, OSError on others
-        raise PathRefused(f"cannot resolve path: {exc}") from exc
-    if resolved != base and base not in resolved.parents:
+    # As strings (os.path.realpath is what Path.resolve calls): every source is read through here, and making
+    # and comparing Path objects was most of the time.
+    base = os.path.realpath(root)
+    resolved = os.path.realpath(os.path.join(root, path))  # an absolute ``path`` stays itself
+    try:  # realpath leaves a symlink loop where it is; looking at what it points to finds one (as Path.resolve)
+        os.stat(resolved)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise PathRefused(f"cannot resolve path: Symlink loop from {exc.filename!r}") from exc
+    if resolved != base and not resolved.startswith(os.path.join(base, "")):
         raise PathRefused(f"resolves to {resolved}, outside the project root {base}")
-    return resolved
+    return Path(resolved)
 
 
 def shown(path: Path, root: Path) -> str:

@@ -10,6 +10,7 @@ Every refusal is a SourceError naming the file, the line and the column.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterable, Sequence
@@ -74,6 +75,8 @@ class _Tags(HTMLParser):
 
 
 def _markup(text: str) -> list[tuple[int, int, str, str, list[tuple[str, str | None]]]]:
+    if "<" not in text:  # every kind of markup the parser reports opens with one; most texts have none
+        return []
     parser = _Tags()
     parser.feed(text)
     parser.close()
@@ -109,8 +112,11 @@ class _Place:
 
     def __init__(self, text: str, shown: str, first_line: int | None, lines: Sequence[int] | None,
                  rule: str | None) -> None:
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.shown, self.first_line, self.lines, self.rule = shown, first_line, lines, rule
+        self.text, self.shown, self.first_line, self.lines, self.rule = text, shown, first_line, lines, rule
+
+    @functools.cached_property
+    def starts(self) -> list[int]:  # found only for a refusal: most texts have none
+        return [0] + [m.end() for m in re.finditer("\n", self.text)]
 
     def line(self, index: int) -> int | None:  # index: 0-based line of the checked text
         if self.lines is not None:

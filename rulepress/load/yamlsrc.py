@@ -141,6 +141,12 @@ _RESOLVER = Resolver()
 _CONSTRUCTOR = SafeConstructor()
 _IMPLICIT_FIRST = frozenset(key for key in Resolver.yaml_implicit_resolvers if key is not None)
 _WILDCARD = None in Resolver.yaml_implicit_resolvers  # resolvers tried whatever the first character (none today)
+# The plain words that are not text, and their values: YAML 1.1's bools and nulls, the only tags a letter starts,
+# as PyYAML's resolver finds and SafeConstructor makes them (tests/test_yaml_fast.py reads the resolver's patterns).
+WORDS: dict[str, bool | None] = {
+    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("null", "Null", "NULL"), None)}
 
 
 def _built(text: str) -> Any:
@@ -160,10 +166,9 @@ def _built(text: str) -> Any:
 
 
 def _from_events(next_event: Callable[[], Any]) -> Any:
-    # A frame per open collection: [the value, whether a mapping, the key waiting for its value (a mapping's) and
-    # its place, whether inside a flow collection].  Places are 1-based (line, column), as the values carry them.
-    frames: list[list[Any]] = []
-    nodes = 0
+    # The open collection is kept in locals (its value, lines, columns, whether a mapping, whether inside a flow
+    # collection, the key waiting for its value and that key's place) and the ones around it on ``above``: a parse
+    # is one pass over the events, and most of its time was this loop.  Places are 1-based (line, column).
     if type(next_event()) is not StreamStartEvent:
         raise _PartWays
     event = next_event()
@@ -171,67 +176,78 @@ def _from_events(next_event: Callable[[], Any]) -> Any:
         return None
     if type(event) is not DocumentStartEvent:
         raise _PartWays
+    above: list[tuple[Any, ...]] = []
+    made: Any = None  # the open collection; None at the root
+    lines: Any = None
+    columns: Any = None
+    mapping = flow = False
+    key: Any = _NO_KEY
+    key_line = key_column = 0
+    nodes = 0
     while True:
         event = next_event()
         kind = type(event)
-        if kind is MappingEndEvent or kind is SequenceEndEvent:
-            value = frames.pop()[0]
-            place = (value.line, value.column)  # where it opened
-        elif kind is ScalarEvent:
+        if kind is ScalarEvent:
             nodes += 1
-            if event.anchor is not None or event.tag not in (None, "!"):
+            if event.anchor is not None or event.tag not in _UNTAGGED or nodes > MAX_NODES:
                 raise _PartWays
-            if frames and frames[-1][4] and not event.style and "?" in event.value:
+            value = event.value
+            if flow and not event.style and "?" in value:
                 raise _PartWays
-            value = _scalar(event)
-            place = (event.start_mark.line + 1, event.start_mark.column + 1)
+            if event.implicit[0]:  # plain (quoted is text): a number, true, null or a date are plain
+                first = value[:1]
+                if _WILDCARD:
+                    value = _typed(event)
+                elif first.isalpha():  # a letter starts only the words of WORDS, and text
+                    value = WORDS.get(value, value)
+                elif first in _IMPLICIT_FIRST:  # most often a count, which needs no resolver
+                    value = (int(value) if value.isdecimal() and value.isascii() and (first != "0" or len(value) == 1)
+                             else _typed(event))
+            mark = event.start_mark
+            line, column = mark.line + 1, mark.column + 1
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            value, line, column = made, made.line, made.column
+            made, lines, columns, mapping, flow, key, key_line, key_column = above.pop()
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
             nodes += 1
-            if event.anchor is not None or event.tag not in (None, "!") or len(frames) >= MAX_DEPTH - 1:
+            if (event.anchor is not None or event.tag not in _UNTAGGED or len(above) >= MAX_DEPTH - 1
+                    or nodes > MAX_NODES or (mapping and key is _NO_KEY)):  # the last: a list or mapping as a key
                 raise _PartWays
-            if frames and frames[-1][1] and frames[-1][2] is _NO_KEY:  # a list or mapping as a key
-                raise _PartWays
-            made: LineDict | LineList
+            above.append((made, lines, columns, mapping, flow, key, key_line, key_column))
             if kind is MappingStartEvent:
-                made = LineDict()
-                made.lines, made.columns = {}, {}
+                made, lines, columns, mapping = LineDict(), {}, {}, True
             else:
-                made = LineList()
-                made.lines, made.columns = [], []
-            made.line, made.column = event.start_mark.line + 1, event.start_mark.column + 1
-            frames.append([made, kind is MappingStartEvent, _NO_KEY, None,
-                           event.flow_style is True or bool(frames and frames[-1][4])])
+                made, lines, columns, mapping = LineList(), [], [], False
+            made.lines, made.columns = lines, columns
+            mark = event.start_mark
+            made.line, made.column = mark.line + 1, mark.column + 1
+            flow = flow or event.flow_style is True
+            key = _NO_KEY
             continue
         else:  # an alias, or the document ended with no value in it
             raise _PartWays
-        if nodes > MAX_NODES:
-            raise _PartWays
-        if not frames:  # the root: the document must end here, and the stream with it
+        if made is None:  # the root: the document must end here, and the stream with it
             if type(next_event()) is not DocumentEndEvent or type(next_event()) is not StreamEndEvent:
                 raise _PartWays
             return value
-        frame = frames[-1]
-        if not frame[1]:
-            frame[0].append(value)
-            frame[0].lines.append(place[0])
-            frame[0].columns.append(place[1])
-        elif frame[2] is _NO_KEY:
-            if value in frame[0]:  # written twice: the constructor says so
+        if not mapping:
+            made.append(value)
+            lines.append(line)
+            columns.append(column)
+        elif key is _NO_KEY:
+            if value in made:  # written twice: the constructor says so
                 raise _PartWays
-            frame[2], frame[3] = value, place
+            key, key_line, key_column = value, line, column
         else:
-            key, (line, column) = frame[2], frame[3]
-            frame[0][key] = value
-            frame[0].lines[key] = line
-            frame[0].columns[key] = column
-            frame[2] = _NO_KEY
+            made[key] = value
+            lines[key] = key_line
+            columns[key] = key_column
+            key = _NO_KEY
 
 
-def _scalar(event: ScalarEvent) -> Any:
-    """A plain or quoted scalar's value, as SafeConstructor makes it: text at once when it is quoted or starts with
-    a character no implicit tag (a number, true, null, a date) can start with, as the resolver would find."""
-    if not event.implicit[0] or (event.value[:1] not in _IMPLICIT_FIRST and not _WILDCARD):
-        return event.value
+def _typed(event: ScalarEvent) -> Any:
+    """A plain scalar's value, as SafeConstructor makes it, when it may be other than text (it starts with a
+    character an implicit tag, a number, true, null or a date, can start with, as the resolver would find)."""
     tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
     if tag == _TEXT:
         return event.value
@@ -245,6 +261,7 @@ def _scalar(event: ScalarEvent) -> Any:
 
 
 _NO_KEY = object()
+_UNTAGGED = (None, "!")
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):

@@ -202,26 +202,24 @@ def _frozen(data: Any) -> Any:
 
     Plain data (what snapshots and events are) pickled and read back: copy.deepcopy walks it in Python, and was
     the replay's largest own cost; what does not pickle is deep-copied."""
-    try:
-        return pickle.loads(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # it does not pickle: walked instead
-        return copy.deepcopy(data)
+    pickled = _pickled(data)
+    return pickle.loads(pickled) if pickled is not None else copy.deepcopy(data)  # noqa: S301 - pickled just now
 
 
 class _SeatViews:
     """Each seat's view of one position, asked of the observer once.  A checkpoint wants the view of the seat its
     example is told from, of its diagram's seat and of every seat ``expect`` asks about, most often the same seat
     twice or more; an observer's view is a function of the position and the seat, and the position does not move
-    while a checkpoint is read.  Each use gets its own copy (:func:`_frozen`): the told view is added to."""
+    while a checkpoint is read.  Each use gets its own copy (:meth:`_Kept.value`): the told view is added to."""
 
     def __init__(self, observer: Observer, state: Any) -> None:
         self.observer, self.state = observer, state
-        self.asked: dict[Seat, Any] = {}
+        self.asked: dict[Seat, _Kept] = {}
 
     def __call__(self, seat: Seat) -> Any:
         if seat not in self.asked:
-            self.asked[seat] = self.observer.view(self.state, seat)
-        return _frozen(self.asked[seat])
+            self.asked[seat] = _Kept(self.observer.view(self.state, seat))
+        return self.asked[seat].value()
 
 
 class _Replay:
@@ -536,7 +534,7 @@ class _Replay:
 
     def act(self, step: Step, game: Game, state: Any) -> list[dict[str, Any]]:
         where, book, outcome = self.where, self.book, self.outcome
-        before = _frozen(game.snapshot(state)) if step.illegal else None
+        before = _Kept(game.snapshot(state)) if step.illegal else None
         undrawn = self.unused(game, state) if step.illegal and self.forcing else None
         try:
             action = game.parse_action(state, step.data)
@@ -578,7 +576,7 @@ class _Replay:
         raise _Mismatch(f"{where}: '{text}' was allowed, expected a rejection by "
                         f"{book.rule_label(step.illegal)} (events: {kinds})")
 
-    def rejected(self, step: Step, text: str, exc: RuleViolation, before: Any, game: Game, state: Any,
+    def rejected(self, step: Step, text: str, exc: RuleViolation, before: _Kept | None, game: Game, state: Any,
                  undrawn: list[Any] | None) -> None:
         """An expected rejection happened: it must be by the expected rule and leave the state as it was."""
         book, expected, where = self.book, str(step.illegal), self.where
@@ -586,8 +584,7 @@ class _Replay:
         if exc.rule != expected:
             raise _Mismatch(f"{where}: '{text}' was rejected by {book.rule_label(exc.rule)} ({exc.message}), "
                             f"expected {book.rule_label(expected)}") from exc
-        after = _frozen(game.snapshot(state))
-        change = None if _same_bytes(before, after) else _difference(before, after)
+        change = before.change(game.snapshot(state)) if before is not None else None
         if change is not None:
             raise _Mismatch(f"{where}: the rejected action '{text}' changed the state ({change}); a rejection "
                             f"by {book.rule_label(expected)} must leave it as it was") from exc
@@ -818,14 +815,33 @@ def _equal(left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
-def _same_bytes(before: Any, after: Any) -> bool:
-    """Whether two plain values pickle to the same bytes: the same values of the same types in the same order, so
-    :func:`_difference` would find nothing (a cheap first look at two whole snapshots)."""
+class _Kept:
+    """A snapshot as it was, for :meth:`change` to compare a later one with: plain data kept as its pickled bytes,
+    since most often (a rejected step) nothing changed and two equal byte strings say so without reading either
+    back; what does not pickle is deep-copied and compared value by value."""
+
+    def __init__(self, data: Any) -> None:
+        self.data: bytes | None = _pickled(data)
+        self.copy = copy.deepcopy(data) if self.data is None else None
+
+    def value(self) -> Any:
+        """A copy of the kept value of its own (each use may change it)."""
+        return pickle.loads(self.data) if self.data is not None else copy.deepcopy(self.copy)  # noqa: S301 - ours
+
+    def change(self, now: Any) -> str | None:
+        """Where ``now`` first differs from the kept snapshot (:func:`_difference`), None when it does not: the
+        same bytes are the same values of the same types in the same order."""
+        later = _Kept(now)
+        if self.data is not None and self.data == later.data:
+            return None
+        return _difference(self.value(), later.value())
+
+
+def _pickled(data: Any) -> bytes | None:
     try:
-        return pickle.dumps(before, protocol=pickle.HIGHEST_PROTOCOL) == pickle.dumps(after,
-                                                                                       protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # not plain: _difference compares
-        return False
+        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):  # not plain data
+        return None
 
 
 def _difference(before: Any, after: Any, path: str = "") -> str | None:
