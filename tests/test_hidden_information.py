@@ -26,6 +26,7 @@ from rulepress.errors import SourceError
 from rulepress.load.book import book_ids
 from rulepress.load.examples import load_example
 from rulepress.protocol import HIDDEN, PUBLIC, DescriptionError, Observer, narrator_of, observer_of
+from rulepress.verify import replay as replay_module
 from rulepress.verify.gate import BookCheck, load_checked_book
 from rulepress.verify.replay import make_game, replay
 
@@ -683,3 +684,37 @@ def test_verify_refuses_a_sample_whose_prose_shows_a_hidden_card(tmp_path: Path,
     code, out, _ = run(capsys, "--root", str(project), "verify")
     assert code == 1
     assert "kp-bluff-and-fold.yaml): text (line 37): it prints 'Jack.'" in out
+
+
+def test_a_checkpoint_asks_each_seat_once_and_gives_each_use_its_own_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine guide's promise: the gate asks for a seat's view once per checkpoint, and the told view (which the
+    gate adds to) and the diagram's view are copies of that one answer."""
+    ex = example("kuhn-poker", "kp-openspiel-playthrough")
+    observer = game_of("kuhn-poker").observer
+    seen = type(observer).view
+    asked: list[str] = []
+    monkeypatch.setattr(type(observer), "view", lambda self, state, seat: asked.append(seat) or seen(self, state, seat))
+    checkpoint = replay_module._Replay.checkpoint
+    per_checkpoint: dict[str, list[str]] = {}
+
+    def counted(self: Any, step: Any, *args: Any) -> Any:
+        before = len(asked)
+        made = checkpoint(self, step, *args)
+        per_checkpoint[made.name] = asked[before:]
+        return made
+
+    monkeypatch.setattr(replay_module._Replay, "checkpoint", counted)
+    result = replayed("kuhn-poker", ex)
+    assert result.ok, result.message
+    # expect asks for every seat's view (views.*) and the public one (public_view) at state-2; the told view and the
+    # diagram's (Ann's) are the same answers again
+    assert per_checkpoint == {"state-2": ["Ann", "Ben", ""], "state-3": ["Ann", "Ben"], "state-4": ["Ann", "Ben"]}
+    drawn = [c for c in result.checkpoints.values() if c.view is not None]
+    assert [c.name for c in drawn] == ["state-2", "state-4"]
+    for made in drawn:  # told from Ann, drawn for Ann: one answer, two copies
+        assert made.seat == "Ann" and made.told is not None and made.view is not None
+        assert {key: made.told[key] for key in made.view} == made.view  # the told view has expect's additions
+        assert set(made.told) - set(made.view) == {"views", "public_view", "information_state", "legal_actions"} & set(
+            made.snapshot)
+        made.told["cards"] = "changed"
+        assert made.view["cards"] != "changed"
