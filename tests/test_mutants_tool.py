@@ -277,6 +277,21 @@ def test_mutation_runs_take_every_test_the_suite_runs_and_no_list_of_names() -> 
     assert not [a for a in arguments if a.startswith(("--deselect", "-k", "--ignore", "-m")) or a.endswith(".py")]
 
 
+def test_every_file_of_the_project_a_test_reads_is_in_the_mutated_copy() -> None:
+    """The stats run is the whole suite inside mutmut's copy: a file of the project's root that a test reads
+    (``ROOT / "constraints.txt"``) and the copy lacks stops it (the sixth stop, seed 1389390472).  mutmut copies
+    its source paths, pyproject.toml and ``also_copy``; the tests' own folder is copied by the driver."""
+    import re
+    import tomllib
+
+    mutmut = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
+    copied = {*mutmut["source_paths"], *mutmut["also_copy"], "pyproject.toml", "tests"}
+    named = {found for path in sorted((ROOT / "tests").glob("*.py"))
+             for found in re.findall(r'ROOT / "([\w.-]+)"', path.read_text(encoding="utf-8"))}
+    assert {"constraints.txt", "pyproject.toml", "samples"} <= named
+    assert sorted(named - copied) == []
+
+
 def test_the_plugin_leaves_out_exactly_the_tests_marked_outside_mutmut() -> None:
     plugin = _load("mutmut_plugin")
 
