@@ -200,9 +200,10 @@ def _from_events(next_event: Callable[[], Any]) -> Any:
                     value = _typed(event)
                 elif first.isalpha():  # a letter starts only the words of WORDS, and text
                     value = WORDS.get(value, value)
-                elif first in _IMPLICIT_FIRST:  # most often a count, which needs no resolver
-                    value = (int(value) if value.isdecimal() and value.isascii() and (first != "0" or len(value) == 1)
-                             else _typed(event))
+                elif first in _IMPLICIT_FIRST:  # most often a count, which needs no resolver; a long one (Python
+                    # refuses int() past 4300 digits) goes to the resolver, whose refusal names its place
+                    value = (int(value) if len(value) <= 18 and value.isdecimal() and value.isascii()
+                             and (first != "0" or len(value) == 1) else _typed(event))
             mark = event.start_mark
             line, column = mark.line + 1, mark.column + 1
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
