@@ -316,6 +316,28 @@ def test_the_fingerprint_covers_play_not_narration(root: Path, tmp_path: Path) -
         "rules_src/lantern-moths/components.yaml"]
 
 
+def test_the_fingerprint_keeps_each_file_s_tree_digest_under_its_bytes(
+        root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new process reads each unchanged file's digest from the store, and parses only what changed."""
+    from rulepress.analyze import fingerprint
+    from rulepress.store import clear_process_cache
+
+    shutil.copytree(root / "engine/lantern_moths", tmp_path / "engine/lantern_moths")
+    monkeypatch.setenv("RULEPRESS_CACHE", "1")  # (the suite runs with the cache off)
+    fingerprint._tree_digest.cache_clear()
+    before = play_digests(tmp_path, "lantern_moths")
+    clear_process_cache()
+    parsed: list[bytes] = []
+    real = fingerprint._tree_digest.__wrapped__
+    monkeypatch.setattr(fingerprint, "_tree_digest", lambda source: parsed.append(source) or real(source))
+    assert play_digests(tmp_path, "lantern_moths") == before and parsed == []
+    game = tmp_path / "engine/lantern_moths/game.py"
+    game.write_text(game.read_text() + "\nRULE_CHANGE = 1\n")
+    after = play_digests(tmp_path, "lantern_moths")
+    assert parsed == [game.read_bytes()]
+    assert [path for path in after if after[path] != before[path]] == ["engine/lantern_moths/game.py"]
+
+
 def test_dashboard_ranks_findings_names_the_engine_and_speaks_the_editions_language(
         root: Path, tmp_path: Path, moths_analysis: dict, moths: BookCheck) -> None:
     for folder in ("engine/lantern_moths", "rules_src/lantern-moths"):

@@ -25,7 +25,7 @@ PACKAGE = Path(rulepress.__file__).parent
 RANKS = {
     # no stage: the engine protocol and its base class, errors, progress bars, the store, the inks, text widths
     "__init__": 0, "errors": 0, "progress": 0, "protocol": 0, "store": 0, "cmyk": 0, "proof": 0, "basegame": 0,
-    "codec": 0, "textwidth": 0,
+    "codec": 0, "textwidth": 0, "usercache": 0,  # usercache: what is made from the installed files, kept for the user
     "environment": 0, "account": 0, "data": 0, "guides": 0,  # environment variables; CPU by part; package data; guides
     "audience": 0,  # who a passage is for: text rules over the loaded model (the loader and the renderers read it)
     "change": 0, "marks": 0, "figures": 0,  # what a step changed, the marks that show it, what engines draw as data

@@ -456,6 +456,41 @@ def test_pyodide_is_carried_once_and_only_when_a_book_tries_moves(mini: Path, tm
     assert not (tmp_path / "without" / "mini" / "referee").exists()
 
 
+def test_pyodide_gzipped_is_kept_for_the_user_and_made_again_when_not_sealed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gzipping the interpreter is kept between processes in the user's cache (never a project's), sealed: a kept
+    file that is damaged, or sealed with another key, is made again; with the cache off nothing is kept."""
+    from rulepress import usercache
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RULEPRESS_CACHE", "1")  # (the suite runs with the cache off)
+    name = in_browser.PACKED[1]  # the smaller: pyodide.asm.mjs
+    vendored = (in_browser.pyodide_folder() / name).read_bytes()
+    kept_folder = tmp_path / "home" / usercache.FOLDER / in_browser.PACKED_KIND
+    in_browser._packed.cache_clear()
+    try:
+        assert gzip.decompress(in_browser._packed(name)) == vendored
+        kept = [path for path in kept_folder.rglob("*") if path.is_file()]
+        assert len(kept) == 1
+        in_browser._packed.cache_clear()  # a new process reads what was kept, not the vendored file
+        gzip_as_built = in_browser.gzipped
+        monkeypatch.setattr(in_browser, "gzipped", lambda data: pytest.fail("gzipped again though it was kept"))
+        assert gzip.decompress(in_browser._packed(name)) == vendored
+        monkeypatch.setattr(in_browser, "gzipped", gzip_as_built)
+        blob = kept[0].read_bytes()
+        kept[0].write_bytes(blob[:-1] + bytes([blob[-1] ^ 1]))  # damaged: made again, and kept whole again
+        in_browser._packed.cache_clear()
+        assert gzip.decompress(in_browser._packed(name)) == vendored
+        assert kept[0].read_bytes() == blob
+        monkeypatch.setenv("RULEPRESS_CACHE", "0")
+        kept[0].unlink()
+        in_browser._packed.cache_clear()
+        assert gzip.decompress(in_browser._packed(name)) == vendored
+        assert not [path for path in kept_folder.rglob("*") if path.is_file()]
+    finally:
+        in_browser._packed.cache_clear()
+
+
 def test_an_example_refused_at_its_setup_has_no_step_through(mini: Path) -> None:
     """No position, no frames: the page gets no step-through (an empty one showed an image with no text
     alternative, which axe-core reports as critical)."""

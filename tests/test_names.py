@@ -29,7 +29,7 @@ RETIRED = {
     "impacts_kept": "impact.impacts_cached",
     "kept_closure": "closure.cached_closure",
     "_KeptTemplates": "incremental._CachedTemplates",
-    "_keep_compiled": "incremental._cache_compiled",
+    "_keep_compiled": "usercache.write",
     "GAMES_KEPT": "replay.GAMES_CACHED",
     "PLACEMENTS_KEPT": "last_lantern.legal.PLACEMENTS_CACHED",
     "REROLLS_KEPT": "lantern.solver.REROLLS_CACHED",

@@ -156,6 +156,7 @@ def test_compiled_templates_are_kept_only_for_the_installed_themes_and_sealed(
     templates are compiled afresh each time; a kept one that is not sealed with the key is compiled again."""
     import jinja2
 
+    from rulepress import usercache
     from rulepress.publish import incremental
     from rulepress.render.site_config import overrides_folder
 
@@ -168,9 +169,15 @@ def test_compiled_templates_are_kept_only_for_the_installed_themes_and_sealed(
     shipped = sorted(path.relative_to(overrides_folder()).as_posix() for path in overrides_folder().rglob("*.html"))[0]
     env.get_template(shipped)
     env.get_template("own.html")
-    kept = [path for path in (tmp_path / "home" / incremental.TEMPLATES_FOLDER).rglob("*") if path.is_file()]
+    kept_folder = tmp_path / "home" / usercache.FOLDER / incremental.TEMPLATES
+    kept = [path for path in kept_folder.rglob("*") if path.is_file()]
     assert len(kept) == 1  # the installed theme's only
     assert not (mini / ".rulepress-cache").exists()
+    incremental.COMPILED.clear()  # a new process: the installed theme's template is read back from the user's cache
+    source = (overrides_folder() / shipped).read_text()
+    again = incremental._CachedTemplates("an environment")
+    assert again.get_bucket(env, shipped, str(overrides_folder() / shipped), source).code is not None
+    assert again.get_bucket(env, "own.html", str(mini / "overrides" / "own.html"), "<p>{{ 1 + 1 }}</p>\n").code is None
     kept[0].write_bytes(b"rulepress-entry hmac-sha256 " + kept[0].read_bytes()[28:-1] + b"!")  # not its seal
     incremental.COMPILED.clear()
     bucket = cache.get_bucket(env, shipped, str(overrides_folder() / shipped), (overrides_folder() / shipped)

@@ -14,12 +14,17 @@ import functools
 import hashlib
 from pathlib import Path
 
+from rulepress.store import cached_data, declare
+
 # Engine modules that only tell or draw what happened: never part of what decides play.
 WORDS_AND_PICTURES = frozenset({"narrate.py", "render.py"})
 # rulepress's own modules that play games: the protocol (chance), the base class, the simulation loop, the seeds.
 PLAYING = ("rulepress/protocol.py", "rulepress/basegame.py", "rulepress/analyze/simulate.py",
            "rulepress/analyze/cluster.py")
 PACKAGE = Path(__file__).resolve().parents[2]
+# A file's syntax-tree digest, kept under its bytes' digest: parsing and dumping the trees of a book's engine took
+# most of a second of every site process (the designer pages ask), though the files rarely change.
+TREES = declare("tree-digest", keep=2000)
 
 
 @functools.lru_cache(maxsize=512)  # a designer edition asks three times, for its engine's files and rulepress's
@@ -38,6 +43,10 @@ def _tree_digest(source: bytes) -> str:
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
 
 
+def _cached_tree_digest(root: Path, source: bytes) -> str:
+    return str(cached_data(root, TREES, hashlib.sha256(source).hexdigest(), lambda: _tree_digest(source)))
+
+
 def play_digests(root: Path, package: str, book_id: str | None = None) -> dict[str, str]:
     """Every input that decides play, by path: the engine's Python files (less narration and drawing), the
     book's ``components.yaml`` and rulepress's playing modules; each with a short digest."""
@@ -46,7 +55,7 @@ def play_digests(root: Path, package: str, book_id: str | None = None) -> dict[s
     for path in sorted(folder.rglob("*.py")):
         if path.name in WORDS_AND_PICTURES or "locale" in path.relative_to(folder).parts:
             continue
-        found[path.relative_to(root).as_posix()] = _tree_digest(path.read_bytes())[:16]
+        found[path.relative_to(root).as_posix()] = _cached_tree_digest(root, path.read_bytes())[:16]
     if book_id is not None:
         data = root / "rules_src" / book_id / "components.yaml"
         if data.is_file():
@@ -54,7 +63,7 @@ def play_digests(root: Path, package: str, book_id: str | None = None) -> dict[s
     for name in PLAYING:
         path = PACKAGE / name
         if path.is_file():
-            found[name] = _tree_digest(path.read_bytes())[:16]
+            found[name] = _cached_tree_digest(root, path.read_bytes())[:16]
     return found
 
 

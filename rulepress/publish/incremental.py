@@ -28,8 +28,9 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 
+from rulepress import usercache
 from rulepress.errors import BuildRefused
-from rulepress.store import code_digest, enabled, key_of, read_regular, seal, unseal
+from rulepress.store import code_digest, enabled, key_of
 
 _SEARCH = Path("search") / "search_index.json"
 
@@ -123,14 +124,7 @@ class _Unchanged(BasePlugin):  # type: ignore[type-arg]
 
 COMPILED: dict[str, bytes] = {}  # this process's compiled theme templates, for each environment
 MOST_COMPILED = 1000
-TEMPLATES_FOLDER = Path(".cache", "rulepress", "templates")  # under the user's home: never in a project's cache
-
-
-def templates_folder() -> Path:
-    """Where the installed themes' compiled templates are kept between processes: the user's own cache, beside
-    the store's key (rulepress/store.py), never inside a project or its ``.rulepress-cache/``, which may come from
-    elsewhere."""
-    return Path.home() / TEMPLATES_FOLDER
+TEMPLATES = "templates"  # the user's cache's kind (rulepress/usercache.py): never a project's cache
 
 
 def _installed_themes() -> tuple[Path, ...]:
@@ -157,25 +151,21 @@ class _CachedTemplates(jinja2.BytecodeCache):
 
     def get_bucket(self, environment: jinja2.Environment, name: str, filename: str | None,
                    source: str) -> jinja2.bccache.Bucket:
-        bucket = super().get_bucket(environment, name, filename, source)
-        self.shipped[bucket.key] = filename is not None and any(
+        # Before Jinja's get_bucket, which loads the bucket at once: load_bytecode must know whose template it is
+        # (set after, the user's cache was written and never read: every process compiled the themes again).
+        self.shipped[self.get_cache_key(name, filename)] = filename is not None and any(
             Path(filename).resolve().is_relative_to(theme) for theme in self.themes)
-        return bucket
+        return super().get_bucket(environment, name, filename, source)
 
-    def _file(self, bucket: jinja2.bccache.Bucket) -> tuple[Path, str] | None:
-        if not self.shipped.get(bucket.key):
-            return None
-        key = key_of(self.environment, bucket.key)
-        return templates_folder() / key[:2] / key, f"templates/{key}"
+    def _user_cache_key(self, bucket: jinja2.bccache.Bucket) -> str | None:
+        """The key of the bucket in the user's cache, or None for a template that is not an installed theme's."""
+        return key_of(self.environment, bucket.key) if self.shipped.get(bucket.key) else None
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         data = COMPILED.get(key_of(self.environment, bucket.key))
-        kept = self._file(bucket)
+        kept = self._user_cache_key(bucket)
         if data is None and kept is not None:
-            try:
-                data = unseal(kept[1], read_regular(kept[0], 16 * 1024 * 1024))
-            except OSError:  # none yet, or not a file: compiled again
-                data = None
+            data = usercache.read(TEMPLATES, kept, 16 * 1024 * 1024)
         if data is not None:
             bucket.bytecode_from_string(data)
 
@@ -184,37 +174,9 @@ class _CachedTemplates(jinja2.BytecodeCache):
             del COMPILED[next(iter(COMPILED))]
         data = bucket.bytecode_to_string()
         COMPILED[key_of(self.environment, bucket.key)] = data
-        kept = self._file(bucket)
+        kept = self._user_cache_key(bucket)
         if kept is not None:
-            _cache_compiled(kept[0], seal(kept[1], data))
-
-
-_PRUNED: list[bool] = []
-
-
-def _cache_compiled(path: Path, blob: bytes) -> None:
-    """Write ``blob`` at ``path`` atomically (a full or read-only disk costs speed, never the build), and keep the
-    folder to the :data:`MOST_COMPILED` files used last."""
-    import tempfile
-
-    scratch = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handle, scratch = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(handle, "wb") as file:
-            file.write(blob)
-        os.replace(scratch, path)
-        scratch = None
-        if not _PRUNED:  # once a process: a cold site compiles dozens
-            _PRUNED.append(True)
-            kept = sorted(path.parents[1].glob("*/*"), key=lambda entry: entry.stat().st_mtime)
-            for old in kept[:max(0, len(kept) - MOST_COMPILED)]:
-                old.unlink(missing_ok=True)
-    except OSError:
-        pass
-    finally:
-        if scratch is not None:
-            Path(scratch).unlink(missing_ok=True)
+            usercache.write(TEMPLATES, kept, data, MOST_COMPILED)
 
 
 def _environment_digest(env: jinja2.Environment) -> str:

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rulepress import i18n, textwidth
+from rulepress import i18n, store, textwidth, usercache
 from rulepress.data import package_path
 from rulepress.load.book import Book
 from rulepress.proof import Proof
@@ -66,9 +66,22 @@ def site_file(name: str) -> tuple[str, bytes] | None:
     return None
 
 
+PACKED_KIND = "pyodide"  # the user's cache's kind (rulepress/usercache.py): made from installed files only
+PACKED_MOST = 64 * 1024 * 1024
+
+
 @functools.cache  # once a process: the build and every rebuild of rulepress serve
 def _packed(name: str) -> bytes:
-    return gzipped((pyodide_folder() / name).read_bytes())
+    # Gzipping the interpreter took half a second of every site process (a one-rule edit's too); it is a function
+    # of rulepress's installed files, so it is kept between processes as the installed themes' templates are.
+    if not store.enabled():
+        return gzipped((pyodide_folder() / name).read_bytes())
+    key = store.key_of(store.code_digest(), name)
+    packed = usercache.read(PACKED_KIND, key, PACKED_MOST)
+    if packed is None:
+        packed = gzipped((pyodide_folder() / name).read_bytes())
+        usercache.write(PACKED_KIND, key, packed, keep=2 * len(PACKED))
+    return packed
 
 
 def gzipped(data: bytes) -> bytes:
