@@ -192,6 +192,27 @@ def test_the_bundle_holds_the_engine_and_what_it_imports(checks: dict[str, BookC
         "render/__init__.py", "render/browser/__init__.py", "render/browser/referee.py"]
 
 
+def test_a_bundle_is_kept_under_its_files_and_made_again_when_they_change(
+        mini: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RULEPRESS_CACHE", "1")  # (the suite runs with the cache off)
+    check = load_checked_book(mini, "mini")
+    first = in_browser.bundle(check.engine, check.book)
+    zips: list[object] = []
+    real = zipfile.ZipFile
+    monkeypatch.setattr(zipfile, "ZipFile", lambda *args, **kwargs: zips.append(args) or real(*args, **kwargs))
+    assert in_browser.bundle(check.engine, check.book) == first and zips == []  # from the store, not zipped again
+    engine = mini / "engine/mini/__init__.py"
+    engine.write_text(engine.read_text() + "\n# a change\n")
+    again = in_browser.bundle(check.engine, check.book)
+    assert len(zips) == 1
+    unpacked = real(io.BytesIO(again))
+    assert unpacked.read(next(name for name in unpacked.namelist() if name.endswith("mini/__init__.py"))).endswith(
+        b"# a change\n")
+    monkeypatch.setenv("RULEPRESS_CACHE", "0")
+    in_browser.bundle(check.engine, check.book)
+    assert len(zips) == 2  # with the cache off, zipped afresh
+
+
 def test_the_bundle_follows_what_an_engine_imports_and_nothing_more(mini: Path) -> None:
     check = load_checked_book(mini, "mini")
     names = set(zipfile.ZipFile(io.BytesIO(in_browser.bundle(check.engine, check.book))).namelist())

@@ -583,3 +583,14 @@ def test_which_keys_a_step_has_is_decided_at_once_and_told_by_json_schema(
                 if "steps[1]" in problem.message]
     assert sorted(set(ran)) == calls
     assert (message in problems) if message else problems == []
+
+
+@pytest.mark.parametrize("name", sorted(path.stem for path in (ROOT / "rulepress/load/schemas").glob("*.yaml")))
+def test_every_shipped_schema_is_a_valid_draft_2020_12_schema(name: str) -> None:
+    from jsonschema import Draft202012Validator
+
+    from rulepress.load.yamlsrc import parse_yaml, plain
+
+    text = (ROOT / "rulepress/load/schemas" / f"{name}.yaml").read_text(encoding="utf-8")
+    Draft202012Validator.check_schema(plain(parse_yaml(text, f"rulepress/load/schemas/{name}.yaml")))
+    schema.load_schema(name)  # and it loads

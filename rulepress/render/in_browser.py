@@ -66,6 +66,7 @@ def site_file(name: str) -> tuple[str, bytes] | None:
     return None
 
 
+BUNDLES = store.declare("bundle", keep=30)  # a referee's bundle, kept under its files
 PACKED_KIND = "pyodide"  # the user's cache's kind (rulepress/usercache.py): made from installed files only
 PACKED_MOST = 64 * 1024 * 1024
 
@@ -114,14 +115,22 @@ def bundle(engine: EngineSpec, book: Book) -> bytes:
     for path in engine_files(folder, book.root, skip_links=True):  # its regular files: never a link out of it
         if path.suffix in (".py", ".po"):
             files[f"{namespace}/{folder.name}/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in sorted(files):
-            entry = zipfile.ZipInfo(name, _EPOCH)
-            entry.external_attr = 0o644 << 16
-            entry.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(entry, files[name])
-    return out.getvalue()
+    # The zip is a function of its files alone, and compressing them was a quarter of a one-rule edit's site step:
+    # it is kept under their names and bytes (a kept site holds the same zip).
+    key = store.key_of(*(part for name in sorted(files) for part in (name, files[name])))
+    kept = store.Store(book.root)
+    packed = kept.get(BUNDLES, key, ".zip")
+    if packed is None:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name in sorted(files):
+                entry = zipfile.ZipInfo(name, _EPOCH)
+                entry.external_attr = 0o644 << 16
+                entry.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(entry, files[name])
+        packed = out.getvalue()
+        kept.put(BUNDLES, key, packed, ".zip")
+    return packed
 
 
 def _library(name: str, languages: Iterable[str]) -> dict[str, bytes]:
