@@ -23,6 +23,7 @@ it shows (``data-steps``), which the gate's messages name.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
@@ -369,9 +370,9 @@ def _badge(ring: Ring, numbers: Sequence[int], room: Room | None, colour: str, p
     said = ranges(numbers) if pill else ""
     wide = text_width(said, bold=True) + 10 if pill else len(numbers) * STEP - 2
     round_ = CALLOUT if len(numbers) == 1 else 0.0
-    bands = [[Spot(box, round_) for box in band] for band in around(ring.box, wide, 2 * CALLOUT, 6)]
+    bands = ([Spot(box, round_) for box in band] for band in around(ring.box, wide, 2 * CALLOUT, 6))
     if room is None:  # alone (the key to the marks): on its top left corner
-        box = bands[0][0].box
+        box = next(bands)[0].box
     else:
         others = [part for part in room.parts if place is None or not part.meets(place)]  # not its own, or round it
         spot = first_clear(room, bands, ring.own, others)
@@ -536,7 +537,7 @@ def _refused_at(box: Box, numbers: Sequence[int], room: Room) -> Refusal | None:
     beside = [Box(x + size + 3, y - CALLOUT, wide, high), Box(x - size - 3 - wide, y - CALLOUT, wide, high),
               Box(x - wide / 2, y + size + 3, wide, high), Box(x - wide / 2, y - size - 3 - high, wide, high)]
     round_ = CALLOUT if len(numbers) == 1 else 0.0
-    bands = [[Spot(b, round_) for b in band] for band in [beside, *around(ring, wide, high, 6)]]
+    bands = ([Spot(b, round_) for b in band] for band in itertools.chain([beside], around(ring, wide, high, 6)))
     spot = first_clear(room, bands, own)
     if spot is not None:
         room.take(spot)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; expat resolves no external entities
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -125,17 +125,24 @@ class Room:
 BAND, ON_PART, ON_LINE = 10, 6, 12  # what a spot costs: each band farther out, lying on a part, lying on a line
 
 
-def first_clear(room: Room, spots: Sequence[Spot] | Sequence[Sequence[Spot]], own: Sequence[Stroke] = (),
+def first_clear(room: Room, spots: Sequence[Spot] | Iterable[Iterable[Spot]], own: Sequence[Stroke] = (),
                 parts: Sequence[Box] = (), strict: bool = False) -> Spot | None:
     """The best spot clear of the drawing's text and the numbers placed: the first one clear of everything else
     too (the lines placed but its ``own``, the drawing's ``parts`` given) in the nearest band; one that lies on a
     part, or nearer still on a line, only where it is nearer than any clear one (``strict``: never).  ``spots``
-    may come in bands, nearest first (:func:`around`); a list of spots is one band."""
-    bands = [list(band) for band in spots] if spots and not isinstance(spots[0], Spot) else [list(spots)]
+    may come in bands, nearest first (:func:`around`), each made only when it is reached; a list of spots is one
+    band."""
+    one_band = isinstance(spots, Sequence) and bool(spots) and isinstance(spots[0], Spot)
+    bands = iter([spots] if one_band else spots)
     best: tuple[float, Spot] | None = None
-    for number, band in enumerate(bands):
+    number = -1
+    while True:
+        number += 1
         if best is not None and best[0] <= number * BAND:
-            break  # nothing farther out can do better
+            break  # nothing farther out can do better (and the next band is never made)
+        band = next(bands, None)
+        if band is None:
+            break
         for spot in band:
             for cost, lines, off in ((0, True, parts), (ON_PART, True, ()), (ON_LINE, False, ())):
                 if strict and cost:
@@ -151,11 +158,13 @@ def first_clear(room: Room, spots: Sequence[Spot] | Sequence[Sequence[Spot]], ow
     return best[1] if best is not None else None
 
 
-def around(ring: Box, wide: float, high: float, straddle: float) -> list[list[Box]]:
+def around(ring: Box, wide: float, high: float, straddle: float) -> Iterator[list[Box]]:
     """Where a ``wide`` x ``high`` number may go by the outline ``ring``, in bands, nearest first: on its corners
     (``straddle`` units over its line, as the step's number sits on its outline, its top left corner first, then
     its left side's middle: a list's rows get their numbers alike) and along its sides; just outside it, or inside
-    its corners (over the place's own picture); then farther out, up to 30 units; then anywhere within 40 units."""
+    its corners (over the place's own picture); then farther out, up to 30 units; then anywhere within 40 units.
+    Each band is made when it is asked for: most numbers find a spot in the first two, and the last band (hundreds
+    of spots, sorted) was most of the placing's time."""
     x0, y0, x1, y1 = ring.x, ring.y, ring.right, ring.bottom
     left, right = x0 - straddle, x1 - wide + straddle
     top, bottom = y0 - high / 2, y1 - high / 2
@@ -179,7 +188,11 @@ def around(ring: Box, wide: float, high: float, straddle: float) -> list[list[Bo
     corners = [Box(x0 + inside, y0 + inside, wide, high), Box(x1 - wide - inside, y0 + inside, wide, high),
                Box(x0 + inside, y1 - high - inside, wide, high), Box(x1 - wide - inside, y1 - high - inside, wide,
                                                                      high)]
-    return [on, outside(2.0) + corners, outside(8.0), outside(16.0), outside(30.0), _nearby(ring, wide, high)]
+    yield on
+    yield outside(2.0) + corners
+    for gap in (8.0, 16.0, 30.0):
+        yield outside(gap)
+    yield _nearby(ring, wide, high)
 
 
 def _nearby(ring: Box, wide: float, high: float, reach: float = 40.0, step: float = 4.0) -> list[Box]:

@@ -21,6 +21,7 @@ import re
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name; expat resolves no external entities
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rulepress.textwidth import text_width
 
@@ -155,6 +156,7 @@ def _mul(a: Matrix, b: Matrix) -> Matrix:
             b[1] * a[2] + b[3] * a[3], b[0] * a[4] + b[2] * a[5] + b[4], b[1] * a[4] + b[3] * a[5] + b[5])
 
 
+@lru_cache(maxsize=4096)  # a drawing repeats a handful of transforms and lengths over thousands of elements
 def _transform(text: str) -> Matrix | None:
     """An SVG ``transform`` as a matrix; None for one with a rotation or a skew (its labels are not measured)."""
     matrix = IDENTITY
@@ -177,8 +179,16 @@ def _apply(m: Matrix, x: float, y: float) -> Point:
 
 
 def _length(value: str | None, default: float = 0.0) -> float:
-    found = _NUMBER.match((value or "").strip())
-    return float(found.group(0)) if found else default
+    if value is None:  # most elements have no font size or stroke width of their own
+        return default
+    number = _number(value)
+    return default if number is None else number
+
+
+@lru_cache(maxsize=4096)
+def _number(value: str) -> float | None:
+    found = _NUMBER.match(value.strip())
+    return float(found.group(0)) if found else None
 
 
 def _rect(m: Matrix, x: float, y: float, width: float, height: float, fill: str = "", marks: bool = False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET  # noqa: N817 - the usual name
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,23 @@ def _linker() -> render.Linker:
                          diagram=lambda e, c: f"file:///diagrams/{render.diagram_name(e, c)}", glossary=lambda: "")
 
 
+
+
+def test_a_band_farther_out_is_made_only_when_the_nearer_ones_hold_no_clear_spot() -> None:
+    """first_clear takes the bands of placing.around one at a time: a number with a clear spot on its outline never
+    makes the hundreds of spots of the last band; one with none there gets the nearest clear spot farther out."""
+    from rulepress.placing import Room, Spot, around, first_clear
+
+    made: list[int] = []
+
+    def bands(room_for: Box) -> Iterator[list[Spot]]:
+        for number, band in enumerate(around(room_for, 8, 8, 2)):
+            made.append(number)
+            yield [Spot(box) for box in band]
+
+    ring = Box(40, 40, 20, 20)
+    assert first_clear(Room(200, 200, []), bands(ring)) is not None and made == [0]
+    made.clear()
+    crowded = Room(200, 200, [Box(0, 0, 200, 72)])  # text over the outline and everything up to 12 units below it
+    spot = first_clear(crowded, bands(ring))
+    assert spot is not None and spot.box.y >= 72 and made[-1] >= 2 and made == list(range(len(made)))
