@@ -178,6 +178,7 @@ def test_the_gate_reads_a_mutated_engine_and_a_tests_copy_of_it_as_the_source_it
     ``decided(state, "SETUP_ONES_CROSS")``).  The checks that read the source (decision marks, rule IDs, catalog
     messages: rulepress.load.engine_source) read the file it was made from, for the copy's files and for any
     copy a test makes of them, at the source's lines; a test's edit of such a copy is read with the edit."""
+    from rulepress.analyze.fingerprint import play_digests
     from rulepress.load import engine_source
     from rulepress.verify.decisions import read_facts
 
@@ -199,6 +200,10 @@ def test_the_gate_reads_a_mutated_engine_and_a_tests_copy_of_it_as_the_source_it
     assert engine_source.read(copy / "game.py") == made
     facts = read_facts(copy, tmp_path / "test-copy")
     assert facts.marks == {"setup_ones_cross": ["engine/e/game.py:12"]}  # the source's line, no mutant's name
+    # What decides play, for the saved simulations: the mutated copy's engine is the one they were made with (read
+    # as it is, every saved analysis was stale there, and the designer editions said so at length: another layout).
+    key = "engine/e/game.py"
+    assert play_digests(project / "mutants", "e")[key] == play_digests(project, "e")[key]
     (copy / "game.py").write_text(mutated.replace('"ember"', '"embers"'), encoding="utf-8")  # a test's edit
     edited = engine_source.read(copy / "game.py")
     assert _words(edited) == _words(made.replace('"ember"', '"embers"'))

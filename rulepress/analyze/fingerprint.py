@@ -14,6 +14,7 @@ import functools
 import hashlib
 from pathlib import Path
 
+from rulepress.load import engine_source
 from rulepress.store import cached_data, declare
 
 # Engine modules that only tell or draw what happened: never part of what decides play.
@@ -43,7 +44,10 @@ def _tree_digest(source: bytes) -> str:
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
 
 
-def _cached_tree_digest(root: Path, source: bytes) -> str:
+def _cached_tree_digest(root: Path, path: Path) -> str:
+    # Read through the one seam that says what an engine's source is (the mutation tests' copy holds every mutant
+    # of each function, and reads there the source its mutants were made from): byte for byte otherwise.
+    source = engine_source.read(path, errors="surrogateescape").encode("utf-8", "surrogateescape")
     return str(cached_data(root, TREES, hashlib.sha256(source).hexdigest(), lambda: _tree_digest(source)))
 
 
@@ -55,7 +59,7 @@ def play_digests(root: Path, package: str, book_id: str | None = None) -> dict[s
     for path in sorted(folder.rglob("*.py")):
         if path.name in WORDS_AND_PICTURES or "locale" in path.relative_to(folder).parts:
             continue
-        found[path.relative_to(root).as_posix()] = _cached_tree_digest(root, path.read_bytes())[:16]
+        found[path.relative_to(root).as_posix()] = _cached_tree_digest(root, path)[:16]
     if book_id is not None:
         data = root / "rules_src" / book_id / "components.yaml"
         if data.is_file():
@@ -63,7 +67,7 @@ def play_digests(root: Path, package: str, book_id: str | None = None) -> dict[s
     for name in PLAYING:
         path = PACKAGE / name
         if path.is_file():
-            found[name] = _cached_tree_digest(root, path.read_bytes())[:16]
+            found[name] = _cached_tree_digest(root, path)[:16]
     return found
 
 

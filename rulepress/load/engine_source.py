@@ -2,7 +2,8 @@
 
 The gate reads an engine's source for what running it cannot show: where each ``decided(state, "id")`` mark sits
 (rulepress.verify.decisions), the rule IDs its code names (rulepress.verify.trace), the messages it marks for
-translation (rulepress.i18n).  Each reads through :func:`read` and nothing else, so one seam says what "the
+translation (rulepress.i18n), and what decides play, whether the saved simulations are current
+(rulepress.analyze.fingerprint).  Each reads through :func:`read` and nothing else, so one seam says what "the
 engine's source" is.  The mutation tests need that seam: their copy of an engine holds every mutant's version of
 each function, which is not the engine (tools/mutmut_plugin.py replaces :func:`read` with one that gives the
 source the mutants were made from).
