@@ -27,6 +27,7 @@ import importlib.util
 import io
 import json
 import zipfile
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,7 @@ def _packed(name: str) -> bytes:
     # of rulepress's installed files, so it is kept between processes as the installed themes' templates are.
     if not store.enabled():
         return gzipped((pyodide_folder() / name).read_bytes())
-    key = store.key_of(store.code_digest(), name)
+    key = store.key_of(store.code_digest(), zlib.ZLIB_RUNTIME_VERSION, name)  # another zlib, other bytes
     packed = usercache.read(PACKED_KIND, key, PACKED_MOST)
     if packed is None:
         packed = gzipped((pyodide_folder() / name).read_bytes())
@@ -116,8 +117,9 @@ def bundle(engine: EngineSpec, book: Book) -> bytes:
         if path.suffix in (".py", ".po"):
             files[f"{namespace}/{folder.name}/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
     # The zip is a function of its files alone, and compressing them was a quarter of a one-rule edit's site step:
-    # it is kept under their names and bytes (a kept site holds the same zip).
-    key = store.key_of(*(part for name in sorted(files) for part in (name, files[name])))
+    # it is kept under their names and bytes, the Python and zlib that zip them (a kept site holds the same zip).
+    key = store.key_of(store.code_digest(), zlib.ZLIB_RUNTIME_VERSION,
+                       *(part for name in sorted(files) for part in (name, files[name])))
     kept = store.Store(book.root)
     packed = kept.get(BUNDLES, key, ".zip")
     if packed is None:
