@@ -122,7 +122,8 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kept]:
 
 
 GROUPS = ["yaml", "replay", "trace", "catalogs", "decisions", "closure", "impact", "translation-findings", "pages",
-          "player", "site/", "site.files", "site.json", "site.state", "pdf.pdf", "pdf.json", "preflight"]
+          "player", "bundle.zip", "tree-digest", "site/", "site.files", "site.json", "site.state", "pdf.pdf",
+          "pdf.json", "preflight"]
 
 
 def entries(content: Path) -> dict[str, list[Path]]:
@@ -154,8 +155,9 @@ def damage(path: Path, how: str, number: int, others: list[Path]) -> None:
         (path / "in-the-way").mkdir(parents=True)
     elif how == "unreadable":
         path.chmod(0)  # (root reads it all the same: then it is a good entry, and must be used as one)
-    elif how == "another's":
-        path.write_bytes(others[number % len(others)].read_bytes())
+    elif how == "another's":  # one still there (an earlier damage may have deleted some): this one is
+        there = [other for other in others if other.is_file()]
+        path.write_bytes(there[number % len(there)].read_bytes())
     elif how == "half":
         path.write_bytes(data[: len(data) // 2])
     elif how == "fifo":  # never opened: a read would wait for a writer forever
