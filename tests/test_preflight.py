@@ -7,6 +7,7 @@ The PDFs here are small ones made on the spot (WeasyPrint, or pikepdf for faults
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 
 import pikepdf
@@ -116,6 +117,21 @@ def test_page_count_bleed_and_safe_area(tmp_path: Path) -> None:
     assert Finding(str(path), 1, "/BleedBox", "bleed of 1.0 mm, less than 3 mm past the trim") in findings
     unsafe = [f for f in findings if "closer than 5 mm to the trim" in f.message]
     assert len(unsafe) == 1 and unsafe[0].page == 1 and unsafe[0].message.startswith("1 text run(s)")
+
+
+def test_text_that_starts_inside_and_runs_on_past_the_trim_is_found(tmp_path: Path) -> None:
+    """A run whose start is well inside but whose end is cut off (a table wider than its page) is as unsafe as
+    one that starts outside: the message says how far it runs."""
+    body = '<p style="white-space: nowrap">' + "a line of text far too long to fit its page " * 6 + "</p>"
+    path = make_pdf(tmp_path / "book.pdf", body, PROFILE + "@page { bleed: 3mm }", pages=4, pdf_variant="pdf/x-4")
+    unsafe = [f for f in preflight_pdf(path) if "closer than 5 mm to the trim" in f.message]
+    assert [f.page for f in unsafe] == [1], unsafe
+    assert re.search(r"the first at \d+\.\d mm, \d+\.\d mm from the trim's lower left corner, running on to "
+                     r"\d{3}\.\d mm$", unsafe[0].message), unsafe[0].message
+    assert unsafe[0].object.startswith("text in font /")
+    fits = make_pdf(tmp_path / "fits.pdf", "<p>a line of text that fits</p>", PROFILE + "@page { bleed: 3mm }",
+                    pages=4, pdf_variant="pdf/x-4")
+    assert not [f for f in preflight_pdf(fits) if "closer than 5 mm to the trim" in f.message]
 
 
 def _hand_made(target: Path, content: bytes, resources: dict[str, object]) -> Path:

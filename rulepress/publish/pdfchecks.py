@@ -239,18 +239,23 @@ def boxes(read: Read) -> list[Finding]:
 
 
 def safe_area(read: Read) -> list[Finding]:
-    """Text starts at least 5 mm inside the trim (where a text run begins: its baseline origin)."""
+    """Text stays at least 5 mm inside the trim: where a text run begins (its baseline origin) and where it ends
+    (a run that starts inside and runs on past the edge, as a table wider than its page sets its cells, is cut
+    off just the same)."""
     findings = []
     inset = SAFE_MM * MM
     for page in read.pages:
         outside = [run for run in page.runs if not (inset - 0.5 <= run.x <= page.width - inset + 0.5
-                                                    and inset - 0.5 <= run.y <= page.height - inset + 0.5)]
+                                                    and inset - 0.5 <= run.y <= page.height - inset + 0.5
+                                                    and run.x + run.length * run.size <= page.width - inset + 0.5)]
         if outside:
             first = outside[0]
+            end = first.x + first.length * first.size
+            runs_on = f", running on to {end / MM:.1f} mm" if end > page.width - inset + 0.5 else ""
             findings.append(Finding(read.name, page.number, f"text in font {first.font}",
                                     f"{len(outside)} text run(s) closer than {SAFE_MM:g} mm to the trim, the first "
                                     f"at {first.x / MM:.1f} mm, {first.y / MM:.1f} mm from the trim's lower left "
-                                    "corner"))
+                                    f"corner{runs_on}"))
     return findings
 
 

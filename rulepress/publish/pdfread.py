@@ -365,7 +365,7 @@ def _objects(page: pypdfium2.PdfPage, found: Page, x0: float, y0: float) -> None
         font_size(obj, size_of)
         size = abs(size_of.value) * hypot(c, d)  # the text space's vertical axis, in points
         x, y = e - x0, f - y0
-        named = size < smallest or not (low_x <= x <= high_x and low_y <= y <= high_y)
+        named = size < smallest or not (low_x <= x <= high_x and low_y <= y <= high_y and x + width <= high_x)
         runs.append(Run(x, y, size, width / size if size else 0.0, _font_name(obj) if named else ""))
 
     def inner(form: Any, outer: Matrix) -> None:

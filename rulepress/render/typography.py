@@ -18,7 +18,7 @@ every word of five letters or more gets soft hyphens (U+00AD) where pyphen's dic
 break (the dictionaries WeasyPrint's ``hyphens: auto`` uses). WeasyPrint's own automatic hyphenation only ever
 tries the first word of the next line, which left English justified with loose lines and almost no hyphens; with
 every break point marked, the line breaker picks the best one (the template says ``hyphens: manual``). Never
-hyphenated: headings, terms and table heads (``NO_HYPHENS``), code, words with a capital (names), and words
+hyphenated: headings, terms and tables (``NO_HYPHENS``), code, words with a capital (names), and words
 joined to others by ``. - _ / @ #`` or digits (rule IDs, card IDs, commands, file names).
 """
 
@@ -101,8 +101,10 @@ def _french_rules(text: str) -> str:
 RULES: dict[str, Callable[[str, str], str]] = {"fr": french}
 
 # Elements whose words are never hyphenated: headings (and the running heads and bookmarks made from them), the
-# title, terms being defined, table heads, the contents, and a glossary term where it is used.
-NO_HYPHENS = {"title", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "th", "nav"}
+# title, terms being defined, table heads and cells, the contents, and a glossary term where it is used.  A table
+# cell is set ragged, and WeasyPrint (70.x) takes a cell's text up to a soft hyphen as one unbreakable piece when
+# it sizes the columns: one hyphenated word made a table wider than its page (Lantern's designer questions).
+NO_HYPHENS = {"title", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "th", "td", "nav"}
 MIN_WORD = 5  # letters; shorter words are never broken (with 2 letters at least on either side: CSS's "5 2 2")
 # A run of lower-case letters, with what touches it on either side: a word joined to another by one of these, or
 # to a digit, is part of a name (ll.components, amber-3, dusk_in_refill, --impact), never broken.
