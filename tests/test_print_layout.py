@@ -223,6 +223,8 @@ def test_soft_hyphens_mark_words_but_never_names_ids_or_code() -> None:
         assert kept in done, kept
     assert typeset_html("<p>règlement</p>", "fr", hyphenate=True).replace(SOFT_HYPHEN, "~") == "<p>rè~gle~ment</p>"
     assert typeset_html(page, "en") == page  # the site: English text untouched
+    table = "<table><tr><th>answer</th></tr><tr><td>when no sequence remains, exhausted</td></tr></table>"
+    assert typeset_html(table, "en", hyphenate=True) == table  # a cell hyphenated made its table wider than a page
 
 
 def test_references_are_tied_to_their_numbers() -> None:
