@@ -480,7 +480,7 @@ def test_pyodide_is_carried_once_and_only_when_a_book_tries_moves(mini: Path, tm
 def test_pyodide_gzipped_is_kept_for_the_user_and_made_again_when_not_sealed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Gzipping the interpreter is kept between processes in the user's cache (never a project's), sealed: a kept
-    file that is damaged, or sealed with another key, is made again; with the cache off nothing is kept."""
+    file whose bytes no longer match their seal is made again; with the cache off nothing is kept."""
     from rulepress import usercache
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
