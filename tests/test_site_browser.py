@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from rulepress.publish.build import build
+from tests.conftest import SLOWDOWN
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -47,7 +48,7 @@ def test_offline_search_finds_a_rule(mini: Path) -> None:
         assert "Mini Stones" in page.inner_text("body")
         page.click("input.md-search__input")
         page.keyboard.type("stones")
-        page.wait_for_selector(".md-search-result__item", timeout=15_000)
+        page.wait_for_selector(".md-search-result__item", timeout=int(15_000 * SLOWDOWN))
         results = page.inner_text(".md-search-result")
         browser.close()
     assert "Taking stones" in results

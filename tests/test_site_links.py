@@ -20,7 +20,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 import lxml.html
 import pytest
 
-from .conftest import REAL_BUILD
+from .conftest import REAL_BUILD, SLOWDOWN
 
 SUB = "/sub/path/"
 
@@ -248,12 +248,12 @@ def test_404_page_and_search_in_a_browser_under_a_sub_path(served: str) -> None:
         page.goto(served + "lantern-moths/glossary.html")
         page.click("input.md-search__input")
         page.keyboard.type("glossary")
-        page.wait_for_selector(".md-search-result__item", timeout=15_000)
+        page.wait_for_selector(".md-search-result__item", timeout=int(15_000 * SLOWDOWN))
         results = page.inner_text(".md-search-result")
         # A word of the rules finds the rules first: the designer's pages, which talk about every rule, rank below.
         page.fill("input.md-search__input", "wick")
         page.wait_for_function("() => [...document.querySelectorAll('.md-search-result__item a')]"
-                               ".some(a => !a.href.includes('glossary'))", timeout=15_000)
+                               ".some(a => !a.href.includes('glossary'))", timeout=int(15_000 * SLOWDOWN))
         found = page.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.href)")
         browser.close()
     assert found and "/designer/" not in found[0], found[:5]

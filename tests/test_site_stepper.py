@@ -35,7 +35,7 @@ from rulepress.render.typography import typeset
 from rulepress.verify import diagram
 from rulepress.verify.gate import BookCheck, load_checked_book
 from rulepress.verify.replay import ExampleResult, replay
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SLOWDOWN
 from tests.test_site_browser import chromium
 
 pytestmark = pytest.mark.xdist_group("real-build")
@@ -49,7 +49,9 @@ FRENCH = ("last-lantern", "ll-first-tile-path", "fr")
 # The main suite's sample: Lantern Moths (hidden information: told from a seat) in English, Last Lantern in French.
 CASES = EVERY_BOOK if CAMPAIGN else EVERY_BOOK[:1]
 STEPPED = [*[(book, example, lang) for book, example, lang, _ in CASES], FRENCH]
-WAIT = 120_000  # ms: Pyodide's start on a loaded machine (the budget, 5 s, is nox -s bench's)
+# ms: Pyodide's start on a loaded machine (the budget, 5 s, is nox -s bench's), and longer in a slowed run (the
+# mutation tests' traced run timed out here at 120 s, beside a full test run)
+WAIT = int(120_000 * SLOWDOWN)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
