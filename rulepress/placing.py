@@ -163,8 +163,8 @@ def around(ring: Box, wide: float, high: float, straddle: float) -> Iterator[lis
     (``straddle`` units over its line, as the step's number sits on its outline, its top left corner first, then
     its left side's middle: a list's rows get their numbers alike) and along its sides; just outside it, or inside
     its corners (over the place's own picture); then farther out, up to 30 units; then anywhere within 40 units.
-    Each band is made when it is asked for: most numbers find a spot in the first two, and the last band (hundreds
-    of spots, sorted) was most of the placing's time."""
+    Each band is made when it is asked for: the last (hundreds of spots, sorted) was most of the placing's time,
+    and no number of the bundled books' diagrams reaches it (2,202 placed, 4,625 bands made, in a cold verify)."""
     x0, y0, x1, y1 = ring.x, ring.y, ring.right, ring.bottom
     left, right = x0 - straddle, x1 - wide + straddle
     top, bottom = y0 - high / 2, y1 - high / 2
